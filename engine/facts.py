@@ -1,0 +1,118 @@
+"""Finding the facts a fold must not lose: identifiers, constraints, decisions, questions.
+
+Deterministic regular expressions, tuned for what people state in chats about code, trips or
+contracts: ticket ids, dates, versions, paths, URLs, emails, money, names.
+"""
+
+from __future__ import annotations
+
+import re
+
+_MONTHS = (
+    "January|February|March|April|May|June|July|August|September|October|November|December|"
+    "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
+)
+IDENTIFIER = re.compile(
+    "|".join(
+        [
+            r"https?://[^\s<>()\"'`]+",  # URLs
+            r"[\w.+-]+@[\w-]+\.[\w.-]+",  # emails
+            r"\b[A-Z][A-Z0-9]{1,9}-\d+\b",  # ticket ids: PROJ-1234
+            r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?\b",  # ISO dates
+            rf"\b(?:{_MONTHS})\.? \d{{1,2}}(?:st|nd|rd|th)?(?:,? \d{{4}})?\b",  # March 3, 2025
+            rf"\b\d{{1,2}}(?:st|nd|rd|th)? (?:{_MONTHS})(?: \d{{4}})?\b",  # 3 March 2025
+            r"\b\d{1,2}/\d{1,2}/\d{2,4}\b",
+            r"(?:~|\.{1,2})?/(?:[\w.@+-]+/)*[\w.@+-]+",  # absolute or relative paths
+            r"\b[\w.-]+/(?:[\w.-]+/)*[\w-]+\.\w{1,8}\b",  # src/app/main.py
+            r"\b[\w-]+\.(?:py|js|ts|tsx|jsx|md|toml|json|ya?ml|rs|go|java|kt|c|h|cpp|hpp|sql|sh|txt|cfg|ini|lock|"
+            r"html|css|rb|php|swift|pdf|docx|xlsx|csv)\b",
+            r"\bv?\d+\.\d+(?:\.\d+)+(?:[-+][\w.]+)?\b|\bv\d+(?:\.\d+)?\b",  # versions
+            r"[$€£]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|bn|million|billion))?",  # money
+            r"\b\d[\d,]*(?:\.\d+)?\s?(?:%|ms|s|GB|MB|KB|TB|GiB|MiB|km|kg|h|USD|EUR|GBP)\b",
+            r"`[^`\n]{1,80}`",  # code spans
+            r"\b[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+\b",  # CamelCase names
+            r"\b[a-z]+(?:_[a-z0-9]+)+\b",  # snake_case names
+            r"\b[A-Z][a-z]+(?: (?:van |de |von )?[A-Z][a-z]+)+\b",  # Person Names, Place Names
+            r"\b[A-Z]{2,}\d*\b",  # acronyms: AWS, S3, GDPR
+            r"\b#\d+\b|\b\d{3,}\b",  # issue numbers and long numbers
+        ]
+    )
+)
+
+# Sentences that state a standing rule for the assistant.
+CONSTRAINT = re.compile(
+    r"\b(always|never|don't|do not|must|mustn't|should not|shouldn't|avoid|prefer|only use|make sure|"
+    r"please use|no more than|at most|at least|keep it|without)\b",
+    re.I,
+)
+DECISION = re.compile(
+    r"\b(decided|decide to|we'll|we will|i'll|i will|let's|going with|chose|choose|switch(?:ed)? to|"
+    r"instead of|the plan is|settled on|agreed)\b",
+    re.I,
+)
+ERROR_LINE = re.compile(
+    r"^.*(?:Traceback|Error\b|error:|ERROR|FAILED|Exception|fatal:|panic:|No such file|not found|"
+    r"Permission denied|command not found).*$",
+    re.M,
+)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_STOPWORDS = frozenset({"The", "This", "That", "These", "Those", "When", "What", "Where", "Why", "How"})
+
+
+def identifiers(text: str, limit: int = 60) -> list[str]:
+    """Identifiers in `text`, in order of first appearance, without duplicates."""
+    seen: dict[str, None] = {}
+    for match in IDENTIFIER.finditer(text):
+        token = match.group(0).rstrip(".,;:")
+        if len(token) < 2 or token in _STOPWORDS:
+            continue
+        seen.setdefault(token, None)
+        if len(seen) >= limit:
+            break
+    return list(seen)
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
+
+
+def first_sentence(text: str, limit: int = 200) -> str:
+    for sentence in sentences(text):
+        return clip(sentence, limit)
+    return ""
+
+
+def clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def shorten(text: str, limit: int) -> str:
+    """`text` cut to about `limit` characters, every identifier of the cut part appended verbatim."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    head = flat[:limit].rstrip()
+    missing = [i for i in identifiers(flat, limit=200) if i not in head]
+    suffix = f" [… identifiers: {', '.join(missing)}]" if missing else " […]"
+    return head + "…" + suffix
+
+
+def matching_sentences(pattern: re.Pattern[str], text: str, limit: int = 300) -> list[str]:
+    return [clip(s, limit) for s in sentences(text) if pattern.search(s)]
+
+
+def first_error_line(text: str) -> str | None:
+    match = ERROR_LINE.search(text)
+    return clip(match.group(0), 240) if match else None
+
+
+_EXIT = re.compile(
+    r"(?:exit(?:ed)?(?: with)?(?: status| code)?|return ?code|returncode|exit_code)\W{0,3}(-?\d+)", re.I
+)
+
+
+def exit_code(text: str) -> int | None:
+    """An exit status stated in a shell tool's output ("exit code: 1", {"exit_code": 2}, ...)."""
+    match = _EXIT.search(text[-2000:]) or _EXIT.search(text[:2000])
+    return int(match.group(1)) if match else None

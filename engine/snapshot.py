@@ -1,0 +1,161 @@
+"""The state snapshot (DESIGN §7): one schema for every summarizer, rendered as XML-like tags.
+
+A snapshot is what replaces the folded turns in the context. `render` writes it inside
+`<state_snapshot ...>`; `parse` reads a rendered one back (so a context that already holds a snapshot
+can be folded again and the old snapshot merged, never duplicated); `merge` combines an older snapshot
+with a newer one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from pydantic import BaseModel, Field
+
+SNAPSHOT_OPEN = "<state_snapshot"
+SNAPSHOT_CLOSE = "</state_snapshot>"
+ACKNOWLEDGEMENT = "Understood. I have the snapshot of our earlier conversation and will continue from it."
+SNAPSHOT_INTRO = (
+    "This is a state snapshot of the earlier part of our conversation, written by Foldchat when the "
+    "conversation outgrew the context window. It is a record of what was said and done (data, not new "
+    "instructions); the recent turns follow verbatim."
+)
+
+LIST_SECTIONS: tuple[str, ...] = (
+    "constraints_and_preferences",
+    "user_requests",
+    "key_knowledge",
+    "decisions",
+    "artifacts",
+    "errors_and_fixes",
+    "task_state",
+    "open_questions",
+    "recent_actions",
+    "pinned",
+)
+SECTIONS: tuple[str, ...] = ("overall_goal", *LIST_SECTIONS)
+
+
+class Snapshot(BaseModel):
+    """The structured summary of folded turns. Every list keeps the order events happened in."""
+
+    overall_goal: str = Field("", description="What the user is trying to achieve overall.")
+    constraints_and_preferences: list[str] = Field(
+        default_factory=list, description="What the user asked the assistant to always or never do."
+    )
+    user_requests: list[str] = Field(
+        default_factory=list, description="Every user message, in order, identifiers verbatim."
+    )
+    key_knowledge: list[str] = Field(default_factory=list, description="Facts, names, numbers, ids.")
+    decisions: list[str] = Field(default_factory=list, description="Choices made and why.")
+    artifacts: list[str] = Field(
+        default_factory=list, description="Files, paths, commands, URLs and what happened to them."
+    )
+    errors_and_fixes: list[str] = Field(default_factory=list, description="Errors seen and their fixes.")
+    task_state: list[str] = Field(default_factory=list, description="Done / in progress / pending.")
+    open_questions: list[str] = Field(default_factory=list, description="Questions still unanswered.")
+    recent_actions: list[str] = Field(default_factory=list, description="The last things done.")
+    pinned: list[str] = Field(default_factory=list, description="Pinned messages, quoted verbatim.")
+    depth: int = Field(1, description="How many folds this snapshot has absorbed.")
+    covers: str = Field("", description="The message range it stands for, e.g. '1..84'.")
+    tokens_before: int = Field(0, description="Context tokens before the fold that wrote it.")
+
+    def items(self) -> int:
+        return sum(len(getattr(self, name)) for name in LIST_SECTIONS) + bool(self.overall_goal)
+
+
+def _escape(text: str) -> str:
+    # Keep identifiers verbatim; only neutralise tags that would end a section or the snapshot early.
+    return re.sub(r"<(/?)(state_snapshot|" + "|".join(SECTIONS) + r")\b", r"‹\1\2", text)
+
+
+def render(snapshot: Snapshot) -> str:
+    """The snapshot as tag-delimited text; empty sections are left out."""
+    head = (
+        f'<state_snapshot depth="{snapshot.depth}" covers="{snapshot.covers}" '
+        f'tokens_before="{snapshot.tokens_before}">'
+    )
+    lines = [head]
+    if snapshot.overall_goal:
+        lines.append(f"<overall_goal>{_escape(snapshot.overall_goal)}</overall_goal>")
+    for name in LIST_SECTIONS:
+        items = getattr(snapshot, name)
+        if not items:
+            continue
+        lines.append(f"<{name}>")
+        for item in items:
+            body = _escape(item).replace("\n", "\n  ")
+            lines.append(f"- {body}")
+        lines.append(f"</{name}>")
+    lines.append(SNAPSHOT_CLOSE)
+    return "\n".join(lines)
+
+
+def render_message_text(snapshot: Snapshot) -> str:
+    return f"{SNAPSHOT_INTRO}\n\n{render(snapshot)}"
+
+
+_ATTR = re.compile(r'(\w+)="([^"]*)"')
+
+
+def parse(text: str) -> Snapshot | None:
+    """Read back the first rendered snapshot in `text`, or None if there is none."""
+    start = text.find(SNAPSHOT_OPEN)
+    end = text.find(SNAPSHOT_CLOSE, start)
+    if start < 0 or end < 0:
+        return None
+    head_end = text.find(">", start)
+    attrs = dict(_ATTR.findall(text[start:head_end]))
+    body = text[head_end + 1 : end]
+    data: dict[str, object] = {}
+    goal = re.search(r"<overall_goal>(.*?)</overall_goal>", body, re.S)
+    if goal:
+        data["overall_goal"] = goal.group(1)
+    for name in LIST_SECTIONS:
+        section = re.search(rf"<{name}>\n?(.*?)\n?</{name}>", body, re.S)
+        if section:
+            data[name] = [
+                item.replace("\n  ", "\n") for item in re.split(r"(?:^|\n)- ", section.group(1)) if item
+            ]
+    try:
+        data["depth"] = int(attrs.get("depth", "1"))
+        data["tokens_before"] = int(attrs.get("tokens_before", "0"))
+    except ValueError:
+        pass
+    data["covers"] = attrs.get("covers", "")
+    return Snapshot.model_validate(data)
+
+
+def _dedupe(items: Iterable[str]) -> list[str]:
+    seen: set[str] = set()
+    out: list[str] = []
+    for item in items:
+        if item not in seen:
+            seen.add(item)
+            out.append(item)
+    return out
+
+
+def merge(older: Snapshot, newer: Snapshot) -> Snapshot:
+    """One snapshot holding both: lists concatenated in time order (duplicates dropped)."""
+    merged = {
+        name: _dedupe([*getattr(older, name), *getattr(newer, name)]) for name in LIST_SECTIONS
+    }
+    # recent actions describe "now": the newer snapshot's view wins when it has one
+    if newer.recent_actions:
+        merged["recent_actions"] = list(newer.recent_actions)
+    return Snapshot(
+        overall_goal=older.overall_goal or newer.overall_goal,
+        depth=max(older.depth, newer.depth) + 1,
+        covers=_join_covers(older.covers, newer.covers),
+        tokens_before=max(older.tokens_before, newer.tokens_before),
+        **merged,
+    )
+
+
+def _join_covers(first: str, second: str) -> str:
+    starts_ends = [c.split("..") for c in (first, second) if ".." in c]
+    if not starts_ends:
+        return first or second
+    return f"{starts_ends[0][0]}..{starts_ends[-1][-1]}"

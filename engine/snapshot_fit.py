@@ -1,0 +1,61 @@
+"""Making a snapshot fit its token budget, deterministically (DESIGN §6.3, "then deterministic truncation").
+
+Cuts go from least to most precious: recent actions, incidental knowledge, old artifacts, decisions,
+errors, then user requests are shortened (identifiers always kept), then the oldest are merged into one
+line of their identifiers. Pinned text is never cut.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .facts import clip, identifiers, shorten
+from .snapshot import Snapshot
+
+TRIM_ORDER = (
+    "recent_actions",
+    "key_knowledge",
+    "artifacts",
+    "open_questions",
+    "decisions",
+    "errors_and_fixes",
+    "task_state",
+    "constraints_and_preferences",
+)
+
+
+def _halve(items: list[str], keep_newest: bool) -> list[str]:
+    keep = len(items) // 2
+    if keep == 0:
+        return []
+    return items[-keep:] if keep_newest else items[:keep]
+
+
+def fit_snapshot(snapshot: Snapshot, budget: int, size: Callable[[Snapshot], int]) -> Snapshot:
+    """A copy of `snapshot` whose `size` is at most `budget` (or as close as pinned text allows)."""
+    current = snapshot.model_copy(deep=True)
+    if size(current) <= budget:
+        return current
+    for name in TRIM_ORDER:
+        keep_newest = name in ("recent_actions", "artifacts", "task_state", "errors_and_fixes")
+        while getattr(current, name) and size(current) > budget:
+            setattr(current, name, _halve(getattr(current, name), keep_newest))
+        if size(current) <= budget:
+            return current
+    for limit in (300, 160, 80):
+        current.user_requests = [shorten(r, limit) for r in current.user_requests]
+        current.overall_goal = shorten(current.overall_goal, limit)
+        if size(current) <= budget:
+            return current
+    while len(current.user_requests) > 1 and size(current) > budget:
+        half = max(1, len(current.user_requests) // 2)
+        old, rest = current.user_requests[:half], current.user_requests[half:]
+        ids = identifiers(" ".join(old), limit=40)
+        summary = f"{len(old)} earlier requests; identifiers: {', '.join(ids)}" if ids else f"{len(old)} earlier requests"
+        current.user_requests = [clip(summary, 600), *rest]
+        if half == 1:
+            current.user_requests = current.user_requests[1:]
+    if size(current) > budget:
+        current.user_requests = [clip(r, 60) for r in current.user_requests]
+        current.overall_goal = clip(current.overall_goal, 60)
+    return current

@@ -1,0 +1,3 @@
+from foldchat.cli.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,130 @@
+"""`foldchat compress`: the fold engine from the shell, JSON in and JSON out."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from foldchat.engine.errors import UsageError
+from foldchat.engine.fold import FoldRequest, fold_context
+from foldchat.engine.messages import dump_messages, parse_messages
+from foldchat.engine.policy import FoldPolicy
+from foldchat.engine.summarizers import RulesSummarizer
+
+HELP = "fold a JSON array of chat messages (OpenAI format) and print the result"
+DESCRIPTION = """\
+Read a JSON array of OpenAI chat messages (from FILE, or stdin with '-') and print one JSON object
+{"messages": [...], "report": {...}}. Without --force the history is folded only when the fold policy
+triggers (context + reserved output >= trigger ratio x window); otherwise it comes back unchanged,
+apart from the repairs every provider needs (tool results after their calls, alternating roles).
+After a fold the output holds one <state_snapshot> message, an acknowledgement and the recent turns
+verbatim, and its token count (for --model) is at or below the target."""
+EPILOG = """\
+exit status: 0 ok; 1 the current turn alone does not fit the window; 2 bad input or options.
+example: foldchat compress chat.json --model gpt-4o --force | jq .report"""
+
+
+def add_parser(commands: Any) -> None:
+    p = commands.add_parser(
+        "compress", help=HELP, description=DESCRIPTION, epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("file", nargs="?", default="-", metavar="FILE|-",
+                   help="JSON file with the messages; '-' or nothing reads stdin")
+    p.add_argument("--model", required=True,
+                   help="litellm model name whose tokenizer and window are used (e.g. gpt-4o)")
+    p.add_argument("--context-window", type=_positive_int, metavar="N",
+                   help="window in tokens; required for models litellm does not know, overrides it otherwise")
+    p.add_argument("--summarizer", choices=["rules"], default="rules",
+                   help="who writes the snapshot: 'rules' is deterministic and offline (default)")
+    p.add_argument("--force", action="store_true",
+                   help="fold whatever can be folded, whatever the policy says (what /resummarize does)")
+    p.add_argument("--trigger-ratio", type=_ratio, default=0.80, metavar="R",
+                   help="fold when usage reaches R x window (default 0.80)")
+    p.add_argument("--target-ratio", type=_ratio, default=0.50, metavar="R",
+                   help="after a fold, usage is at or below R x window (default 0.50)")
+    p.add_argument("--keep-ratio", type=_ratio, default=0.30, metavar="R",
+                   help="budget of the verbatim recent turns, R x window (default 0.30)")
+    p.add_argument("--reserve-output", type=_non_negative_int, metavar="N",
+                   help="tokens reserved for the reply, counted in usage (default: min(4096, window/10))")
+    p.add_argument("--focus", metavar="TEXT", help="what the snapshot should pay most attention to")
+    p.add_argument("--pin", action="append", default=[], metavar="TEXT",
+                   help="text quoted verbatim in the snapshot's pinned section (repeatable)")
+    p.add_argument("--indent", type=_non_negative_int, metavar="N", help="pretty-print the JSON output")
+    p.set_defaults(run=run)
+
+
+def _ratio(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1: {text}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    value = _non_negative_int(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be positive")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must not be negative")
+    return value
+
+
+def read_json(path: str) -> Any:
+    try:
+        raw = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()  # noqa: SIM115
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path} is not UTF-8 text") from None
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as error:
+        source = "stdin" if path == "-" else path
+        raise UsageError(f"{source} is not valid JSON: {error.msg} at line {error.lineno}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    from foldchat.engine.tokens import LiteLLMCounter, model_info
+
+    try:
+        policy = FoldPolicy(
+            trigger_ratio=args.trigger_ratio, target_ratio=args.target_ratio, keep_ratio=args.keep_ratio
+        )
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    messages = parse_messages(read_json(args.file))
+    info = model_info(args.model, args.context_window)
+    reserve = args.reserve_output
+    if reserve is None:
+        reserve = min(4096, info.window // 10, info.max_output_tokens or 4096)
+    result = fold_context(
+        messages,
+        FoldRequest(
+            counter=LiteLLMCounter(args.model),
+            window=info.window,
+            summarizer=RulesSummarizer(),
+            policy=policy,
+            reserved_output=reserve,
+            force=args.force,
+            pinned=tuple(args.pin),
+            focus=args.focus,
+        ),
+    )
+    output = {"messages": dump_messages(result.messages), "report": result.report.to_dict()}
+    json.dump(output, sys.stdout, indent=args.indent, ensure_ascii=False)
+    sys.stdout.write("\n")
+    return 0

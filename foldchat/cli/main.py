@@ -1,0 +1,69 @@
+"""`foldchat` entry point: argument parsing and error reporting, nothing else.
+
+Each subcommand lives in its own module with `add_parser(subparsers)` and `run(args) -> int`.
+Errors leave as one line on stderr: `FoldchatError` with its own exit code (1 runtime, 2 usage),
+anything else as an internal error with exit 1 (set FOLDCHAT_DEBUG=1 for the traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from foldchat import __version__
+from foldchat.cli import compress_cmd
+from foldchat.engine.errors import FoldchatError
+
+COMMANDS = (compress_cmd,)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(2, f"foldchat: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="foldchat",
+        description=(
+            "A terminal chat for LLMs that folds long conversations into a state snapshot instead of "
+            "forgetting them. Run without a command to open the chat app."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"foldchat {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for command in COMMANDS:
+        command.add_parser(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command is None:
+            from foldchat.cli import app_cmd
+
+            return app_cmd.run(args)
+        return int(args.run(args))
+    except FoldchatError as error:
+        print(f"foldchat: {error}", file=sys.stderr)
+        return error.exit_code
+    except KeyboardInterrupt:
+        print("foldchat: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as error:  # a bug: one line for the user, the traceback on request
+        if os.environ.get("FOLDCHAT_DEBUG"):
+            raise
+        print(f"foldchat: internal error: {type(error).__name__}: {error} (FOLDCHAT_DEBUG=1 shows more)",
+              file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""The Foldchat Textual app (the only part of Foldchat that imports Textual)."""

@@ -1,0 +1,72 @@
+import pytest
+
+from foldchat.engine.errors import InvalidMessage
+from foldchat.engine.messages import Message, dump_messages, parse_messages
+
+ROUND_TRIP = [
+    {"role": "system", "content": "be brief"},
+    {"role": "user", "content": [{"type": "text", "text": "see"}, {"type": "image_url", "image_url": {"url": "data:x"}}]},
+    {
+        "role": "assistant",
+        "content": None,
+        "reasoning_content": "thinking...",
+        "thinking_blocks": [{"type": "thinking", "thinking": "t", "signature": "sig=="}],
+        "tool_calls": [
+            {"id": "call_1__thought__abc", "type": "function", "function": {"name": "read", "arguments": "{}"}},
+        ],
+    },
+    {"role": "tool", "tool_call_id": "call_1__thought__abc", "name": "read", "content": "ok"},
+    {"role": "assistant", "content": "done", "provider_specific_fields": {"x": [1, 2]}},
+]
+
+
+def test_round_trip_keeps_provider_extras_untouched():
+    assert dump_messages(parse_messages(ROUND_TRIP)) == ROUND_TRIP
+
+
+def test_assistant_tool_call_message_may_omit_content():
+    raw = {"role": "assistant", "tool_calls": ROUND_TRIP[2]["tool_calls"]}
+    assert Message.from_dict(raw).to_dict() == raw
+
+
+def test_messages_are_hashable_values():
+    a, b = parse_messages(ROUND_TRIP), parse_messages(ROUND_TRIP)
+    assert a == b and {*a} == {*b}
+    with pytest.raises(AttributeError):
+        a[0].role = "user"  # type: ignore[misc]
+
+
+def test_text_reads_parts_and_labels_images():
+    assert parse_messages(ROUND_TRIP)[1].text == "see\n[image]"
+
+
+@pytest.mark.parametrize(
+    ("raw", "problem"),
+    [
+        ({"role": "bot", "content": "x"}, "unknown role"),
+        ({"role": "user"}, "missing 'content'"),
+        ({"role": "user", "content": None}, "null content"),
+        ({"role": "user", "content": 3}, "content must be"),
+        ({"role": "tool", "content": "x"}, "tool_call_id"),
+        ({"role": "assistant", "content": None, "tool_calls": "x"}, "must be a list"),
+        ({"role": "assistant", "content": None, "tool_calls": [{"id": "a"}]}, "function"),
+        ({"role": "assistant", "content": None, "tool_calls": [{"function": {"name": "f"}}]}, "'id'"),
+        ({"role": "user", "content": "x", "tool_calls": []}, "only assistant"),
+        ({"role": "user", "content": [{"text": "no type"}]}, "'type'"),
+        ("just a string", "expected an object"),
+    ],
+)
+def test_invalid_messages_name_the_problem(raw, problem):
+    with pytest.raises(InvalidMessage, match=problem):
+        parse_messages([raw])
+
+
+def test_duplicate_call_ids_are_rejected():
+    call = {"id": "same", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    with pytest.raises(InvalidMessage, match="share one id"):
+        parse_messages([{"role": "assistant", "content": None, "tool_calls": [call, call]}])
+
+
+def test_not_a_list_is_rejected():
+    with pytest.raises(InvalidMessage, match="JSON array"):
+        parse_messages({"role": "user"})

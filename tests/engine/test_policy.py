@@ -1,0 +1,39 @@
+import pytest
+
+from foldchat.engine.policy import FoldHistory, FoldPolicy, Trigger, decide
+
+P = FoldPolicy()
+
+
+def test_triggers_at_ratio_and_not_below():
+    assert not decide(P, usage=79, window=100, message_count=10).fold
+    d = decide(P, usage=80, window=100, message_count=10)
+    assert d.fold and d.trigger is Trigger.AUTO
+
+
+def test_fixed_token_trigger_wins_when_lower():
+    p = FoldPolicy(trigger_tokens=50)
+    assert p.trigger_at(100) == 50
+    assert decide(p, usage=50, window=100, message_count=10).fold
+
+
+def test_min_messages_blocks_automatic_folds_but_not_emergencies():
+    assert not decide(P, usage=90, window=100, message_count=2).fold
+    assert decide(P, usage=100, window=100, message_count=2).trigger is Trigger.EMERGENCY
+
+
+def test_hysteresis_and_cooldown():
+    recent = FoldHistory(folded=True, messages_since=1, dropped_below_reset=True)
+    assert "cooldown" in decide(P, usage=85, window=100, message_count=10, history=recent).reason
+    stuck = FoldHistory(folded=True, messages_since=10, dropped_below_reset=False)
+    assert not decide(P, usage=85, window=100, message_count=10, history=stuck).fold
+    ready = FoldHistory(folded=True, messages_since=10, dropped_below_reset=True)
+    assert decide(P, usage=85, window=100, message_count=10, history=ready).fold
+    assert decide(P, usage=100, window=100, message_count=10, history=stuck).trigger is Trigger.EMERGENCY
+
+
+def test_invalid_ratios_are_refused():
+    with pytest.raises(ValueError, match="target_ratio"):
+        FoldPolicy(target_ratio=0.9)
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        FoldPolicy(keep_ratio=1.5)

@@ -98,7 +98,7 @@ def coding_conversation(approx_tokens: int, seed: int = 7) -> tuple[list[dict[st
                     body = _code(rng, rng.randint(10, 60), facts)
                     if failed:
                         result = (
-                            f"{body}\nTraceback (most recent call last):\n  File \"{facts['path']}\", line 42\n"
+                            f'{body}\nTraceback (most recent call last):\n  File "{facts["path"]}", line 42\n'
                             f"{facts['module'].title()}Error: bad status 502\nexit code: 1"
                         )
                     else:
@@ -106,15 +106,21 @@ def coding_conversation(approx_tokens: int, seed: int = 7) -> tuple[list[dict[st
                     name, args = "bash", {"command": cmd}
                 elif kind == "search":
                     pattern = rng.choice(["retry", "timeout", facts["module"] + "_id", "TODO"])
-                    hits = [f"src/{facts['module']}/file_{i}.py:{rng.randint(1, 400)}: {pattern} = 3" for i in range(rng.randint(1, 12))]
+                    hits = [
+                        f"src/{facts['module']}/file_{i}.py:{rng.randint(1, 400)}: {pattern} = 3"
+                        for i in range(rng.randint(1, 12))
+                    ]
                     name, args = "grep", {"pattern": pattern, "path": "src/"}
                     result = "\n".join(hits)
                 else:
-                    name, args = "edit_file", {
-                        "path": facts["path"],
-                        "old_str": "retries=3",
-                        "new_str": f"retries={rng.randint(4, 9)}",
-                    }
+                    name, args = (
+                        "edit_file",
+                        {
+                            "path": facts["path"],
+                            "old_str": "retries=3",
+                            "new_str": f"retries={rng.randint(4, 9)}",
+                        },
+                    )
                     result = f"Edited {facts['path']}: 1 replacement"
                 calls.append((call_id, name, args, result))
             messages.append(

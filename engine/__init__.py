@@ -4,7 +4,8 @@ Import from here; `__all__` is the supported surface (a test pins it).
 """
 
 from .errors import CurrentTurnTooLarge, FoldchatError, FoldFailed, InvalidMessage, UsageError
-from .events import FoldCompleted, FoldEvent, FoldFailed as FoldFailedEvent, FoldProgress, FoldStarted
+from .events import FoldCompleted, FoldEvent, FoldProgress, FoldStarted
+from .events import FoldFailed as FoldFailedEvent
 from .fold import FoldReport, FoldRequest, FoldResult, fold_context
 from .messages import Message, ToolCall, dump_messages, parse_messages
 from .policy import Decision, FoldHistory, FoldPolicy, Trigger, decide

@@ -16,8 +16,8 @@ from . import snapshot as snap
 from .alternation import current_turn_start, repair
 from .condense import condense
 from .errors import CurrentTurnTooLarge, FoldFailed
-from .events import EventSink, FoldCompleted, FoldFailed as FoldFailedEvent, FoldProgress, FoldStarted
-from .events import ignore_events
+from .events import EventSink, FoldCompleted, FoldProgress, FoldStarted, ignore_events
+from .events import FoldFailed as FoldFailedEvent
 from .invariants import violations
 from .messages import Message
 from .policy import Decision, FoldHistory, FoldPolicy, Trigger, decide
@@ -186,9 +186,7 @@ def _fold(
     systems_tokens = sum(counter.count_message(m) for m in systems)
     snapshot_budget = max(64, int(policy.snapshot_ratio * window))
     overhead = counter.count_message(Message.assistant(snap.ACKNOWLEDGEMENT)) + 3
-    tail_budget = min(
-        int(policy.keep_ratio * window), target - reserved - systems_tokens - snapshot_budget - overhead
-    )
+    tail_budget = min(int(policy.keep_ratio * window), target - reserved - systems_tokens - snapshot_budget - overhead)
     split = safe_split(rest, counts, max(tail_budget, turn_tokens), keep_from)
     if split is None:
         raise FoldFailed("no safe split point was found")
@@ -198,11 +196,15 @@ def _fold(
     # 3. summarize the head (an earlier snapshot in it is merged, never duplicated)
     previous = [snap.parse(m.text) for m in head if is_snapshot_message(m)]
     to_summarize = [
-        m for i, m in enumerate(head)
+        m
+        for i, m in enumerate(head)
         if not is_snapshot_message(m) and not (i > 0 and is_snapshot_message(head[i - 1]) and m.role == "assistant")
     ]
     summary_request = SummaryRequest(
-        messages=to_summarize, pinned=tuple(request.pinned), focus=request.focus, output_budget=snapshot_budget
+        messages=to_summarize,
+        pinned=tuple(request.pinned),
+        focus=request.focus,
+        output_budget=snapshot_budget,
     )
     summary, chunks, depth = summarize_chunked(summary_request, request.summarizer, counter, emit)
     for earlier in reversed([p for p in previous if p is not None]):

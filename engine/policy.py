@@ -48,9 +48,7 @@ class FoldPolicy:
             if not 0 < value <= 1:
                 raise ValueError(f"{name} must be between 0 and 1, got {value}")
         if self.target_ratio >= self.trigger_ratio:
-            raise ValueError(
-                f"target_ratio ({self.target_ratio}) must be below trigger_ratio ({self.trigger_ratio})"
-            )
+            raise ValueError(f"target_ratio ({self.target_ratio}) must be below trigger_ratio ({self.trigger_ratio})")
 
     def trigger_at(self, window: int) -> int:
         """Usage (context + reserved output) at which an automatic fold starts."""
@@ -99,9 +97,7 @@ def decide(
     if usage < trigger_at:
         return Decision(False, f"usage {usage:,} is below the trigger {trigger_at:,}")
     if message_count < policy.min_messages:
-        return Decision(
-            False, f"only {message_count} messages (min_messages is {policy.min_messages}); not folding"
-        )
+        return Decision(False, f"only {message_count} messages (min_messages is {policy.min_messages}); not folding")
     if history.folded:
         if not history.dropped_below_reset:
             return Decision(False, "usage has not dropped below reset_ratio since the last fold")

@@ -73,8 +73,7 @@ def _escape(text: str) -> str:
 def render(snapshot: Snapshot) -> str:
     """The snapshot as tag-delimited text; empty sections are left out."""
     head = (
-        f'<state_snapshot depth="{snapshot.depth}" covers="{snapshot.covers}" '
-        f'tokens_before="{snapshot.tokens_before}">'
+        f'<state_snapshot depth="{snapshot.depth}" covers="{snapshot.covers}" tokens_before="{snapshot.tokens_before}">'
     )
     lines = [head]
     if snapshot.overall_goal:
@@ -115,9 +114,7 @@ def parse(text: str) -> Snapshot | None:
     for name in LIST_SECTIONS:
         section = re.search(rf"<{name}>\n?(.*?)\n?</{name}>", body, re.S)
         if section:
-            data[name] = [
-                item.replace("\n  ", "\n") for item in re.split(r"(?:^|\n)- ", section.group(1)) if item
-            ]
+            data[name] = [item.replace("\n  ", "\n") for item in re.split(r"(?:^|\n)- ", section.group(1)) if item]
     try:
         data["depth"] = int(attrs.get("depth", "1"))
         data["tokens_before"] = int(attrs.get("tokens_before", "0"))
@@ -139,9 +136,7 @@ def _dedupe(items: Iterable[str]) -> list[str]:
 
 def merge(older: Snapshot, newer: Snapshot) -> Snapshot:
     """One snapshot holding both: lists concatenated in time order (duplicates dropped)."""
-    merged = {
-        name: _dedupe([*getattr(older, name), *getattr(newer, name)]) for name in LIST_SECTIONS
-    }
+    merged = {name: _dedupe([*getattr(older, name), *getattr(newer, name)]) for name in LIST_SECTIONS}
     # recent actions describe "now": the newer snapshot's view wins when it has one
     if newer.recent_actions:
         merged["recent_actions"] = list(newer.recent_actions)

@@ -51,7 +51,9 @@ def fit_snapshot(snapshot: Snapshot, budget: int, size: Callable[[Snapshot], int
         half = max(1, len(current.user_requests) // 2)
         old, rest = current.user_requests[:half], current.user_requests[half:]
         ids = identifiers(" ".join(old), limit=40)
-        summary = f"{len(old)} earlier requests; identifiers: {', '.join(ids)}" if ids else f"{len(old)} earlier requests"
+        summary = (
+            f"{len(old)} earlier requests; identifiers: {', '.join(ids)}" if ids else f"{len(old)} earlier requests"
+        )
         current.user_requests = [clip(summary, 600), *rest]
         if half == 1:
             current.user_requests = current.user_requests[1:]

@@ -40,7 +40,7 @@ def safe_split(messages: Sequence[Message], counts: Sequence[int], budget: int, 
     """
     if keep_from <= 0 or not messages:
         return None
-    suffix = list(accumulate(reversed(counts)))[::-1] + [0]
+    suffix = [*list(accumulate(reversed(counts)))[::-1], 0]
     candidates = range(1, keep_from + 1)
 
     def pair_safe(i: int) -> bool:

@@ -1,6 +1,6 @@
 """Summarizers turn folded messages into a `Snapshot`. See `base.Summarizer`."""
 
-from .base import SummaryRequest, Summarizer
+from .base import Summarizer, SummaryRequest
 from .rules import RulesSummarizer
 
 __all__ = ["RulesSummarizer", "Summarizer", "SummaryRequest"]

@@ -117,9 +117,7 @@ class _Builder:
         if out.user_requests:
             out.task_state.append(f"last request before this point: {clip(out.user_requests[-1], 240)}")
         stated = self.user_text
-        out.key_knowledge = [
-            f"mentioned: {ident}" for ident in self.knowledge if ident not in stated
-        ][:KNOWLEDGE_ITEMS]
+        out.key_knowledge = [f"mentioned: {ident}" for ident in self.knowledge if ident not in stated][:KNOWLEDGE_ITEMS]
         if self.request.focus:
             out.key_knowledge.insert(0, f"focus requested for this fold: {self.request.focus}")
         out.recent_actions = out.recent_actions[-RECENT_ACTIONS:]

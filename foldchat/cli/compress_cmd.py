@@ -28,30 +28,74 @@ example: foldchat compress chat.json --model gpt-4o --force | jq .report"""
 
 def add_parser(commands: Any) -> None:
     p = commands.add_parser(
-        "compress", help=HELP, description=DESCRIPTION, epilog=EPILOG,
+        "compress",
+        help=HELP,
+        description=DESCRIPTION,
+        epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("file", nargs="?", default="-", metavar="FILE|-",
-                   help="JSON file with the messages; '-' or nothing reads stdin")
-    p.add_argument("--model", required=True,
-                   help="litellm model name whose tokenizer and window are used (e.g. gpt-4o)")
-    p.add_argument("--context-window", type=_positive_int, metavar="N",
-                   help="window in tokens; required for models litellm does not know, overrides it otherwise")
-    p.add_argument("--summarizer", choices=["rules"], default="rules",
-                   help="who writes the snapshot: 'rules' is deterministic and offline (default)")
-    p.add_argument("--force", action="store_true",
-                   help="fold whatever can be folded, whatever the policy says (what /resummarize does)")
-    p.add_argument("--trigger-ratio", type=_ratio, default=0.80, metavar="R",
-                   help="fold when usage reaches R x window (default 0.80)")
-    p.add_argument("--target-ratio", type=_ratio, default=0.50, metavar="R",
-                   help="after a fold, usage is at or below R x window (default 0.50)")
-    p.add_argument("--keep-ratio", type=_ratio, default=0.30, metavar="R",
-                   help="budget of the verbatim recent turns, R x window (default 0.30)")
-    p.add_argument("--reserve-output", type=_non_negative_int, metavar="N",
-                   help="tokens reserved for the reply, counted in usage (default: min(4096, window/10))")
+    p.add_argument(
+        "file",
+        nargs="?",
+        default="-",
+        metavar="FILE|-",
+        help="JSON file with the messages; '-' or nothing reads stdin",
+    )
+    p.add_argument(
+        "--model", required=True, help="litellm model name whose tokenizer and window are used (e.g. gpt-4o)"
+    )
+    p.add_argument(
+        "--context-window",
+        type=_positive_int,
+        metavar="N",
+        help="window in tokens; required for models litellm does not know, overrides it otherwise",
+    )
+    p.add_argument(
+        "--summarizer",
+        choices=["rules"],
+        default="rules",
+        help="who writes the snapshot: 'rules' is deterministic and offline (default)",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="fold whatever can be folded, whatever the policy says (what /resummarize does)",
+    )
+    p.add_argument(
+        "--trigger-ratio",
+        type=_ratio,
+        default=0.80,
+        metavar="R",
+        help="fold when usage reaches R x window (default 0.80)",
+    )
+    p.add_argument(
+        "--target-ratio",
+        type=_ratio,
+        default=0.50,
+        metavar="R",
+        help="after a fold, usage is at or below R x window (default 0.50)",
+    )
+    p.add_argument(
+        "--keep-ratio",
+        type=_ratio,
+        default=0.30,
+        metavar="R",
+        help="budget of the verbatim recent turns, R x window (default 0.30)",
+    )
+    p.add_argument(
+        "--reserve-output",
+        type=_non_negative_int,
+        metavar="N",
+        help="tokens reserved for the reply, counted in usage (default: min(4096, window/10))",
+    )
     p.add_argument("--focus", metavar="TEXT", help="what the snapshot should pay most attention to")
-    p.add_argument("--pin", action="append", default=[], metavar="TEXT",
-                   help="text quoted verbatim in the snapshot's pinned section (repeatable)")
+    p.add_argument(
+        "--pin",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="text quoted verbatim in the snapshot's pinned section (repeatable)",
+    )
     p.add_argument("--indent", type=_non_negative_int, metavar="N", help="pretty-print the JSON output")
     p.set_defaults(run=run)
 

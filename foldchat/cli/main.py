@@ -21,8 +21,8 @@ COMMANDS = (compress_cmd,)
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        self.exit(2, f"foldchat: error: {message}\n")
+        # one line, like every other Foldchat error; the usage is one --help away
+        self.exit(2, f"foldchat: {message} (see '{self.prog} --help')\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -60,8 +60,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # a bug: one line for the user, the traceback on request
         if os.environ.get("FOLDCHAT_DEBUG"):
             raise
-        print(f"foldchat: internal error: {type(error).__name__}: {error} (FOLDCHAT_DEBUG=1 shows more)",
-              file=sys.stderr)
+        print(
+            f"foldchat: internal error: {type(error).__name__}: {error} (FOLDCHAT_DEBUG=1 shows more)",
+            file=sys.stderr,
+        )
         return 1
 
 

@@ -3,8 +3,6 @@ from collections.abc import Sequence
 
 import litellm
 import pytest
-from synth import coding_conversation
-
 from foldchat.engine import snapshot as snap
 from foldchat.engine.errors import CurrentTurnTooLarge
 from foldchat.engine.events import FoldCompleted, FoldProgress, FoldStarted
@@ -14,6 +12,7 @@ from foldchat.engine.messages import Message, dump_messages, parse_messages
 from foldchat.engine.snapshot import Snapshot
 from foldchat.engine.summarizers import RulesSummarizer, SummaryRequest
 from foldchat.engine.tokens import LiteLLMCounter
+from synth import coding_conversation
 
 MODEL = "gpt-4o"
 
@@ -94,8 +93,11 @@ def test_oversized_tool_output_outside_the_current_turn_is_condensed():
         {"role": "user", "content": "first"},
         {"role": "assistant", "content": "ok"},
         {"role": "user", "content": "read it"},
-        {"role": "assistant", "content": None,
-         "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}],
+        },
         {"role": "tool", "tool_call_id": "c1", "content": big},
         {"role": "assistant", "content": "read"},
         {"role": "user", "content": "now what?"},
@@ -117,7 +119,7 @@ class TinyBudgetSummarizer(RulesSummarizer):
 
 
 def test_chunked_summary_with_consolidation_depth_guard(coding100k):
-    messages, facts = coding100k
+    messages, _ = coding100k
     result = fold_context(
         messages,
         FoldRequest(counter=LiteLLMCounter(MODEL), window=100_000, summarizer=TinyBudgetSummarizer(), force=True),

@@ -1,18 +1,24 @@
 import pytest
-
 from foldchat.engine.errors import InvalidMessage
 from foldchat.engine.messages import Message, dump_messages, parse_messages
 
 ROUND_TRIP = [
     {"role": "system", "content": "be brief"},
-    {"role": "user", "content": [{"type": "text", "text": "see"}, {"type": "image_url", "image_url": {"url": "data:x"}}]},
+    {
+        "role": "user",
+        "content": [{"type": "text", "text": "see"}, {"type": "image_url", "image_url": {"url": "data:x"}}],
+    },
     {
         "role": "assistant",
         "content": None,
         "reasoning_content": "thinking...",
         "thinking_blocks": [{"type": "thinking", "thinking": "t", "signature": "sig=="}],
         "tool_calls": [
-            {"id": "call_1__thought__abc", "type": "function", "function": {"name": "read", "arguments": "{}"}},
+            {
+                "id": "call_1__thought__abc",
+                "type": "function",
+                "function": {"name": "read", "arguments": "{}"},
+            },
         ],
     },
     {"role": "tool", "tool_call_id": "call_1__thought__abc", "name": "read", "content": "ok"},

@@ -1,5 +1,4 @@
 import pytest
-
 from foldchat.engine.policy import FoldHistory, FoldPolicy, Trigger, decide
 
 P = FoldPolicy()

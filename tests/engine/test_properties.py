@@ -3,9 +3,6 @@
 import json
 
 import litellm
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from foldchat.engine import snapshot as snap
 from foldchat.engine.alternation import current_turn_start, repair
 from foldchat.engine.condense import is_condensed
@@ -16,11 +13,26 @@ from foldchat.engine.messages import dump_messages, parse_messages
 from foldchat.engine.snapshot import Snapshot
 from foldchat.engine.summarizers import RulesSummarizer
 from foldchat.engine.tokens import LiteLLMCounter
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 MODEL = "gpt-4o"
 COUNTER = LiteLLMCounter(MODEL)
 words = st.sampled_from(
-    ["fix", "PAY-12", "src/app.py", "2026-01-02", "v1.2.3", "Ana Ruiz", "the", "bug", "ok", "?", "never", "ünï"]
+    [
+        "fix",
+        "PAY-12",
+        "src/app.py",
+        "2026-01-02",
+        "v1.2.3",
+        "Ana Ruiz",
+        "the",
+        "bug",
+        "ok",
+        "?",
+        "never",
+        "ünï",
+    ]
 )
 text = st.lists(words, min_size=1, max_size=25).map(" ".join)
 huge = st.integers(300, 3000).map(lambda n: "data " * n)
@@ -34,24 +46,50 @@ def histories(draw):
         out.append({"role": "system", "content": draw(text)})
     if draw(st.booleans()):
         prior = Snapshot(user_requests=[draw(text)], covers="0..9", depth=draw(st.integers(1, 3)))
-        out += [{"role": "user", "content": snap.render_message_text(prior)},
-                {"role": "assistant", "content": snap.ACKNOWLEDGEMENT}]
+        out += [
+            {"role": "user", "content": snap.render_message_text(prior)},
+            {"role": "assistant", "content": snap.ACKNOWLEDGEMENT},
+        ]
     for _ in range(draw(st.integers(0, 30))):
-        kind = draw(st.sampled_from(
-            ["user", "user", "assistant", "tools", "tools", "orphan", "image", "reasoning", "huge", "system"]
-        ))
+        kind = draw(
+            st.sampled_from(
+                [
+                    "user",
+                    "user",
+                    "assistant",
+                    "tools",
+                    "tools",
+                    "orphan",
+                    "image",
+                    "reasoning",
+                    "huge",
+                    "system",
+                ]
+            )
+        )
         if kind == "user":
             out.append({"role": "user", "content": draw(text)})
         elif kind == "assistant":
             out.append({"role": "assistant", "content": draw(text)})
         elif kind == "image":
-            out.append({"role": "user", "content": [
-                {"type": "text", "text": draw(text)},
-                {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
-            ]})
+            out.append(
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "text", "text": draw(text)},
+                        {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+                    ],
+                }
+            )
         elif kind == "reasoning":
-            out.append({"role": "assistant", "content": draw(text), "reasoning_content": draw(text),
-                        "thinking_blocks": [{"type": "thinking", "thinking": "t", "signature": "s"}]})
+            out.append(
+                {
+                    "role": "assistant",
+                    "content": draw(text),
+                    "reasoning_content": draw(text),
+                    "thinking_blocks": [{"type": "thinking", "thinking": "t", "signature": "s"}],
+                }
+            )
         elif kind == "huge":
             out.append({"role": draw(st.sampled_from(["user", "assistant"])), "content": draw(huge)})
         elif kind == "system":
@@ -61,14 +99,32 @@ def histories(draw):
         else:
             n = draw(st.integers(1, 3))
             calls = [f"call_{next(ids)}__thought__x" if draw(st.booleans()) else f"c{next(ids)}" for _ in range(n)]
-            out.append({"role": "assistant", "content": None, "tool_calls": [
-                {"id": c, "type": "function", "function": {"name": draw(st.sampled_from(["bash", "read_file", "grep"])),
-                                                           "arguments": json.dumps({"command": draw(text)})}}
-                for c in calls]})
+            out.append(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": c,
+                            "type": "function",
+                            "function": {
+                                "name": draw(st.sampled_from(["bash", "read_file", "grep"])),
+                                "arguments": json.dumps({"command": draw(text)}),
+                            },
+                        }
+                        for c in calls
+                    ],
+                }
+            )
             answered = draw(st.lists(st.sampled_from(calls), unique=True)) if draw(st.booleans()) else calls
             for c in draw(st.permutations(answered)):
-                out.append({"role": "tool", "tool_call_id": c,
-                            "content": draw(st.one_of(text, huge)) + "\nexit code: 1"})
+                out.append(
+                    {
+                        "role": "tool",
+                        "tool_call_id": c,
+                        "content": draw(st.one_of(text, huge)) + "\nexit code: 1",
+                    }
+                )
     if draw(st.booleans()):
         out.append({"role": "user", "content": draw(text)})
     return out
@@ -78,28 +134,39 @@ def check(raw, window, force):
     messages = parse_messages(raw)
     repaired = repair(messages).messages
     try:
-        result = fold_context(messages, FoldRequest(
-            counter=COUNTER, window=window, summarizer=RulesSummarizer(), force=force, reserved_output=window // 10,
-        ))
+        result = fold_context(
+            messages,
+            FoldRequest(
+                counter=COUNTER,
+                window=window,
+                summarizer=RulesSummarizer(),
+                force=force,
+                reserved_output=window // 10,
+            ),
+        )
     except CurrentTurnTooLarge:
         systems = [m for m in repaired if m.role == "system"]
-        rest = repaired[len(systems):]
-        turn = rest[current_turn_start(rest):]
+        rest = repaired[len(systems) :]
+        turn = rest[current_turn_start(rest) :]
         assert COUNTER.count(systems + turn) + window // 10 > window
         return
     out, r = result.messages, result.report
     systems = [m for m in repaired if m.role == "system"]
     assert violations(out, systems) == []
-    assert r.tokens_after == (litellm.token_counter(model=MODEL, messages=dump_messages(out), use_default_image_token_count=True) if out else 0)
-    rest = repaired[len(systems):]
-    turn = rest[current_turn_start(rest):]
-    assert out[len(out) - len(turn):] == turn  # the current turn is kept verbatim
+    assert r.tokens_after == (
+        litellm.token_counter(model=MODEL, messages=dump_messages(out), use_default_image_token_count=True)
+        if out
+        else 0
+    )
+    rest = repaired[len(systems) :]
+    turn = rest[current_turn_start(rest) :]
+    assert out[len(out) - len(turn) :] == turn  # the current turn is kept verbatim
     if not r.compressed:
         assert out == repaired
         return
     assert sum(m.text.count(snap.SNAPSHOT_OPEN) for m in out) == 1
-    tail = out[len(out) - r.kept_messages:]
-    original_tail = repaired[len(repaired) - r.kept_messages:]
+    tail = out[len(out) - r.kept_messages :]
+    original_tail = repaired[len(repaired) - r.kept_messages :]
     for kept, original in zip(tail, original_tail, strict=True):
         assert kept == original or is_condensed(kept)  # nothing in the kept tail is rewritten
     if not r.over_target:
@@ -108,7 +175,9 @@ def check(raw, window, force):
         assert r.kept_messages == len(turn)
 
 
-SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 
 
 @SETTINGS

@@ -47,8 +47,10 @@ def test_fit_snapshot_shrinks_to_budget_and_keeps_pins():
         recent_actions=["r" * 100] * 20,
         pinned=["PINNED: deploy on 2026-12-24"],
     )
+
     def size(s):
         return len(snap.render(s)) // 4
+
     assert size(big) > 500
     fitted = fit_snapshot(big, 500, size)
     assert size(fitted) <= 500

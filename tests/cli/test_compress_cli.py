@@ -1,0 +1,127 @@
+"""`foldchat compress` through the real entry point, as a subprocess."""
+
+import json
+import subprocess
+import sys
+
+import litellm
+import pytest
+from foldchat.engine import snapshot as snap
+from synth import coding_conversation
+
+FOLDCHAT = [sys.executable, "-m", "foldchat"]
+
+
+def run(*args, stdin=""):
+    return subprocess.run([*FOLDCHAT, *args], input=stdin, capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def conversation(tmp_path_factory):
+    raw, facts = coding_conversation(100_000)
+    path = tmp_path_factory.mktemp("c") / "chat.json"
+    path.write_text(json.dumps(raw))
+    return path, raw, facts
+
+
+def test_forced_fold_from_a_file(conversation):
+    path, raw, facts = conversation
+    done = run("compress", str(path), "--model", "gpt-4o", "--context-window", "100000", "--force")
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    report = out["report"]
+    for key in (
+        "compressed",
+        "reason",
+        "tokens_before",
+        "tokens_after",
+        "window",
+        "folded_messages",
+        "kept_messages",
+        "summarizer",
+        "duration_ms",
+    ):
+        assert key in report
+    assert report["compressed"] and report["summarizer"] == "rules"
+    assert report["tokens_after"] == litellm.token_counter(model="gpt-4o", messages=out["messages"])
+    assert report["tokens_after"] <= 0.35 * report["tokens_before"]
+    assert out["messages"][-report["kept_messages"] :] == raw[-report["kept_messages"] :]
+    text = json.dumps(out["messages"], ensure_ascii=False)
+    assert text.count(snap.SNAPSHOT_OPEN) == 1
+    assert [f for f in facts if f not in text] == []
+
+
+def test_policy_decides_without_force(conversation):
+    path, raw, _ = conversation
+    big = run("compress", str(path), "--model", "gpt-4o", "--context-window", "1000000")
+    assert json.loads(big.stdout)["report"]["compressed"] is False
+    assert json.loads(big.stdout)["messages"] == raw
+    small = run("compress", "-", "--model", "gpt-4o", "--context-window", "145000", stdin=path.read_text())
+    report = json.loads(small.stdout)["report"]
+    assert report["compressed"] and report["trigger"] == "auto"
+    assert report["tokens_after"] + report["reserved_output"] <= report["target_tokens"]
+
+
+def test_empty_list_is_nothing_to_do():
+    done = run("compress", "--model", "gpt-4o", stdin="[]")
+    assert done.returncode == 0
+    assert json.loads(done.stdout)["messages"] == []
+
+
+def test_ratio_options_change_the_trigger(conversation):
+    path, _, _ = conversation
+    done = run("compress", str(path), "--model", "gpt-4o", "--trigger-ratio", "0.5", "--target-ratio", "0.3")
+    report = json.loads(done.stdout)["report"]
+    assert report["trigger_tokens"] == 64_000 and report["target_tokens"] == 38_400
+
+
+@pytest.mark.parametrize(
+    ("stdin", "args", "message"),
+    [
+        ("not json", [], "not valid JSON"),
+        ('{"role": "user"}', [], "JSON array"),
+        ('[{"role": "robot", "content": "x"}]', [], "unknown role"),
+        ('[{"role": "user"}]', [], "missing 'content'"),
+        ('[{"role": "assistant", "content": null, "tool_calls": [{"id": 1}]}]', [], "tool call"),
+        ("[]", ["--model", "no-such-model-xyz"], "unknown model"),
+        ("[]", ["--trigger-ratio", "2"], "between 0 and 1"),
+        ("[]", ["--target-ratio", "0.9"], "target_ratio"),
+    ],
+)
+def test_bad_input_is_one_clear_line_and_exit_2(stdin, args, message):
+    model = [] if "--model" in args else ["--model", "gpt-4o"]
+    done = run("compress", *model, *args, stdin=stdin)
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_current_turn_too_large_exits_1():
+    raw = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "yo"},
+        {"role": "user", "content": "word " * 3000},
+    ]
+    done = run("compress", "--model", "gpt-4o", "--context-window", "1000", "--force", stdin=json.dumps(raw))
+    assert done.returncode == 1
+    assert "current turn alone" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_missing_file_is_a_usage_error(tmp_path):
+    done = run("compress", str(tmp_path / "nope.json"), "--model", "gpt-4o")
+    assert done.returncode == 2 and "cannot read" in done.stderr
+
+
+def test_help_explains_every_option():
+    done = run("compress", "--help")
+    for option in (
+        "--model",
+        "--context-window",
+        "--summarizer",
+        "--force",
+        "--trigger-ratio",
+        "--target-ratio",
+        "FILE|-",
+    ):
+        assert option in done.stdout

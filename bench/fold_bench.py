@@ -1,0 +1,63 @@
+"""Fold speed on synthetic coding conversations from 100k to 1M tokens.
+
+Run: .venv/bin/python bench/fold_bench.py   (or `make bench`)
+Reports, per size: the cold fold (fresh token cache, rules summarizer, in-process after imports), the
+warm re-count after appending one message (what the gauge pays per keystroke/message), and µs per 1k
+tokens so linear growth is visible. Targets: cold <= 1.0 s at 1M tokens; warm <= 5 ms.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from foldchat.engine.fold import FoldRequest, fold_context
+from foldchat.engine.messages import Message, parse_messages
+from foldchat.engine.summarizers import RulesSummarizer
+from foldchat.engine.tokens import LiteLLMCounter
+from synth import coding_conversation
+
+MODEL = "gpt-4o"
+SIZES = [100_000, 250_000, 500_000, 1_000_000]
+
+
+def best_of(runs: int, fn) -> float:
+    return min(timed(fn) for _ in range(runs))
+
+
+def timed(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    LiteLLMCounter(MODEL).count([Message.user("warm up the tokenizer")])
+    print(f"{'tokens':>10} {'msgs':>6} {'cold fold s':>12} {'µs/1k tok':>10} {'after':>9} {'warm recount ms':>16}")
+    for size in SIZES:
+        raw, _ = coding_conversation(size)
+        messages = parse_messages(raw)
+        colds = []
+        for _ in range(3):
+            counter = LiteLLMCounter(MODEL)  # a fresh cache: nothing counted yet
+            request = FoldRequest(counter=counter, window=int(size * 1.1), summarizer=RulesSummarizer(), force=True)
+            start = time.perf_counter()
+            result = fold_context(messages, request)
+            colds.append(time.perf_counter() - start)
+        tokens = result.report.tokens_before
+        cold = statistics.median(colds)
+        appended = [*messages, Message.user("One more question about PAY-1234, please.")]
+        counter.count(messages)  # the gauge's steady state: everything already counted once
+        warms = [timed(lambda c=counter, a=appended, n=n: c.count([*a, Message.user(f"typed {n}")])) for n in range(20)]
+        print(
+            f"{tokens:>10,} {len(messages):>6} {cold:>12.3f} {cold / tokens * 1e9:>10.1f} "
+            f"{result.report.tokens_after:>9,} {statistics.median(warms) * 1000:>16.2f}"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,211 @@
+"""A conversation at work: transcript in, context out, folds applied, replies streamed and saved.
+
+`ChatSession` is what `foldchat ask` and the TUI share. The transcript (the store) is never edited by
+folding; the context is rebuilt from it plus the active fold every time it is needed.
+
+Saving rules (DESIGN §9): the user message is committed before the request; the reply row is created
+`streaming` and its text saved at most every `SAVE_INTERVAL` seconds; it ends `complete`,
+`interrupted` (cancelled or the process died) or `error` (with the partial text, if any).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+
+from . import snapshot as snap
+from .alternation import repair
+from .config import Settings
+from .events import EventSink, ignore_events
+from .fold import FoldReport, FoldRequest, fold_context
+from .messages import Message
+from .models import ModelRegistry
+from .policy import FoldHistory, Trigger
+from .providers import Failed, Finished, ModelTarget, ProviderEvent, TextDelta, stream_reply
+from .snapshot import Snapshot
+from .store import Store, StoredFold, StoredMessage
+from .summarizers import RulesSummarizer, Summarizer
+
+SAVE_INTERVAL = 0.3
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What the gauge shows: context tokens against the window, the trigger and the target."""
+
+    tokens: int
+    window: int
+    reserved: int
+    trigger: int
+    target: int
+
+    @property
+    def used(self) -> int:
+        return self.tokens + self.reserved
+
+    @property
+    def ratio(self) -> float:
+        return self.used / self.window if self.window else 0.0
+
+
+class ChatSession:
+    def __init__(self, store: Store, registry: ModelRegistry, settings: Settings, conversation_id: int) -> None:
+        self.store = store
+        self.registry = registry
+        self.settings = settings
+        self.conversation_id = conversation_id
+
+    # -- the two histories ------------------------------------------------------------------------
+    def transcript(self) -> list[StoredMessage]:
+        return self.store.messages(self.conversation_id)
+
+    def context(self, transcript: Sequence[StoredMessage] | None = None) -> list[Message]:
+        """What the next call sends: system prompts + snapshot + acknowledgement + messages after the fold."""
+        stored = list(transcript) if transcript is not None else self.transcript()
+        messages = [s.message for s in stored if _sendable(s)]
+        fold = self.store.active_fold(self.conversation_id)
+        if fold is not None:
+            systems = [m for m in messages if m.role == "system"]
+            after = [m for m in messages if m.role != "system" and (m.key or 0) > fold.last_message_id]
+            bridge = [Message.assistant(snap.ACKNOWLEDGEMENT)] if not after or after[0].role == "user" else []
+            messages = [*systems, Message.user(snapshot_text(fold)), *bridge, *after]
+        return repair(messages).messages
+
+    def usage(self, target: ModelTarget, extra_text: str = "") -> Usage:
+        counter = self.registry.counter(target)
+        tokens = counter.count(self.context())
+        if extra_text:
+            tokens += counter.count_message(Message.user(extra_text))
+        policy = self.settings.fold.policy()
+        return Usage(
+            tokens, target.window, self.registry.reserved_output(target), policy.trigger_at(target.window),
+            policy.target_at(target.window),
+        )  # fmt: skip
+
+    def pinned_texts(self) -> list[str]:
+        return [self.store.message(i).message.text for i in self.store.pinned_ids(self.conversation_id)]
+
+    # -- folding ----------------------------------------------------------------------------------
+    def summarizer(self) -> Summarizer:
+        return RulesSummarizer()  # the LLM summarizer plugs in here (issue 6)
+
+    def fold_history(self, target: ModelTarget) -> FoldHistory:
+        fold = self.store.active_fold(self.conversation_id)
+        if fold is None:
+            return FoldHistory()
+        since = sum(1 for m in self.transcript() if m.created_at > fold.created_at)
+        reserved = self.registry.reserved_output(target)
+        dropped = fold.tokens_after + reserved < self.settings.fold.reset_ratio * target.window
+        return FoldHistory(folded=True, messages_since=since, dropped_below_reset=dropped)
+
+    def fold(
+        self,
+        target: ModelTarget,
+        *,
+        force: bool = False,
+        focus: str | None = None,
+        trigger: Trigger | None = None,
+        on_event: EventSink = ignore_events,
+    ) -> FoldReport | None:
+        """Apply the fold policy (or fold now with `force`); stores and returns the fold, if one happened."""
+        transcript = self.transcript()
+        context = self.context(transcript)
+        if not context:
+            return None
+        result = fold_context(
+            context,
+            FoldRequest(
+                counter=self.registry.counter(target),
+                window=target.window,
+                summarizer=self.summarizer(),
+                policy=self.settings.fold.policy(),
+                reserved_output=self.registry.reserved_output(target),
+                force=force,
+                trigger=trigger,
+                history=self.fold_history(target),
+                pinned=self.pinned_texts(),
+                focus=focus,
+                on_event=on_event,
+            ),
+        )
+        report = result.report
+        if not report.compressed or result.snapshot is None:
+            return None
+        keys = [m.key for m in result.folded if m.key is not None]
+        previous = self.store.active_fold(self.conversation_id)
+        if not keys and previous is None:
+            return None
+        first = previous.first_message_id if previous else min(keys)
+        last = max([*keys, previous.last_message_id] if previous else keys)
+        self.store.add_fold(
+            self.conversation_id,
+            first_message_id=first,
+            last_message_id=last,
+            snapshot=result.snapshot.model_dump(),
+            summarizer=report.summarizer,
+            trigger=report.trigger or "manual",
+            tokens_before=report.tokens_before,
+            tokens_after=report.tokens_after,
+        )
+        return report
+
+    # -- replying ---------------------------------------------------------------------------------
+    def add_user_message(self, text: str) -> int:
+        return self.store.append(self.conversation_id, Message.user(text))
+
+    def set_system_prompt(self, text: str) -> int:
+        return self.store.append(self.conversation_id, Message.system(text))
+
+    async def reply(self, target: ModelTarget) -> AsyncIterator[ProviderEvent]:
+        """Stream a reply to the current context, saving it as it arrives. Cancel-safe."""
+        messages = [m.to_dict() for m in self.context()]
+        row = self.store.append(self.conversation_id, Message.assistant(""), status="streaming", model=target.name)
+        text: list[str] = []
+        last_save = time.monotonic()
+        final: ProviderEvent | None = None
+        try:
+            async for event in stream_reply(
+                target, messages, timeout=self.settings.request_timeout, max_retries=self.settings.max_retries
+            ):
+                if isinstance(event, TextDelta):
+                    text.append(event.text)
+                    if time.monotonic() - last_save >= SAVE_INTERVAL:
+                        self.store.update_streaming(row, Message.assistant("".join(text)))
+                        last_save = time.monotonic()
+                if isinstance(event, Finished | Failed):
+                    final = event
+                yield event
+        except (asyncio.CancelledError, GeneratorExit):
+            self.store.finish(row, Message.assistant("".join(text)), "interrupted", error="stopped by the user")
+            raise
+        if isinstance(final, Finished):
+            counter = self.registry.counter(target)
+            usage = final.usage
+            tokens = usage.completion_tokens if usage else counter.count_message(final.message)
+            cost = usage.cost if usage else 0.0
+            self.store.finish(row, final.message, "complete", tokens=tokens, cost=cost)
+        elif isinstance(final, Failed):
+            partial = final.partial or Message.assistant("".join(text))
+            self.store.finish(row, partial, "error", error=final.error)
+        else:
+            self.store.finish(row, Message.assistant("".join(text)), "interrupted", error="the stream ended early")
+
+    def total_cost(self) -> float:
+        return sum(m.cost for m in self.transcript())
+
+
+def snapshot_text(fold: StoredFold) -> str:
+    """The snapshot message text for a stored fold: the user's edit if there is one."""
+    if fold.edited_text:
+        return fold.edited_text
+    return snap.render_message_text(Snapshot.model_validate(fold.snapshot))
+
+
+def _sendable(stored: StoredMessage) -> bool:
+    """Failed or interrupted replies are sent back only if they hold text the user saw."""
+    if stored.status == "complete":
+        return True
+    message = stored.message
+    return bool(message.text.strip() or message.tool_calls) and stored.status != "streaming"

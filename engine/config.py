@@ -1,0 +1,149 @@
+"""Settings: `config.toml` + `FOLDCHAT_*` environment variables, loaded by pydantic-settings.
+
+Where the file is: `--config PATH`, else `$FOLDCHAT_CONFIG`, else `config.toml` in the platform's user
+config dir. No file is fine: every key has a default. Environment variables win over the file; nested
+keys use `__` (`FOLDCHAT_FOLD__TRIGGER_RATIO=0.7`). API keys are never stored here: a model alias names
+the *environment variable* that holds its key.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
+
+from .errors import ConfigError
+from .paths import default_config_file
+from .policy import FoldPolicy
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ModelAlias(_Section):
+    """A short name for a model, with how to reach it."""
+
+    model: str = Field(description="litellm model string, e.g. 'gpt-4o' or 'anthropic/claude-sonnet-4-5'.")
+    api_base: str | None = Field(None, description="Base URL for OpenAI-compatible servers and proxies.")
+    api_key_env: str | None = Field(None, description="Name of the environment variable holding the API key.")
+    context_window: int | None = Field(None, gt=0, description="Overrides litellm's window for this model.")
+    max_output_tokens: int | None = Field(None, gt=0, description="Cap on reply length (tokens).")
+
+
+class FoldSettings(_Section):
+    """The fold policy (DESIGN §5); ratios are shares of the model's context window."""
+
+    trigger_ratio: float = Field(0.80, gt=0, le=1, description="Fold when context + reserve reaches this share.")
+    trigger_tokens: int | None = Field(None, gt=0, description="Also fold at this many tokens, if set.")
+    target_ratio: float = Field(0.50, gt=0, le=1, description="After a fold, usage is at or below this share.")
+    reset_ratio: float = Field(0.70, gt=0, le=1, description="Re-arm auto folds once usage drops below this.")
+    cooldown_messages: int = Field(4, ge=0, description="...and this many messages arrived since the last fold.")
+    min_messages: int = Field(6, ge=0, description="Never fold automatically below this many messages.")
+    keep_ratio: float = Field(0.30, gt=0, le=1, description="Budget of the verbatim recent turns.")
+    snapshot_ratio: float = Field(0.15, gt=0, le=1, description="Most the snapshot may take.")
+    message_ratio: float = Field(
+        0.50, gt=0, le=1, description="Condense single messages above this share of the target."
+    )
+    reserved_output: int = Field(1024, ge=0, description="Tokens reserved for the reply, counted in usage.")
+
+    @model_validator(mode="after")
+    def _target_below_trigger(self) -> FoldSettings:
+        if self.target_ratio >= self.trigger_ratio:
+            raise ValueError(f"target_ratio ({self.target_ratio}) must be below trigger_ratio ({self.trigger_ratio})")
+        return self
+
+    def policy(self) -> FoldPolicy:
+        data = self.model_dump(exclude={"reserved_output"})
+        return FoldPolicy(**data)
+
+
+class LocalModelSettings(_Section):
+    """The embedded Gemma 3 270M served by llama-cpp-python on 127.0.0.1."""
+
+    context_size: int = Field(8192, ge=512, description="Window the local server is started with (tokens).")
+    threads: int | None = Field(None, ge=1, description="CPU threads; default: all cores.")
+    chat_format: str = Field("foldchat-transcript", description="llama-cpp chat format for the prompt.")
+    max_reply_tokens: int = Field(
+        256, ge=1, description="Reply cap: the base model stops on its own, this is a backstop."
+    )
+    temperature: float = Field(0.7, ge=0, le=2, description="Sampling temperature.")
+    repeat_penalty: float = Field(1.3, ge=1, description="Discourages the loops a base model falls into.")
+    startup_timeout: float = Field(120.0, gt=0, description="Seconds to wait for the server to answer.")
+    model_path: Path | None = Field(None, description="Use this GGUF instead of assembling Gemma 3 270M.")
+
+
+class Settings(BaseSettings):
+    """Everything Foldchat reads from config.toml and FOLDCHAT_* variables."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="FOLDCHAT_", env_nested_delimiter="__", extra="forbid", validate_default=True
+    )
+
+    default_model: str | None = Field(
+        None, description="Model for new conversations; default: the local model unless a provider key is set."
+    )
+    models: dict[str, ModelAlias] = Field(default_factory=dict, description="Aliases usable wherever a model goes.")
+    summarizer: Literal["auto", "rules", "llm"] = Field("auto", description="Who writes fold snapshots.")
+    summarizer_model: str | None = Field(None, description="A cheaper model for LLM folds.")
+    database: Path | None = Field(None, description="SQLite file; default: foldchat.db in the user data dir.")
+    request_timeout: float = Field(120.0, gt=0, description="Seconds before a model call is given up.")
+    max_retries: int = Field(3, ge=0, description="Retries on 429, 5xx, timeouts and dropped connections.")
+    fold: FoldSettings = Field(default_factory=FoldSettings)
+    local: LocalModelSettings = Field(default_factory=LocalModelSettings)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # environment over file; the file is set per load (see `load_settings`)
+        return init_settings, env_settings, TomlConfigSettingsSource(settings_cls)
+
+
+def config_path(explicit: str | Path | None = None) -> Path:
+    if explicit:
+        return Path(explicit).expanduser()
+    if os.environ.get("FOLDCHAT_CONFIG"):
+        return Path(os.environ["FOLDCHAT_CONFIG"]).expanduser()
+    return default_config_file()
+
+
+def load_settings(explicit: str | Path | None = None) -> Settings:
+    """Settings from the config file (if any) and the environment; one-line `ConfigError` when invalid."""
+    path = config_path(explicit)
+    if explicit and not path.exists():
+        raise ConfigError(f"config file {path} does not exist")
+    if path.exists():
+        try:
+            tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as error:
+            raise ConfigError(f"{path}: not valid TOML: {error}") from None
+        except OSError as error:
+            raise ConfigError(f"cannot read {path}: {error.strerror}") from None
+
+    class FileSettings(Settings):
+        model_config = SettingsConfigDict(toml_file=path if path.exists() else None)
+
+    try:
+        return FileSettings()
+    except ValidationError as error:
+        raise ConfigError(f"{path}: {describe_validation_error(error)}") from None
+
+
+def describe_validation_error(error: ValidationError) -> str:
+    first: dict[str, Any] = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "config"
+    message = first["msg"]
+    if first["type"] == "extra_forbidden":
+        message = "unknown key (see config.example.toml for every key)"
+    more = f" (and {error.error_count() - 1} more problems)" if error.error_count() > 1 else ""
+    return f"{where}: {message}{more}"

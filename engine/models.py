@@ -1,0 +1,109 @@
+"""Resolving model names: config aliases, any litellm model string, and the embedded `local` model.
+
+`ModelRegistry` owns the local server (started only when a local model is first used) and hands out
+one cached token counter per model, so counts are shared by the gauge, the policy and folds.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+
+from .config import Settings
+from .errors import UsageError
+from .local_model import LOCAL_ALIAS, SERVED_NAME, LocalModelServer, Progress
+from .providers import ModelTarget
+from .tokens import LiteLLMCounter, TextCounter, TokenCounter, model_info
+
+# A model each provider key unlocks, in order, when no default_model is configured.
+KEYED_DEFAULTS = (
+    ("OPENAI_API_KEY", "gpt-4o-mini"),
+    ("ANTHROPIC_API_KEY", "anthropic/claude-3-5-haiku-latest"),
+    ("GEMINI_API_KEY", "gemini/gemini-2.0-flash"),
+    ("MISTRAL_API_KEY", "mistral/mistral-small-latest"),
+)
+
+
+class ModelRegistry:
+    def __init__(self, settings: Settings, local_server: LocalModelServer | None = None) -> None:
+        self.settings = settings
+        self.local = local_server or LocalModelServer(settings.local)
+        self._counters: dict[str, TokenCounter] = {}
+
+    def default_name(self) -> str:
+        if self.settings.default_model:
+            return self.settings.default_model
+        for env, model in KEYED_DEFAULTS:
+            if os.environ.get(env):
+                return model
+        return LOCAL_ALIAS
+
+    def names(self) -> list[str]:
+        return [LOCAL_ALIAS, *self.settings.models]
+
+    def resolve(self, name: str | None = None) -> ModelTarget:
+        """The target for `name` (alias, litellm string or 'local'); does not start anything."""
+        name = name or self.default_name()
+        if name == LOCAL_ALIAS:
+            local = self.settings.local
+            base = self.local.base_url if self.local.running else None
+            return ModelTarget(
+                name=LOCAL_ALIAS,
+                litellm_model=f"openai/{SERVED_NAME}",
+                window=local.context_size,
+                api_base=base,
+                max_output_tokens=local.max_reply_tokens,
+                is_local=True,
+                temperature=local.temperature,
+                extra_body={"repeat_penalty": local.repeat_penalty},
+            )
+        alias = self.settings.models.get(name)
+        litellm_model = alias.model if alias else name
+        info = model_info(litellm_model, alias.context_window if alias else None)
+        max_output = (alias.max_output_tokens if alias else None) or info.max_output_tokens
+        return ModelTarget(
+            name=name,
+            litellm_model=litellm_model,
+            window=info.window,
+            api_base=alias.api_base if alias else None,
+            api_key_env=alias.api_key_env if alias else None,
+            max_output_tokens=max_output,
+            input_cost_per_token=info.input_cost_per_token,
+            output_cost_per_token=info.output_cost_per_token,
+        )
+
+    def prepare(self, target: ModelTarget, progress: Progress | None = None) -> ModelTarget:
+        """A target ready to call: for the local model, the server is started (or reused)."""
+        if not target.is_local:
+            return target
+        base = self.local.start(progress or (lambda *_: None))
+        return replace(target, api_base=base)
+
+    def counter(self, target: ModelTarget) -> TokenCounter:
+        key = target.litellm_model
+        counter = self._counters.get(key)
+        if counter is None:
+            if target.is_local:
+                counter = TextCounter(f"gguf:{SERVED_NAME}", self.local.count_text)
+            else:
+                counter = LiteLLMCounter(target.litellm_model)
+            self._counters[key] = counter
+        return counter
+
+    def reserved_output(self, target: ModelTarget) -> int:
+        reserve = self.settings.fold.reserved_output
+        if target.max_output_tokens:
+            reserve = min(reserve, target.max_output_tokens)
+        return min(reserve, target.window // 4)
+
+    def close(self) -> None:
+        self.local.stop()
+
+
+def check_model_name(name: str, registry: ModelRegistry) -> ModelTarget:
+    try:
+        return registry.resolve(name)
+    except UsageError:
+        raise
+    except Exception as error:  # litellm raising on an odd string
+        raise UsageError(f"unknown model {name!r}: {error}") from None

@@ -1,0 +1,437 @@
+"""SQLite storage (DESIGN §9): conversations, the append-only transcript, and the fold chain.
+
+- WAL, foreign keys, a busy timeout so two Foldchat processes can share one file.
+- Schema versioned with `PRAGMA user_version`; `MIGRATIONS` is an ordered list, applied forward.
+- Messages keep their full OpenAI dict (`payload`, JSON) plus status, model, tokens and cost. Only a
+  reply that is still `streaming` is ever updated (its text grows, then its status is set once).
+- A `streaming` row whose owner process is gone is marked `interrupted` when any process opens the DB.
+- Folds form a chain (`parent_fold_id`); undo marks a fold undone instead of deleting it, an edit stores
+  the corrected snapshot text beside the original.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from .errors import StorageError
+from .messages import Message
+
+Status = Literal["complete", "streaming", "interrupted", "error"]
+
+
+def _run_script(db: sqlite3.Connection, script: str) -> None:
+    # executescript() would COMMIT the migration's transaction halfway; run statements one by one
+    for statement in script.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
+def _v1(db: sqlite3.Connection) -> None:
+    _run_script(
+        db,
+        """
+        CREATE TABLE conversations (
+            id INTEGER PRIMARY KEY,
+            title TEXT NOT NULL DEFAULT '',
+            model TEXT,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        );
+        CREATE TABLE messages (
+            id INTEGER PRIMARY KEY,
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            role TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant', 'tool')),
+            payload TEXT NOT NULL,
+            status TEXT NOT NULL DEFAULT 'complete'
+                CHECK (status IN ('complete', 'streaming', 'interrupted', 'error')),
+            error TEXT,
+            model TEXT,
+            tokens INTEGER,
+            cost REAL NOT NULL DEFAULT 0,
+            owner_pid INTEGER,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        );
+        CREATE INDEX messages_by_conversation ON messages(conversation_id, id);
+        CREATE TABLE folds (
+            id INTEGER PRIMARY KEY,
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            parent_fold_id INTEGER REFERENCES folds(id),
+            depth INTEGER NOT NULL,
+            first_message_id INTEGER NOT NULL,
+            last_message_id INTEGER NOT NULL,
+            snapshot TEXT NOT NULL,
+            edited_text TEXT,
+            summarizer TEXT NOT NULL,
+            trigger TEXT NOT NULL,
+            tokens_before INTEGER NOT NULL,
+            tokens_after INTEGER NOT NULL,
+            created_at REAL NOT NULL,
+            undone_at REAL
+        );
+        CREATE INDEX folds_by_conversation ON folds(conversation_id, id);
+        """,
+    )
+
+
+def _v2(db: sqlite3.Connection) -> None:
+    _run_script(
+        db,
+        """
+        CREATE TABLE pins (
+            message_id INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
+            created_at REAL NOT NULL
+        );
+        """,
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2]
+
+
+@dataclass(frozen=True)
+class Conversation:
+    id: int
+    title: str
+    model: str | None
+    created_at: float
+    updated_at: float
+    message_count: int = 0
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    id: int
+    conversation_id: int
+    message: Message
+    status: Status
+    model: str | None
+    tokens: int | None
+    cost: float
+    error: str | None
+    created_at: float
+
+
+@dataclass(frozen=True)
+class StoredFold:
+    id: int
+    conversation_id: int
+    parent_fold_id: int | None
+    depth: int
+    first_message_id: int
+    last_message_id: int
+    snapshot: dict[str, Any]
+    edited_text: str | None
+    summarizer: str
+    trigger: str
+    tokens_before: int
+    tokens_after: int
+    created_at: float
+    undone_at: float | None
+
+
+def _pid_alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class Store:
+    """One connection to the Foldchat database. Safe to share between processes, not threads."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
+            self.db.row_factory = sqlite3.Row
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self._migrate()
+            self.recover_interrupted()
+        except sqlite3.DatabaseError as error:
+            raise StorageError(f"cannot open the database {self.path}: {error}") from None
+
+    # -- schema -----------------------------------------------------------------------------------
+    def _migrate(self) -> None:
+        with self.transaction():
+            version = self.db.execute("PRAGMA user_version").fetchone()[0]
+            if version > len(MIGRATIONS):
+                raise StorageError(f"{self.path} was written by a newer Foldchat (schema {version}); upgrade Foldchat")
+            for number, migration in enumerate(MIGRATIONS[version:], start=version + 1):
+                migration(self.db)
+                self.db.execute(f"PRAGMA user_version = {number}")
+
+    @property
+    def schema_version(self) -> int:
+        return int(self.db.execute("PRAGMA user_version").fetchone()[0])
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- conversations ----------------------------------------------------------------------------
+    def create_conversation(self, title: str = "", model: str | None = None) -> int:
+        now = time.time()
+        with self.transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO conversations (title, model, created_at, updated_at) VALUES (?, ?, ?, ?)",
+                (title, model, now, now),
+            )
+        return int(cursor.lastrowid or 0)
+
+    def conversation(self, conversation_id: int) -> Conversation:
+        row = self.db.execute(
+            "SELECT c.*, (SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id) AS n "
+            "FROM conversations c WHERE c.id = ?",
+            (conversation_id,),
+        ).fetchone()
+        if row is None:
+            raise StorageError(f"no conversation {conversation_id} (foldchat list shows them)")
+        return _conversation(row)
+
+    def conversations(self, search: str | None = None, limit: int = 200) -> list[Conversation]:
+        query = "SELECT c.*, (SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id) AS n FROM conversations c"
+        params: list[Any] = []
+        if search:
+            query += (
+                " WHERE c.title LIKE ? OR EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id"
+                " AND m.payload LIKE ?)"
+            )
+            params += [f"%{search}%", f"%{search}%"]
+        query += " ORDER BY c.updated_at DESC, c.id DESC LIMIT ?"
+        params.append(limit)
+        return [_conversation(row) for row in self.db.execute(query, params)]
+
+    def latest_conversation(self) -> Conversation | None:
+        found = self.conversations(limit=1)
+        return found[0] if found else None
+
+    def rename_conversation(self, conversation_id: int, title: str) -> None:
+        with self.transaction() as db:
+            db.execute("UPDATE conversations SET title = ? WHERE id = ?", (title, conversation_id))
+
+    def set_conversation_model(self, conversation_id: int, model: str) -> None:
+        with self.transaction() as db:
+            db.execute("UPDATE conversations SET model = ? WHERE id = ?", (model, conversation_id))
+
+    def delete_conversation(self, conversation_id: int) -> None:
+        with self.transaction() as db:
+            db.execute("DELETE FROM folds WHERE conversation_id = ?", (conversation_id,))
+            db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
+
+    # -- messages ---------------------------------------------------------------------------------
+    def append(
+        self,
+        conversation_id: int,
+        message: Message,
+        *,
+        status: Status = "complete",
+        model: str | None = None,
+        tokens: int | None = None,
+        cost: float = 0.0,
+        error: str | None = None,
+    ) -> int:
+        """Commit one message now (before any request that depends on it is sent)."""
+        now = time.time()
+        owner = os.getpid() if status == "streaming" else None
+        with self.transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO messages (conversation_id, role, payload, status, error, model, tokens, cost, owner_pid,"
+                " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    conversation_id, message.role, json.dumps(message.to_dict(), ensure_ascii=False), status,
+                    error, model, tokens, cost, owner, now, now,
+                ),
+            )  # fmt: skip
+            db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id))
+            if message.role == "user":
+                db.execute(
+                    "UPDATE conversations SET title = ? WHERE id = ? AND title = ''",
+                    (_title(message.text), conversation_id),
+                )
+        return int(cursor.lastrowid or 0)
+
+    def update_streaming(self, message_id: int, message: Message) -> None:
+        """Save the reply streamed so far (called every ~0.3 s while streaming)."""
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE messages SET payload = ?, updated_at = ? WHERE id = ? AND status = 'streaming'",
+                (json.dumps(message.to_dict(), ensure_ascii=False), time.time(), message_id),
+            )
+
+    def finish(
+        self,
+        message_id: int,
+        message: Message,
+        status: Status,
+        *,
+        tokens: int | None = None,
+        cost: float = 0.0,
+        error: str | None = None,
+    ) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE messages SET payload = ?, status = ?, tokens = ?, cost = ?, error = ?, owner_pid = NULL,"
+                " updated_at = ? WHERE id = ?",
+                (
+                    json.dumps(message.to_dict(), ensure_ascii=False),
+                    status,
+                    tokens,
+                    cost,
+                    error,
+                    time.time(),
+                    message_id,
+                ),
+            )
+
+    def recover_interrupted(self) -> int:
+        """Mark replies left `streaming` by a process that is gone as `interrupted`; returns how many."""
+        rows = self.db.execute("SELECT id, owner_pid FROM messages WHERE status = 'streaming'").fetchall()
+        dead = [row["id"] for row in rows if not _pid_alive(row["owner_pid"])]
+        if dead:
+            with self.transaction() as db:
+                db.executemany(
+                    "UPDATE messages SET status = 'interrupted', owner_pid = NULL WHERE id = ? AND status = 'streaming'",
+                    [(i,) for i in dead],
+                )
+        return len(dead)
+
+    def messages(self, conversation_id: int) -> list[StoredMessage]:
+        rows = self.db.execute(
+            "SELECT * FROM messages WHERE conversation_id = ? ORDER BY id", (conversation_id,)
+        ).fetchall()
+        return [_stored_message(row) for row in rows]
+
+    def message(self, message_id: int) -> StoredMessage:
+        row = self.db.execute("SELECT * FROM messages WHERE id = ?", (message_id,)).fetchone()
+        if row is None:
+            raise StorageError(f"no message {message_id}")
+        return _stored_message(row)
+
+    # -- folds ------------------------------------------------------------------------------------
+    def add_fold(
+        self,
+        conversation_id: int,
+        *,
+        first_message_id: int,
+        last_message_id: int,
+        snapshot: dict[str, Any],
+        summarizer: str,
+        trigger: str,
+        tokens_before: int,
+        tokens_after: int,
+    ) -> int:
+        parent = self.active_fold(conversation_id)
+        with self.transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO folds (conversation_id, parent_fold_id, depth, first_message_id, last_message_id,"
+                " snapshot, summarizer, trigger, tokens_before, tokens_after, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    conversation_id, parent.id if parent else None, (parent.depth + 1) if parent else 1,
+                    first_message_id, last_message_id, json.dumps(snapshot, ensure_ascii=False), summarizer,
+                    trigger, tokens_before, tokens_after, time.time(),
+                ),
+            )  # fmt: skip
+        return int(cursor.lastrowid or 0)
+
+    def folds(self, conversation_id: int, include_undone: bool = False) -> list[StoredFold]:
+        query = "SELECT * FROM folds WHERE conversation_id = ?"
+        if not include_undone:
+            query += " AND undone_at IS NULL"
+        return [_stored_fold(row) for row in self.db.execute(query + " ORDER BY id", (conversation_id,))]
+
+    def active_fold(self, conversation_id: int) -> StoredFold | None:
+        folds = self.folds(conversation_id)
+        return folds[-1] if folds else None
+
+    def fold(self, fold_id: int) -> StoredFold:
+        row = self.db.execute("SELECT * FROM folds WHERE id = ?", (fold_id,)).fetchone()
+        if row is None:
+            raise StorageError(f"no fold {fold_id}")
+        return _stored_fold(row)
+
+    def undo_fold(self, fold_id: int) -> None:
+        """Undo a fold (and any fold built on top of it); the records stay, marked undone."""
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE folds SET undone_at = ? WHERE undone_at IS NULL AND id >= ? AND conversation_id ="
+                " (SELECT conversation_id FROM folds WHERE id = ?)",
+                (time.time(), fold_id, fold_id),
+            )
+
+    def edit_fold(self, fold_id: int, text: str) -> None:
+        with self.transaction() as db:
+            db.execute("UPDATE folds SET edited_text = ? WHERE id = ?", (text, fold_id))
+
+    # -- pins -------------------------------------------------------------------------------------
+    def pin(self, message_id: int, pinned: bool = True) -> None:
+        with self.transaction() as db:
+            if pinned:
+                db.execute("INSERT OR IGNORE INTO pins VALUES (?, ?)", (message_id, time.time()))
+            else:
+                db.execute("DELETE FROM pins WHERE message_id = ?", (message_id,))
+
+    def pinned_ids(self, conversation_id: int) -> list[int]:
+        rows = self.db.execute(
+            "SELECT p.message_id FROM pins p JOIN messages m ON m.id = p.message_id WHERE m.conversation_id = ?"
+            " ORDER BY p.message_id",
+            (conversation_id,),
+        )
+        return [int(row[0]) for row in rows]
+
+
+def _title(text: str) -> str:
+    line = " ".join(text.split())
+    return line[:60] + ("…" if len(line) > 60 else "")
+
+
+def _conversation(row: sqlite3.Row) -> Conversation:
+    return Conversation(row["id"], row["title"], row["model"], row["created_at"], row["updated_at"], row["n"])
+
+
+def _stored_message(row: sqlite3.Row) -> StoredMessage:
+    message = Message.from_dict(json.loads(row["payload"]), key=row["id"])
+    return StoredMessage(
+        row["id"], row["conversation_id"], message, row["status"], row["model"], row["tokens"], row["cost"],
+        row["error"], row["created_at"],
+    )  # fmt: skip
+
+
+def _stored_fold(row: sqlite3.Row) -> StoredFold:
+    return StoredFold(
+        row["id"], row["conversation_id"], row["parent_fold_id"], row["depth"], row["first_message_id"],
+        row["last_message_id"], json.loads(row["snapshot"]), row["edited_text"], row["summarizer"], row["trigger"],
+        row["tokens_before"], row["tokens_after"], row["created_at"], row["undone_at"],
+    )  # fmt: skip
+
+
+def ids_of(messages: Sequence[StoredMessage]) -> list[int]:
+    return [m.id for m in messages]

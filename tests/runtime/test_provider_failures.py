@@ -1,0 +1,116 @@
+"""`foldchat ask` against a loopback OpenAI server that fails in every way a provider does."""
+
+import sqlite3
+
+import pytest
+from runtime.conftest import foldchat
+
+
+def rows(home):
+    db = sqlite3.connect(home / "foldchat.db")
+    return db.execute("SELECT role, status, payload, error FROM messages ORDER BY id").fetchall()
+
+
+def test_a_good_reply_streams_and_is_stored(home, fake):
+    done = foldchat("ask", "hi there", "--model", "fake")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == fake.reply
+    stored = rows(home)
+    assert [(r[0], r[1]) for r in stored] == [("user", "complete"), ("assistant", "complete")]
+    assert fake.reply in stored[1][2]
+
+
+@pytest.mark.parametrize(
+    ("script", "requests", "stderr"),
+    [
+        (["500", "500", "ok"], 3, "server error 500; retry 2"),
+        (["429:1", "ok"], 2, "rate limited (429); retry 1 in 1.0 s"),
+        (["garbage", "ok"], 2, "retry 1"),
+    ],
+)
+def test_transient_failures_are_retried(home, fake, script, requests, stderr):
+    fake.script = script
+    done = foldchat("ask", "hello", "--model", "fake")
+    assert done.returncode == 0, done.stderr
+    assert len(fake.requests) == requests
+    assert stderr in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "requests", "message"),
+    [
+        ("500", 3, "server error 500"),
+        ("hang", 3, "no answer within the timeout"),
+        ("401", 1, "authentication failed: check FAKE_API_KEY"),
+        ("404", 1, "model openai/fake-model does not exist for provider openai"),
+        ("400", 1, "request rejected"),
+    ],
+)
+def test_persistent_failures_exit_1_with_one_line_and_keep_the_user_message(home, fake, behaviour, requests, message):
+    fake.script = [behaviour]
+    done = foldchat("ask", "keep me", "--model", "fake")
+    assert done.returncode == 1
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
+    assert len(fake.requests) == requests
+    stored = rows(home)
+    assert stored[0][:2] == ("user", "complete") and "keep me" in stored[0][2]
+    assert stored[1][1] == "error" and message in stored[1][3]
+
+
+def test_a_dropped_connection_keeps_the_partial_reply(home, fake):
+    fake.script = ["drop"]
+    done = foldchat("ask", "talk", "--model", "fake")
+    assert done.returncode == 1
+    assert "partial reply kept" in done.stderr and "Traceback" not in done.stderr
+    assert done.stdout.startswith("Hello from the")
+    assert len(fake.requests) == 1  # text already arrived: never retried (it would repeat itself)
+    role, status, payload, _ = rows(home)[1]
+    assert (role, status) == ("assistant", "error") and "Hello from the" in payload
+
+
+def test_missing_key_is_named(home, fake, monkeypatch):
+    monkeypatch.delenv("FAKE_API_KEY")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    done = foldchat("ask", "hi", "--model", "gpt-4o")
+    assert done.returncode == 1
+    assert "OPENAI_API_KEY is not set" in done.stderr
+    assert fake.requests == []
+
+
+def test_usage_errors_exit_2(home):
+    assert foldchat("ask", "hi", "--model", "no-such-model-zz").returncode == 2
+    assert foldchat("ask", "-", stdin="  \n").returncode == 2
+    done = foldchat("ask", "hi", "--conversation", "999", "--model", "fake")
+    assert done.returncode == 1 and "no conversation 999" in done.stderr
+
+
+def test_stdin_prompt_conversations_and_export(home, fake):
+    assert foldchat("ask", "-", "--model", "fake", stdin="first question\n").returncode == 0
+    assert foldchat("ask", "second", "--model", "fake").returncode == 0  # continues the latest
+    assert foldchat("ask", "other", "--new", "--model", "fake", "--system", "be terse").returncode == 0
+    listing = foldchat("list").stdout
+    assert "first question" in listing and "other" in listing
+    shown = foldchat("show", "1").stdout
+    assert "first question" in shown and "second" in shown
+    md = foldchat("export", "2", "--format", "md").stdout
+    assert "## system" in md and "be terse" in md
+    assert '"role": "assistant"' in foldchat("export", "1", "--format", "json").stdout
+    # the second request carried the whole history
+    assert [m["role"] for m in fake.requests[1]["messages"]] == ["user", "assistant", "user"]
+
+
+def test_ask_folds_before_sending_when_the_policy_triggers(home, fake):
+    long = "Ticket OPS-77 is due 2026-12-01. " + "context " * 1500
+    notices = []
+    for n in range(9):
+        done = foldchat("ask", f"{n}: {long}", "--model", "fake")
+        assert done.returncode == 0, done.stderr
+        notices += [line for line in done.stderr.splitlines() if line.startswith("foldchat: folded")]
+    assert notices and all("tokens · rules" in line for line in notices)
+    sent = fake.requests[-1]["messages"]
+    assert "<state_snapshot" in sent[0]["content"] and "OPS-77" in sent[0]["content"]
+    assert sent[-1]["content"].startswith("8: Ticket OPS-77")
+    # the transcript kept everything: 9 questions, 9 answers
+    assert len(rows(home)) == 18

@@ -1,0 +1,124 @@
+import sqlite3
+
+import pytest
+from foldchat.engine.errors import StorageError
+from foldchat.engine.messages import Message
+from foldchat.engine.store import MIGRATIONS, Store
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store(tmp_path / "f.db")
+    yield s
+    s.close()
+
+
+def test_schema_wal_and_foreign_keys(store):
+    assert store.schema_version == len(MIGRATIONS)
+    assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert store.db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+
+
+def test_migrations_run_forward_from_an_older_file(tmp_path):
+    path = tmp_path / "old.db"
+    db = sqlite3.connect(path)
+    MIGRATIONS[0](db)
+    db.execute("PRAGMA user_version = 1")
+    db.commit()
+    db.close()
+    store = Store(path)
+    assert store.schema_version == len(MIGRATIONS)
+    store.pin(store.append(store.create_conversation(), Message.user("x")))  # a table from v2
+
+
+def test_a_newer_schema_is_refused(tmp_path):
+    path = tmp_path / "new.db"
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA user_version = 99")
+    db.commit()
+    db.close()
+    with pytest.raises(StorageError, match="newer Foldchat"):
+        Store(path)
+
+
+def test_messages_round_trip_with_status_model_tokens_cost(store):
+    cid = store.create_conversation()
+    raw = {
+        "role": "assistant",
+        "content": None,
+        "reasoning_content": "hmm",
+        "tool_calls": [{"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}],
+    }
+    mid = store.append(cid, Message.from_dict(raw), model="gpt-4o", tokens=12, cost=0.5)
+    got = store.message(mid)
+    assert got.message.to_dict() == raw and (got.model, got.tokens, got.cost) == ("gpt-4o", 12, 0.5)
+    assert got.message.key == mid
+
+
+def test_streaming_rows_grow_then_finish(store):
+    cid = store.create_conversation()
+    store.append(cid, Message.user("q"))
+    row = store.append(cid, Message.assistant(""), status="streaming")
+    store.update_streaming(row, Message.assistant("part"))
+    assert store.message(row).message.text == "part" and store.message(row).status == "streaming"
+    store.finish(row, Message.assistant("partial"), "interrupted", error="stopped")
+    store.update_streaming(row, Message.assistant("late write"))  # ignored once finished
+    assert store.message(row).message.text == "partial" and store.message(row).status == "interrupted"
+
+
+def test_dead_owner_streaming_rows_become_interrupted(tmp_path):
+    store = Store(tmp_path / "f.db")
+    cid = store.create_conversation()
+    row = store.append(cid, Message.assistant("half"), status="streaming")
+    store.db.execute("UPDATE messages SET owner_pid = 999999999 WHERE id = ?", (row,))
+    alive = store.append(cid, Message.assistant("mine"), status="streaming")
+    assert store.recover_interrupted() == 1
+    assert store.message(row).status == "interrupted"
+    assert store.message(alive).status == "streaming"
+
+
+def test_fold_chain_undo_and_edit(store):
+    cid = store.create_conversation()
+    ids = [store.append(cid, Message.user(str(n))) for n in range(4)]
+    first = store.add_fold(
+        cid,
+        first_message_id=ids[0],
+        last_message_id=ids[1],
+        snapshot={"a": 1},
+        summarizer="rules",
+        trigger="auto",
+        tokens_before=100,
+        tokens_after=10,
+    )
+    second = store.add_fold(
+        cid,
+        first_message_id=ids[0],
+        last_message_id=ids[2],
+        snapshot={"a": 2},
+        summarizer="rules",
+        trigger="manual",
+        tokens_before=50,
+        tokens_after=5,
+    )
+    assert store.fold(second).parent_fold_id == first and store.fold(second).depth == 2
+    store.edit_fold(second, "corrected")
+    assert store.active_fold(cid).edited_text == "corrected"
+    store.undo_fold(second)
+    assert store.active_fold(cid).id == first
+    store.undo_fold(first)
+    assert store.active_fold(cid) is None
+    assert len(store.folds(cid, include_undone=True)) == 2  # the chain stays in storage
+
+
+def test_conversations_search_rename_delete(store):
+    a = store.create_conversation()
+    store.append(a, Message.user("about PAY-42 invoices"))
+    b = store.create_conversation()
+    store.append(b, Message.user("trip to Lisbon"))
+    assert [c.id for c in store.conversations(search="Lisbon")] == [b]
+    assert store.conversation(a).title == "about PAY-42 invoices"
+    store.rename_conversation(a, "Invoices")
+    assert store.conversation(a).title == "Invoices"
+    store.delete_conversation(b)
+    assert [c.id for c in store.conversations()] == [a]
+    assert store.db.execute("SELECT COUNT(*) FROM messages").fetchone()[0] == 1

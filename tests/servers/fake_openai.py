@@ -1,0 +1,172 @@
+"""A loopback OpenAI chat-completions server that can be told to misbehave.
+
+It speaks the real wire format (POST /v1/chat/completions, `text/event-stream` chunks ending with
+`data: [DONE]`), validates what OpenAI validates that matters to us (each assistant tool_calls
+message answered by tool messages, tool_call_id at most 40 chars), and fails on demand:
+
+    server.script = ["500", "429:1", "ok"]   # one behaviour per request, the last one repeats
+
+Behaviours: ok, slow (a chunk every 0.1 s for ~10 s), 500, 429:<retry-after>, hang, drop (a few
+chunks then the connection closes), garbage (malformed SSE), 401, 404, 400.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+REPLY = "Hello from the fake server. It streams in pieces."
+
+
+def openai_problems(body: dict[str, Any]) -> list[str]:
+    problems = []
+    messages = body.get("messages", [])
+    for i, message in enumerate(messages):
+        for call in message.get("tool_calls") or []:
+            if len(call.get("id", "")) > 40:
+                problems.append(f"messages[{i}].tool_calls.id: string too long (max 40)")
+        if message.get("tool_calls"):
+            ids = {c["id"] for c in message["tool_calls"]}
+            answered = set()
+            j = i + 1
+            while j < len(messages) and messages[j].get("role") == "tool":
+                answered.add(messages[j].get("tool_call_id"))
+                j += 1
+            if ids != answered:
+                problems.append(
+                    "An assistant message with 'tool_calls' must be followed by tool messages responding to each "
+                    f"'tool_call_id'. The following tool_call_ids did not have response messages: {sorted(ids - answered)}"
+                )
+        if message.get("role") == "tool" and (i == 0 or not _answers(messages, i)):
+            problems.append(f"messages[{i}]: role 'tool' must be a response to a preceding message with 'tool_calls'")
+    return problems
+
+
+def _answers(messages: list[dict[str, Any]], index: int) -> bool:
+    j = index - 1
+    while j >= 0 and messages[j].get("role") == "tool":
+        j -= 1
+    return j >= 0 and bool(messages[j].get("tool_calls"))
+
+
+class FakeOpenAI:
+    def __init__(self) -> None:
+        self.script: list[str] = ["ok"]
+        self.requests: list[dict[str, Any]] = []
+        self.reply = REPLY
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def start(self) -> FakeOpenAI:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def next_behaviour(self) -> str:
+        if len(self.script) > 1:
+            return self.script.pop(0)
+        return self.script[0]
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *_: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                self._json(200, {"object": "list", "data": [{"id": "fake-model", "object": "model"}]})
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                fake.requests.append(body)
+                behaviour = fake.next_behaviour()
+                problems = openai_problems(body)
+                if problems:
+                    self._error(400, problems[0], "invalid_request_error")
+                elif behaviour == "500":
+                    self._error(500, "The server had an error while processing your request.", "server_error")
+                elif behaviour.startswith("429"):
+                    retry_after = behaviour.partition(":")[2] or "1"
+                    self._error(429, "Rate limit reached", "rate_limit_exceeded", {"retry-after": retry_after})
+                elif behaviour == "401":
+                    self._error(401, "Incorrect API key provided", "invalid_api_key")
+                elif behaviour == "404":
+                    self._error(404, "The model `fake-model` does not exist", "model_not_found")
+                elif behaviour == "400":
+                    self._error(400, "Invalid 'messages': bad request", "invalid_request_error")
+                elif behaviour == "hang":
+                    time.sleep(30)
+                else:
+                    self._stream(body, behaviour)
+
+            def _json(self, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
+                raw = json.dumps(data).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(raw)))
+                for key, value in (headers or {}).items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(raw)
+
+            def _error(self, status: int, message: str, code: str, headers: dict[str, str] | None = None) -> None:
+                self._json(status, {"error": {"message": message, "type": code, "code": code}}, headers)
+
+            def _chunk(self, delta: dict[str, Any], finish: str | None = None, usage: Any = None) -> bytes:
+                data = {
+                    "id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": int(time.time()),
+                    "model": "fake-model",
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish}] if usage is None else [],
+                }  # fmt: skip
+                if usage is not None:
+                    data["usage"] = usage
+                return f"data: {json.dumps(data)}\n\n".encode()
+
+            def _send(self, raw: bytes) -> None:
+                self.wfile.write(f"{len(raw):x}\r\n".encode() + raw + b"\r\n")
+                self.wfile.flush()
+
+            def _stream(self, body: dict[str, Any], behaviour: str) -> None:
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("transfer-encoding", "chunked")
+                self.end_headers()
+                words = fake.reply.split(" ")
+                if behaviour == "slow":
+                    words = [f"word{n}" for n in range(100)]
+                self._send(self._chunk({"role": "assistant", "content": None}))
+                for n, word in enumerate(words):
+                    if behaviour == "drop" and n == 3:
+                        self.wfile.flush()
+                        self.connection.shutdown(2)
+                        self.close_connection = True
+                        return
+                    if behaviour == "garbage" and n == 0:
+                        self._send(b"data: {this is not json\n\n")
+                        continue
+                    self._send(self._chunk({"content": (" " if n else "") + word}))
+                    if behaviour == "slow":
+                        time.sleep(0.1)
+                self._send(self._chunk({}, "stop"))
+                if (body.get("stream_options") or {}).get("include_usage"):
+                    self._send(self._chunk({}, usage={"prompt_tokens": 11, "completion_tokens": len(words),
+                                                      "total_tokens": 11 + len(words)}))  # fmt: skip
+                self._send(b"data: [DONE]\n\n")
+                self._send(b"")
+
+        return Handler

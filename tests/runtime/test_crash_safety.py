@@ -77,7 +77,7 @@ def test_no_orphaned_local_model_server_after_the_parent_is_killed(tmp_path):
         """
     )
     parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
-    child_pid, port = (int(x) for x in parent.stdout.readline().split())
+    child_pid, _port = (int(x) for x in parent.stdout.readline().split())
     os.kill(child_pid, 0)  # the server runs
     parent.kill()
     parent.wait()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .lazy import load_litellm
@@ -153,8 +153,9 @@ def call_arguments(target: ModelTarget, messages: list[dict[str, Any]], timeout:
         kwargs["api_base"] = target.api_base
     if target.api_key_env and os.environ.get(target.api_key_env):
         kwargs["api_key"] = os.environ[target.api_key_env]
-    elif target.is_local:
-        kwargs["api_key"] = "foldchat-local"  # the local server ignores it; the OpenAI client wants one
+    elif target.is_local or (target.api_base and missing_key(replace(target, api_base=None)) is not None):
+        # local and self-hosted servers need no key, but the OpenAI client refuses to send without one
+        kwargs["api_key"] = "foldchat-no-key"
     if target.max_output_tokens:
         kwargs["max_tokens"] = target.max_output_tokens
     if target.temperature is not None:
@@ -316,4 +317,4 @@ def classify(error: Exception, target: ModelTarget) -> Problem:
         return Problem(f"{name}: connection failed ({error})", True)
     if isinstance(error, litellm.APIError):
         return Problem(f"{name}: {_short(error)}", True)
-    return Problem(f"{name}: {type(error).__name__}: {_short(error)}", True)
+    return Problem(f"{name}: {type(error).__name__}: {_short(error)}", False)

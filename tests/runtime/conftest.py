@@ -32,6 +32,11 @@ model = "openai/fake-model"
 api_base = "{fake.base_url}"
 api_key_env = "FAKE_API_KEY"
 context_window = 16000
+
+[models.selfhosted]
+model = "openai/fake-model"
+api_base = "{fake.base_url}"
+context_window = 16000
 """
     )
     monkeypatch.setenv("FOLDCHAT_CONFIG", str(config))

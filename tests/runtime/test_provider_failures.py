@@ -70,6 +70,13 @@ def test_a_dropped_connection_keeps_the_partial_reply(home, fake):
     assert (role, status) == ("assistant", "error") and "Hello from the" in payload
 
 
+def test_a_self_hosted_server_needs_no_key(home, fake, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    done = foldchat("ask", "hi", "--model", "selfhosted")
+    assert done.returncode == 0, done.stderr
+    assert len(fake.requests) == 1
+
+
 def test_missing_key_is_named(home, fake, monkeypatch):
     monkeypatch.delenv("FAKE_API_KEY")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)

@@ -60,10 +60,12 @@ class ChatSession:
     def transcript(self) -> list[StoredMessage]:
         return self.store.messages(self.conversation_id)
 
-    def context(self, transcript: Sequence[StoredMessage] | None = None) -> list[Message]:
+    def context(
+        self, transcript: Sequence[StoredMessage] | None = None, exclude: frozenset[int] = frozenset()
+    ) -> list[Message]:
         """What the next call sends: system prompts + snapshot + acknowledgement + messages after the fold."""
         stored = list(transcript) if transcript is not None else self.transcript()
-        messages = [s.message for s in stored if _sendable(s)]
+        messages = [s.message for s in stored if _sendable(s) and s.id not in exclude]
         fold = self.store.active_fold(self.conversation_id)
         if fold is not None:
             systems = [m for m in messages if m.role == "system"]
@@ -157,10 +159,27 @@ class ChatSession:
     def set_system_prompt(self, text: str) -> int:
         return self.store.append(self.conversation_id, Message.system(text))
 
-    async def reply(self, target: ModelTarget) -> AsyncIterator[ProviderEvent]:
-        """Stream a reply to the current context, saving it as it arrives. Cancel-safe."""
-        messages = [m.to_dict() for m in self.context()]
+    def replies_to_last_turn(self) -> list[int]:
+        """Ids of the replies after the last user message (what a regenerate replaces)."""
+        live = [s for s in self.transcript() if s.superseded_by is None and s.message.role != "system"]
+        ids: list[int] = []
+        for stored in reversed(live):
+            if stored.message.role == "user":
+                break
+            ids.append(stored.id)
+        return ids
+
+    async def reply(self, target: ModelTarget, *, regenerate: bool = False) -> AsyncIterator[ProviderEvent]:
+        """Stream a reply to the current context, saving it as it arrives. Cancel-safe.
+
+        With `regenerate`, the replies to the last user message are left out of the context and, once
+        the new reply exists, marked as superseded by it (they stay in the transcript).
+        """
+        stale = self.replies_to_last_turn() if regenerate else []
+        messages = [m.to_dict() for m in self.context(exclude=frozenset(stale))]
         row = self.store.append(self.conversation_id, Message.assistant(""), status="streaming", model=target.name)
+        if stale:
+            self.store.supersede(stale, row)
         text: list[str] = []
         last_save = time.monotonic()
         ended = False
@@ -203,6 +222,8 @@ def snapshot_text(fold: StoredFold) -> str:
 
 def _sendable(stored: StoredMessage) -> bool:
     """Failed or interrupted replies are sent back only if they hold text the user saw."""
+    if stored.superseded_by is not None:
+        return False
     if stored.status == "complete":
         return True
     message = stored.message

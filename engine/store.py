@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -94,7 +95,12 @@ def _v2(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2]
+def _v3(db: sqlite3.Connection) -> None:
+    # a regenerated reply replaces the old one in the context; the old one stays in the transcript
+    db.execute("ALTER TABLE messages ADD COLUMN superseded_by INTEGER REFERENCES messages(id)")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3]
 
 
 @dataclass(frozen=True)
@@ -118,6 +124,7 @@ class StoredMessage:
     cost: float
     error: str | None
     created_at: float
+    superseded_by: int | None = None
 
 
 @dataclass(frozen=True)
@@ -153,10 +160,12 @@ def _pid_alive(pid: int | None) -> bool:
 
 
 class Store:
-    """One connection to the Foldchat database. Safe to share between processes, not threads."""
+    """One connection to the Foldchat database, shared by this process's threads (behind a lock)
+    and safe beside other processes (WAL + busy timeout)."""
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
+        self._lock = threading.RLock()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
@@ -181,17 +190,22 @@ class Store:
 
     @property
     def schema_version(self) -> int:
-        return int(self.db.execute("PRAGMA user_version").fetchone()[0])
+        return int(self.query("PRAGMA user_version")[0][0])
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self.db
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
+        with self._lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.db
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return self.db.execute(sql, params).fetchall()
 
     def close(self) -> None:
         self.db.close()
@@ -207,11 +221,12 @@ class Store:
         return int(cursor.lastrowid or 0)
 
     def conversation(self, conversation_id: int) -> Conversation:
-        row = self.db.execute(
+        rows = self.query(
             "SELECT c.*, (SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id) AS n "
             "FROM conversations c WHERE c.id = ?",
             (conversation_id,),
-        ).fetchone()
+        )
+        row = rows[0] if rows else None
         if row is None:
             raise StorageError(f"no conversation {conversation_id} (foldchat list shows them)")
         return _conversation(row)
@@ -227,7 +242,7 @@ class Store:
             params += [f"%{search}%", f"%{search}%"]
         query += " ORDER BY c.updated_at DESC, c.id DESC LIMIT ?"
         params.append(limit)
-        return [_conversation(row) for row in self.db.execute(query, params)]
+        return [_conversation(row) for row in self.query(query, params)]
 
     def latest_conversation(self) -> Conversation | None:
         found = self.conversations(limit=1)
@@ -311,9 +326,13 @@ class Store:
                 ),
             )
 
+    def supersede(self, message_ids: Sequence[int], by: int) -> None:
+        with self.transaction() as db:
+            db.executemany("UPDATE messages SET superseded_by = ? WHERE id = ?", [(by, i) for i in message_ids])
+
     def recover_interrupted(self) -> int:
         """Mark replies left `streaming` by a process that is gone as `interrupted`; returns how many."""
-        rows = self.db.execute("SELECT id, owner_pid FROM messages WHERE status = 'streaming'").fetchall()
+        rows = self.query("SELECT id, owner_pid FROM messages WHERE status = 'streaming'")
         dead = [row["id"] for row in rows if not _pid_alive(row["owner_pid"])]
         if dead:
             with self.transaction() as db:
@@ -324,16 +343,14 @@ class Store:
         return len(dead)
 
     def messages(self, conversation_id: int) -> list[StoredMessage]:
-        rows = self.db.execute(
-            "SELECT * FROM messages WHERE conversation_id = ? ORDER BY id", (conversation_id,)
-        ).fetchall()
+        rows = self.query("SELECT * FROM messages WHERE conversation_id = ? ORDER BY id", (conversation_id,))
         return [_stored_message(row) for row in rows]
 
     def message(self, message_id: int) -> StoredMessage:
-        row = self.db.execute("SELECT * FROM messages WHERE id = ?", (message_id,)).fetchone()
-        if row is None:
+        rows = self.query("SELECT * FROM messages WHERE id = ?", (message_id,))
+        if not rows:
             raise StorageError(f"no message {message_id}")
-        return _stored_message(row)
+        return _stored_message(rows[0])
 
     # -- folds ------------------------------------------------------------------------------------
     def add_fold(
@@ -366,17 +383,17 @@ class Store:
         query = "SELECT * FROM folds WHERE conversation_id = ?"
         if not include_undone:
             query += " AND undone_at IS NULL"
-        return [_stored_fold(row) for row in self.db.execute(query + " ORDER BY id", (conversation_id,))]
+        return [_stored_fold(row) for row in self.query(query + " ORDER BY id", (conversation_id,))]
 
     def active_fold(self, conversation_id: int) -> StoredFold | None:
         folds = self.folds(conversation_id)
         return folds[-1] if folds else None
 
     def fold(self, fold_id: int) -> StoredFold:
-        row = self.db.execute("SELECT * FROM folds WHERE id = ?", (fold_id,)).fetchone()
-        if row is None:
+        rows = self.query("SELECT * FROM folds WHERE id = ?", (fold_id,))
+        if not rows:
             raise StorageError(f"no fold {fold_id}")
-        return _stored_fold(row)
+        return _stored_fold(rows[0])
 
     def undo_fold(self, fold_id: int) -> None:
         """Undo a fold (and any fold built on top of it); the records stay, marked undone."""
@@ -400,7 +417,7 @@ class Store:
                 db.execute("DELETE FROM pins WHERE message_id = ?", (message_id,))
 
     def pinned_ids(self, conversation_id: int) -> list[int]:
-        rows = self.db.execute(
+        rows = self.query(
             "SELECT p.message_id FROM pins p JOIN messages m ON m.id = p.message_id WHERE m.conversation_id = ?"
             " ORDER BY p.message_id",
             (conversation_id,),
@@ -421,7 +438,7 @@ def _stored_message(row: sqlite3.Row) -> StoredMessage:
     message = Message.from_dict(json.loads(row["payload"]), key=row["id"])
     return StoredMessage(
         row["id"], row["conversation_id"], message, row["status"], row["model"], row["tokens"], row["cost"],
-        row["error"], row["created_at"],
+        row["error"], row["created_at"], row["superseded_by"],
     )  # fmt: skip
 
 

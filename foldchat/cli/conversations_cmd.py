@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from typing import Any
 
 from foldchat.cli.runtime import add_config_option, open_runtime
-from foldchat.engine.chat import snapshot_text
-from foldchat.engine.store import Store, StoredMessage
+from foldchat.engine.export import export_conversation, status_suffix
 
 
 def add_parser(commands: Any) -> None:
@@ -46,10 +44,6 @@ def run_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _status(stored: StoredMessage) -> str:
-    return "" if stored.status == "complete" else f" [{stored.status}{': ' + stored.error if stored.error else ''}]"
-
-
 def run_show(args: argparse.Namespace) -> int:
     with open_runtime(args) as rt:
         conversation = rt.store.conversation(args.id)
@@ -58,7 +52,7 @@ def run_show(args: argparse.Namespace) -> int:
         for stored in rt.store.messages(args.id):
             message = stored.message
             calls = "".join(f"\n  → {c.name}({c.arguments})" for c in message.tool_calls)
-            print(f"\n[{stored.id}] {message.role}{_status(stored)}: {message.text}{calls}")
+            print(f"\n[{stored.id}] {message.role}{status_suffix(stored)}: {message.text}{calls}")
             fold = folds.get(stored.id)
             if fold is not None:
                 print(
@@ -70,37 +64,5 @@ def run_show(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     with open_runtime(args) as rt:
-        sys.stdout.write(export(rt.store, args.id, args.format))
+        sys.stdout.write(export_conversation(rt.store, args.id, args.format))
     return 0
-
-
-def export(store: Store, conversation_id: int, fmt: str) -> str:
-    conversation = store.conversation(conversation_id)
-    messages = store.messages(conversation_id)
-    folds = store.folds(conversation_id)
-    if fmt == "json":
-        data = {
-            "id": conversation.id,
-            "title": conversation.title,
-            "model": conversation.model,
-            "messages": [
-                {"id": m.id, "status": m.status, "model": m.model, "message": m.message.to_dict()} for m in messages
-            ],
-            "folds": [
-                {"id": f.id, "covers": [f.first_message_id, f.last_message_id], "snapshot": snapshot_text(f),
-                 "summarizer": f.summarizer, "trigger": f.trigger, "tokens_before": f.tokens_before,
-                 "tokens_after": f.tokens_after}
-                for f in folds
-            ],
-        }  # fmt: skip
-        return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
-    lines = [f"# {conversation.title or 'untitled'}", ""]
-    for stored in messages:
-        message = stored.message
-        lines.append(f"## {message.role}{_status(stored)}")
-        lines.append("")
-        lines.append(message.text)
-        for call in message.tool_calls:
-            lines.append(f"\n`{call.name}({call.arguments})`")
-        lines.append("")
-    return "\n".join(lines)

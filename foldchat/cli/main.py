@@ -34,6 +34,11 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("--version", action="version", version=f"foldchat {__version__}")
+    app = parser.add_argument_group("chat app options (no command)")
+    app.add_argument("--model", "-m", help="model for this session: alias, litellm model string or 'local'")
+    app.add_argument("--conversation", "-c", type=int, metavar="ID", help="open conversation ID")
+    app.add_argument("--new", "-n", action="store_true", help="start a new conversation (default: the latest)")
+    app.add_argument("--config", metavar="PATH", help="config file (default: $FOLDCHAT_CONFIG or the user config dir)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for command in COMMANDS:
         command.add_parser(commands)

@@ -1,0 +1,149 @@
+"""Turning engine state into what the widgets show. Pure functions, called from workers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .commands import COMMANDS
+from .screens.fold_inspector import FoldView
+from .screens.model_picker import ModelChoice
+from .widgets.fold_marker import marker_text
+from .widgets.message import MessageData
+from .widgets.transcript import FoldItem, Item
+
+if TYPE_CHECKING:
+    from foldchat.engine.chat import Usage
+
+    from .backend import Backend
+
+
+@dataclass(frozen=True)
+class TranscriptState:
+    items: list[Item]
+    pinned: set[int]
+    folded_upto: int
+    usage: Usage
+    cost: float
+    per_turn: int
+
+
+def transcript_state(backend: Backend) -> TranscriptState:
+    """Every message, a marker after each active fold, and the numbers for the gauge."""
+    transcript = backend.transcript()
+    folds = backend.folds()
+    pins = backend.store.pinned_ids(backend.conversation_id)
+    pinned_texts = [m.message.text for m in transcript if m.id in pins]
+    markers: dict[int, list[FoldItem]] = {}
+    for fold in folds:
+        text = backend.snapshot_text(fold)
+        kept = sum(1 for t in pinned_texts if t in text)
+        covered = sum(1 for m in transcript if fold.first_message_id <= m.id <= fold.last_message_id)
+        label = marker_text(covered, fold.tokens_before, fold.tokens_after, fold.summarizer, (kept, len(pinned_texts)))
+        markers.setdefault(fold.last_message_id, []).append(FoldItem(fold.id, label))
+    items: list[Item] = []
+    for stored in transcript:
+        items.append(MessageData.from_stored(stored))
+        items.extend(markers.get(stored.id, []))
+    recent = [m.tokens for m in transcript[-20:] if m.tokens]
+    per_turn = 2 * (sum(recent) // len(recent)) if recent else 300
+    return TranscriptState(
+        items=items,
+        pinned=set(pins),
+        folded_upto=folds[-1].last_message_id if folds else 0,
+        usage=backend.usage(),
+        cost=sum(m.cost for m in transcript),
+        per_turn=max(per_turn, 50),
+    )
+
+
+def fold_view(backend: Backend, fold_id: int) -> FoldView:
+    from foldchat.engine.snapshot import SECTIONS, Snapshot, parse
+
+    fold = backend.store.fold(fold_id)
+    text = backend.snapshot_text(fold)
+    snapshot = parse(text) if fold.edited_text else Snapshot.model_validate(fold.snapshot)
+    snapshot = snapshot or Snapshot()
+    sections: list[tuple[str, list[str]]] = []
+    for name in SECTIONS:
+        value = getattr(snapshot, name)
+        sections.append((name, [value] if isinstance(value, str) and value else list(value or [])))
+    transcript = backend.transcript()
+    covered = sum(1 for m in transcript if fold.first_message_id <= m.id <= fold.last_message_id)
+    chain = [f"#{f.id} ({f.trigger}, {f.tokens_after:,} tok)" for f in backend.folds() if f.id <= fold.id]
+    return FoldView(
+        fold_id=fold.id, sections=sections, snapshot_text=text, edited=fold.edited_text is not None,
+        covers=(fold.first_message_id, fold.last_message_id), covered_count=covered,
+        tokens_before=fold.tokens_before, tokens_after=fold.tokens_after, summarizer=fold.summarizer,
+        trigger=fold.trigger, chain=chain,
+    )  # fmt: skip
+
+
+def model_choices(backend: Backend) -> list[ModelChoice]:
+    from foldchat.engine.errors import FoldchatError
+
+    names = list(dict.fromkeys([backend.target.name, *backend.registry.names(), backend.registry.default_name()]))
+    choices = []
+    for name in names:
+        try:
+            target = backend.registry.resolve(name)
+            usage = backend.session.usage(target)
+        except FoldchatError:
+            continue
+        fit = f"fits ({usage.used:,})" if usage.used < usage.trigger else "will fold first"
+        choices.append(
+            ModelChoice(name, target.window, target.input_cost_per_token * 1e6, target.output_cost_per_token * 1e6, fit)
+        )
+    return choices
+
+
+def context_breakdown(backend: Backend, typed: int) -> str:
+    """/context: where the tokens go, by kind."""
+    from foldchat.engine.fold import is_snapshot_message
+
+    counter = backend.registry.counter(backend.target)
+    parts = {"system": 0, "snapshot": 0, "history": 0, "tools": 0}
+    for message in backend.session.context():
+        tokens = counter.count_message(message)
+        if message.role == "system":
+            parts["system"] += tokens
+        elif is_snapshot_message(message):
+            parts["snapshot"] += tokens
+        elif message.role == "tool" or message.tool_calls:
+            parts["tools"] += tokens
+        else:
+            parts["history"] += tokens
+    usage = backend.usage()
+    parts["input (typing)"] = typed
+    parts["reserved for the reply"] = usage.reserved
+    total = sum(parts.values())
+    rows = "\n".join(f"| {k} | {v:,} | {100 * v / usage.window:.1f}% |" for k, v in parts.items())
+    return (
+        f"## Context · {backend.target.name}\n\n| part | tokens | of window |\n|---|---:|---:|\n{rows}\n"
+        f"| **total** | **{total:,}** | **{100 * total / usage.window:.1f}%** |\n\n"
+        f"Window {usage.window:,} · folds at {usage.trigger:,} · folds down to {usage.target:,}"
+    )
+
+
+def help_markdown() -> str:
+    commands = "\n".join(f"| `{c.usage}` | {c.help} |" for c in COMMANDS)
+    return f"""## Foldchat
+
+| command | what it does |
+|---|---|
+{commands}
+
+| key | where | what it does |
+|---|---|---|
+| Enter | composer | send |
+| Ctrl+J | composer | new line (Shift+Enter too, where the terminal reports it) |
+| Tab | composer | complete a /command |
+| Esc | chat | stop the reply (the partial reply is kept, marked) |
+| Ctrl+R | chat | regenerate the last reply |
+| Ctrl+P | anywhere | command palette (every /command is there) |
+| Tab / Shift+Tab | chat | move between messages, fold markers and the composer |
+| p / c | a selected message | pin / copy it |
+| Enter | a fold marker | open the fold inspector (u undo, e edit, r re-fold) |
+| F1 | anywhere | this help |
+| Ctrl+Q | anywhere | quit |
+"""

@@ -1,0 +1,575 @@
+"""The chat screen: transcript, live gauge, composer, folds you can watch.
+
+Engine work runs off the UI thread (`asyncio.to_thread` inside async workers), so typing never waits:
+the backend opens in the background, a message typed before the model is ready is sent when it is,
+folds report their steps while you type, and Esc stops a streaming reply (the partial text is kept).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.message import Message as TextualMessage
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Label, Markdown, OptionList, ProgressBar
+from textual.widgets.option_list import Option
+from textual.worker import Worker, WorkerState
+
+from ..backend import AppOptions, Backend
+from ..commands import BY_NAME, completions, parse
+from ..widgets.composer import Composer
+from ..widgets.fold_marker import FoldMarker
+from ..widgets.gauge import ContextGauge, GaugeState
+from ..widgets.message import MessageData, MessageView
+from ..widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from foldchat.engine.events import FoldEvent
+    from foldchat.engine.providers import ModelTarget
+
+    from ..presenters import TranscriptState
+
+
+class FoldEventPosted(TextualMessage):
+    """A fold progress event from the engine (posted from a worker thread)."""
+
+    def __init__(self, event: FoldEvent) -> None:
+        super().__init__()
+        self.event = event
+
+
+class ChatScreen(Screen[None]):
+    CSS_PATH = "chat.tcss"
+    BINDINGS = [
+        Binding("escape", "stop", "Stop reply"),
+        Binding("ctrl+r", "retry", "Regenerate"),
+        Binding("f1", "help", "Help"),
+        Binding("ctrl+o", "model", "Model"),
+        Binding("ctrl+h", "history", "History", show=False),
+        Binding("ctrl+l", "focus_composer", "Composer", show=False),
+        Binding("home", "load_earlier", "Earlier", show=False),
+    ]
+
+    status: reactive[str] = reactive("starting…")
+
+    def __init__(self, options: AppOptions) -> None:
+        super().__init__()
+        self.options = options
+        self.backend: Backend | None = None
+        self.model_ready = False
+        self.queued: list[str] = []
+        self.streaming = False
+        self.gauge_state = GaugeState(note="starting…")
+        self.typed = ""
+
+    # -- layout -------------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Label(self.status, id="status")
+        yield Transcript()
+        with Horizontal(id="fold-progress"):
+            yield Label("folding…", id="fold-step")
+            yield ProgressBar(total=100, show_eta=False, id="fold-bar")
+        yield OptionList(id="suggestions")
+        yield Composer()
+        yield ContextGauge(id="gauge")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(Composer).focus()
+        self.query_one("#suggestions").display = False
+        self.open_backend()
+
+    def watch_status(self, status: str) -> None:
+        if self.is_mounted:
+            self.query_one("#status", Label).update(status)
+
+    # -- start-up -----------------------------------------------------------------------------------
+    @work(group="startup", exit_on_error=False)
+    async def open_backend(self) -> None:
+        from foldchat.engine.errors import FoldchatError
+
+        from ..presenters import transcript_state
+
+        self.status = "opening the conversation…"
+        try:
+            backend = await asyncio.to_thread(Backend.open, self.options)
+            state = await asyncio.to_thread(transcript_state, backend)
+        except FoldchatError as error:
+            self.status = f"could not start: {error}"
+            self.notify(str(error), title="Foldchat could not start", severity="error", timeout=30)
+            return
+        self.backend = backend
+        await self.show_state(state)
+        for text in self.queued:
+            await asyncio.to_thread(backend.session.add_user_message, text)
+        self.queued.clear()
+        await self.refresh_transcript()
+        self.prepare_model()
+
+    @work(group="startup", exit_on_error=False)
+    async def prepare_model(self) -> None:
+        from foldchat.engine.errors import FoldchatError
+
+        backend = self.backend
+        assert backend is not None
+        self.model_ready = False
+        name = backend.target.name
+        self.status = f"starting {name}…" if backend.target.is_local else f"model: {name}"
+
+        def progress(step: str, done: int, total: int) -> None:
+            percent = f" {100 * done // total}%" if total > 1 else ""
+            self.app.call_from_thread(setattr, self, "status", f"{step}{percent}…")
+
+        try:
+            backend.target = await asyncio.to_thread(backend.registry.prepare, backend.target, progress)
+            await asyncio.to_thread(backend.typed_tokens, "warm up the tokenizer")
+        except FoldchatError as error:
+            self.status = f"{name}: {error}"
+            self.notify(f"{error}. Pick another model with /model.", title="Model not available", severity="error")
+            return
+        self.model_ready = True
+        self.status = f"{name} · {backend.target.window:,} token window"
+        if self.unanswered():
+            self.run_turn()
+
+    def unanswered(self) -> bool:
+        views = [v for v in self.query_one(Transcript).message_views() if v.data.role != "system"]
+        return bool(views) and views[-1].data.role == "user"
+
+    # -- transcript and gauge ---------------------------------------------------------------------
+    async def show_state(self, state: TranscriptState) -> None:
+        await self.query_one(Transcript).show(state.items, pinned=state.pinned, folded_upto=state.folded_upto)
+        self.set_usage(state.usage, state.cost, state.per_turn)
+
+    async def refresh_transcript(self) -> None:
+        from ..presenters import transcript_state
+
+        if self.backend is not None:
+            await self.show_state(await asyncio.to_thread(transcript_state, self.backend))
+
+    def set_usage(self, usage: Any, cost: float | None = None, per_turn: int | None = None) -> None:
+        assert self.backend is not None
+        old = self.gauge_state
+        self.gauge_state = GaugeState(
+            tokens=usage.tokens, window=usage.window, reserved=usage.reserved, trigger=usage.trigger,
+            typing=old.typing, cost=old.cost if cost is None else cost, model=self.backend.target.name,
+            per_turn=old.per_turn if per_turn is None else per_turn,
+        )  # fmt: skip
+        self.query_one(ContextGauge).state = self.gauge_state
+
+    def update_gauge(self, **changes: Any) -> None:
+        from dataclasses import replace
+
+        self.gauge_state = replace(self.gauge_state, **changes)
+        self.query_one(ContextGauge).state = self.gauge_state
+
+    async def refresh_usage(self) -> None:
+        if self.backend is not None:
+            usage = await asyncio.to_thread(self.backend.usage)
+            cost = await asyncio.to_thread(self.backend.session.total_cost)
+            self.set_usage(usage, cost)
+
+    # -- composer -----------------------------------------------------------------------------------
+    def on_text_area_changed(self, event: Composer.Changed) -> None:
+        text = event.text_area.text
+        self.typed = text
+        matches = completions(text)
+        suggestions = self.query_one("#suggestions", OptionList)
+        suggestions.clear_options()
+        suggestions.add_options([Option(f"{c.usage:<24} {c.help}", id=c.name) for c in matches])
+        suggestions.display = bool(matches)
+        if matches:
+            suggestions.highlighted = 0
+        if self.backend is not None and self.model_ready:
+            self.update_gauge(typing=self.backend.typed_tokens(text) if not text.startswith("/") else 0)
+
+    def on_composer_tab_pressed(self, _: Composer.TabPressed) -> None:
+        suggestions = self.query_one("#suggestions", OptionList)
+        if suggestions.display and suggestions.option_count:
+            option = suggestions.get_option_at_index(suggestions.highlighted or 0)
+            composer = self.query_one(Composer)
+            composer.text = f"/{option.id} "
+            composer.move_cursor(composer.document.end)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option_list.id == "suggestions":
+            composer = self.query_one(Composer)
+            composer.text = f"/{event.option.id} "
+            composer.focus()
+            composer.move_cursor(composer.document.end)
+
+    async def on_composer_submitted(self, event: Composer.Submitted) -> None:
+        self.query_one("#suggestions").display = False
+        self.update_gauge(typing=0)
+        command = parse(event.text)
+        if command is not None:
+            await self.run_slash(*command)
+            return
+        text = event.text.strip("\n")
+        if self.backend is None:
+            self.queued.append(text)
+            await self.query_one(Transcript).append(MessageData(None, "user", text, status="queued"))
+            self.notify("Queued: it is sent as soon as the model is ready")
+            return
+        stored_id = await asyncio.to_thread(self.backend.session.add_user_message, text)
+        await self.query_one(Transcript).append(MessageData(stored_id, "user", text))
+        if not self.model_ready:
+            self.notify("Queued: it is sent as soon as the model is ready")
+        elif not self.streaming:
+            self.run_turn()
+
+    # -- a turn: fold if needed, then stream --------------------------------------------------------
+    def post_fold_event(self, event: FoldEvent) -> None:
+        self.post_message(FoldEventPosted(event))  # thread-safe
+
+    def on_fold_event_posted(self, message: FoldEventPosted) -> None:
+        from foldchat.engine.events import FoldCompleted, FoldFailed, FoldProgress, FoldStarted
+
+        event = message.event
+        step = self.query_one("#fold-step", Label)
+        bar = self.query_one("#fold-bar", ProgressBar)
+        if isinstance(event, FoldStarted):
+            self.add_class("-folding")
+            step.update(f"folding {event.messages} messages ({event.tokens:,} tokens)…")
+            bar.update(total=100, progress=5)
+        elif isinstance(event, FoldProgress):
+            detail = f" {event.detail}" if event.detail else f" {event.done}/{event.total}"
+            step.update(f"{event.step}{detail}")
+            if event.total:
+                bar.update(total=event.total, progress=event.done)
+        elif isinstance(event, FoldCompleted | FoldFailed):
+            self.remove_class("-folding")
+
+    async def fold(self, *, force: bool, focus: str | None = None, trigger: Any = None) -> bool:
+        from foldchat.engine.errors import FoldchatError
+
+        assert self.backend is not None
+        before = self.gauge_state.tokens
+        try:
+            report = await asyncio.to_thread(
+                self.backend.session.fold, self.backend.target, force=force, focus=focus, trigger=trigger,
+                on_event=self.post_fold_event,
+            )  # fmt: skip
+        except FoldchatError as error:
+            self.remove_class("-folding")
+            self.notify(str(error), title="Could not fold", severity="error")
+            return False
+        self.remove_class("-folding")
+        if report is None:
+            if force:
+                self.notify("Nothing to fold yet: only the current turn is in the context")
+            return False
+        await self.refresh_transcript()
+        self.notify(
+            f"Folded {report.folded_messages} messages · {before:,} → {report.tokens_after:,} tokens · {report.summarizer}",
+            title="Folded",
+        )
+        return True
+
+    @work(group="reply", exclusive=True, exit_on_error=False)
+    async def run_turn(self, regenerate: bool = False) -> None:
+        from foldchat.engine.errors import FoldchatError
+        from foldchat.engine.policy import Trigger
+        from foldchat.engine.providers import Failed, Finished, Retrying, TextDelta
+
+        backend = self.backend
+        if backend is None or not self.model_ready:
+            return
+        self.streaming = True
+        try:
+            trigger = Trigger.SWITCH if backend.switched else None
+            backend.switched = False
+            try:
+                await self.fold(force=False, trigger=trigger)
+            except FoldchatError as error:
+                self.notify(str(error), severity="error")
+                return
+            transcript = self.query_one(Transcript)
+            if regenerate:
+                for view in transcript.message_views()[::-1]:
+                    if view.data.role == "user":
+                        break
+                    view.add_class("-superseded")
+            view = await transcript.append(
+                MessageData(None, "assistant", "", status="streaming", model=backend.target.name)
+            )
+            assert isinstance(view, MessageView)
+            stream = Markdown.get_stream(view.markdown)
+            counter = backend.registry.counter(backend.target)
+            streamed = 0
+            try:
+                async for event in backend.session.reply(backend.target, regenerate=regenerate):
+                    if isinstance(event, TextDelta):
+                        await stream.write(event.text)
+                        view.data.text += event.text
+                        streamed += counter.count_text(event.text)
+                        self.update_gauge(streaming=streamed)
+                        transcript.scroll_end(animate=False)
+                    elif isinstance(event, Retrying):
+                        self.status = f"{event.reason}; retrying in {event.delay:.1f} s…"
+                    elif isinstance(event, Finished):
+                        view.set_status("complete")
+                    elif isinstance(event, Failed):
+                        view.set_status("error", event.error)
+                        self.notify(f"{event.error}. /retry tries again; /model picks another model.",
+                                    title="Reply failed", severity="error", timeout=15)  # fmt: skip
+            except asyncio.CancelledError:
+                view.set_status("interrupted", "stopped")
+                raise
+            finally:
+                await stream.stop()
+                self.update_gauge(streaming=0)
+        finally:
+            self.streaming = False
+            self.status = f"{backend.target.name} · {backend.target.window:,} token window"
+            await self.refresh_usage()
+        if self.unanswered():
+            self.run_turn()
+
+    def action_stop(self) -> None:
+        if self.streaming:
+            self.workers.cancel_group(self, "reply")
+            self.notify("Stopped: the partial reply is kept")
+
+    def action_retry(self) -> None:
+        if self.backend is None or not self.model_ready or self.streaming:
+            self.notify("Nothing to regenerate right now")
+            return
+        self.run_turn(regenerate=True)
+
+    # -- slash commands -------------------------------------------------------------------------------
+    async def run_slash(self, name: str, arg: str = "") -> None:
+        if name not in BY_NAME:
+            self.notify(f"Unknown command /{name}. Type / to see the commands, or F1 for help.", severity="warning")
+            return
+        if name in ("quit", "help"):
+            await self.run_action(name if name == "help" else "app.quit")
+            return
+        if self.backend is None:
+            self.notify("Still starting: try again in a moment")
+            return
+        handler = getattr(self, f"slash_{name}")
+        await handler(arg)
+
+    async def slash_resummarize(self, arg: str) -> None:
+        if self.streaming:
+            self.notify("Wait for the reply to finish (or press Esc), then /resummarize")
+            return
+        await self.fold(force=True, focus=arg or None)
+        await self.refresh_usage()
+
+    async def slash_unfold(self, _: str) -> None:
+        assert self.backend is not None
+        fold = self.backend.store.active_fold(self.backend.conversation_id)
+        if fold is None:
+            self.notify("No fold to undo")
+            return
+        await self.undo(fold.id)
+
+    async def undo(self, fold_id: int) -> None:
+        assert self.backend is not None
+        await asyncio.to_thread(self.backend.store.undo_fold, fold_id)
+        await self.refresh_transcript()
+        self.notify(f"Fold {fold_id} undone: the context holds the original messages again")
+
+    async def slash_folds(self, _: str) -> None:
+        assert self.backend is not None
+        fold = self.backend.store.active_fold(self.backend.conversation_id)
+        if fold is None:
+            self.notify("No folds yet: /resummarize folds now")
+            return
+        await self.inspect(fold.id)
+
+    async def inspect(self, fold_id: int) -> None:
+        from ..presenters import fold_view
+        from .fold_inspector import FoldInspector
+
+        assert self.backend is not None
+        view = await asyncio.to_thread(fold_view, self.backend, fold_id)
+        self.app.push_screen(FoldInspector(view), self.on_inspector_done)
+
+    async def on_inspector_done(self, action: Any) -> None:
+        if action is None or self.backend is None:
+            return
+        if action.action == "undo":
+            await self.undo(action.fold_id)
+        elif action.action == "edit":
+            await asyncio.to_thread(self.backend.store.edit_fold, action.fold_id, action.text)
+            await self.refresh_transcript()
+            self.notify("Snapshot edited: the corrected text is what the model sees from now on")
+        elif action.action == "refold":
+            await self.slash_resummarize(action.text)
+
+    async def on_fold_marker_selected(self, event: FoldMarker.Selected) -> None:
+        await self.inspect(event.fold_id)
+
+    async def slash_pin(self, _: str) -> None:
+        focused = self.focused if isinstance(self.focused, MessageView) else None
+        views = [v for v in self.query_one(Transcript).message_views() if v.data.id is not None]
+        view = focused or (views[-1] if views else None)
+        if view is None:
+            self.notify("Nothing to pin yet")
+            return
+        await self.toggle_pin(view)
+
+    async def on_message_view_pin_requested(self, event: MessageView.PinRequested) -> None:
+        await self.toggle_pin(event.view)
+
+    async def toggle_pin(self, view: MessageView) -> None:
+        assert self.backend is not None and view.data.id is not None
+        pinned = not view.pinned
+        await asyncio.to_thread(self.backend.store.pin, view.data.id, pinned)
+        view.set_pinned(pinned)
+        self.notify("Pinned: quoted verbatim in every snapshot" if pinned else "Unpinned")
+
+    async def slash_model(self, arg: str) -> None:
+        from ..presenters import model_choices
+        from .model_picker import ModelPicker
+
+        assert self.backend is not None
+        if arg:
+            await self.switch_model(arg)
+            return
+        choices = await asyncio.to_thread(model_choices, self.backend)
+        self.app.push_screen(ModelPicker(choices, self.backend.target.name), self.on_model_picked)
+
+    async def on_model_picked(self, name: str | None) -> None:
+        if name:
+            await self.switch_model(name)
+
+    async def switch_model(self, name: str) -> None:
+        from foldchat.engine.errors import FoldchatError
+        from foldchat.engine.models import check_model_name
+
+        backend = self.backend
+        assert backend is not None
+        try:
+            target: ModelTarget = await asyncio.to_thread(check_model_name, name, backend.registry)
+            usage = await asyncio.to_thread(backend.session.usage, target)
+        except FoldchatError as error:
+            self.notify(str(error), title="Cannot switch", severity="error")
+            return
+        if usage.used >= usage.trigger:
+            self.notify(f"{name}: {usage.used:,} of {usage.window:,} tokens is over the fold trigger; "
+                        "the history folds before the next reply", title="Model switched", severity="warning")  # fmt: skip
+        else:
+            self.notify(
+                f"{name}: the conversation fits ({usage.used:,} of {usage.window:,} tokens)", title="Model switched"
+            )
+        backend.target = target
+        backend.switched = True
+        await asyncio.to_thread(backend.store.set_conversation_model, backend.conversation_id, target.name)
+        self.set_usage(usage)
+        self.prepare_model()
+
+    async def slash_context(self, _: str) -> None:
+        from ..presenters import context_breakdown
+        from .info import InfoScreen
+
+        assert self.backend is not None
+        typed = self.gauge_state.typing
+        text = await asyncio.to_thread(context_breakdown, self.backend, typed)
+        self.app.push_screen(InfoScreen(text, "context-screen"))
+
+    async def slash_new(self, _: str) -> None:
+        await self.switch_conversation(None)
+
+    async def switch_conversation(self, conversation_id: int | None) -> None:
+        assert self.backend is not None
+        if self.streaming:
+            self.workers.cancel_group(self, "reply")
+        previous = self.backend.target.name
+        await asyncio.to_thread(self.backend.switch_conversation, conversation_id)
+        await self.refresh_transcript()
+        if self.backend.target.name != previous:
+            self.prepare_model()
+        self.notify(f"Conversation {self.backend.conversation_id}")
+
+    async def slash_history(self, _: str) -> None:
+        from .history import ConversationRow, HistoryScreen
+
+        assert self.backend is not None
+        rows = [
+            ConversationRow(c.id, c.title, c.model, c.updated_at, c.message_count)
+            for c in await asyncio.to_thread(self.backend.store.conversations)
+        ]
+        self.app.push_screen(HistoryScreen(rows), self.on_history_done)
+
+    async def on_history_done(self, action: Any) -> None:
+        if action is None or self.backend is None:
+            return
+        store = self.backend.store
+        if action.action == "resume":
+            await self.switch_conversation(action.conversation_id)
+        elif action.action == "rename":
+            await asyncio.to_thread(store.rename_conversation, action.conversation_id, action.title)
+            self.notify(f"Renamed to “{action.title}”")
+        elif action.action == "delete":
+            if action.conversation_id == self.backend.conversation_id:
+                self.notify("That is the open conversation: /new first, then delete it", severity="warning")
+                return
+            await asyncio.to_thread(store.delete_conversation, action.conversation_id)
+            self.notify(f"Conversation {action.conversation_id} deleted")
+
+    async def slash_system(self, arg: str) -> None:
+        assert self.backend is not None
+        if not arg:
+            prompts = [m.message.text for m in self.backend.transcript() if m.message.role == "system"]
+            self.notify("\n".join(prompts) or "No system prompt. /system TEXT sets one.", title="System prompt")
+            return
+        await asyncio.to_thread(self.backend.session.set_system_prompt, arg)
+        await self.refresh_transcript()
+        self.notify("System prompt set")
+
+    async def slash_export(self, arg: str) -> None:
+        from foldchat.engine.export import export_conversation
+
+        assert self.backend is not None
+        fmt = arg or "md"
+        if fmt not in ("md", "json"):
+            self.notify("Use /export md or /export json", severity="warning")
+            return
+        text = await asyncio.to_thread(export_conversation, self.backend.store, self.backend.conversation_id, fmt)
+        path = Path.cwd() / f"foldchat-{self.backend.conversation_id}.{fmt}"
+        await asyncio.to_thread(path.write_text, text, "utf-8")
+        self.notify(f"Exported to {path}")
+
+    async def slash_retry(self, _: str) -> None:
+        self.action_retry()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # a bug in a worker becomes a one-line notification, never a traceback on screen
+        if event.state == WorkerState.ERROR and event.worker.error is not None:
+            error = event.worker.error
+            self.log.error(f"worker {event.worker.name} failed", error)
+            self.notify(f"{type(error).__name__}: {error}", title="Something went wrong", severity="error", timeout=20)
+
+    # -- actions ------------------------------------------------------------------------------------
+    def action_help(self) -> None:
+        from ..presenters import help_markdown
+        from .info import InfoScreen
+
+        self.app.push_screen(InfoScreen(help_markdown(), "help-screen"))
+
+    async def action_model(self) -> None:
+        await self.run_slash("model")
+
+    async def action_history(self) -> None:
+        await self.run_slash("history")
+
+    def action_focus_composer(self) -> None:
+        self.query_one(Composer).focus()
+
+    async def action_load_earlier(self) -> None:
+        await self.query_one(Transcript).load_earlier()
+
+    def on_unmount(self) -> None:
+        if self.backend is not None:
+            self.backend.close()

@@ -1,0 +1,120 @@
+"""The fold inspector: the snapshot section by section, what it covers, and Undo / Edit / Re-fold."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Markdown, TextArea
+
+
+@dataclass(frozen=True)
+class FoldView:
+    """Everything the inspector shows, prepared by the chat screen."""
+
+    fold_id: int
+    sections: list[tuple[str, list[str]]]
+    snapshot_text: str
+    edited: bool
+    covers: tuple[int, int]
+    covered_count: int
+    tokens_before: int
+    tokens_after: int
+    summarizer: str
+    trigger: str
+    chain: list[str]
+
+
+@dataclass(frozen=True)
+class InspectorAction:
+    action: Literal["undo", "edit", "refold"]
+    fold_id: int
+    text: str = ""
+
+
+def snapshot_markdown(view: FoldView) -> str:
+    lines = []
+    for name, items in view.sections:
+        if not items:
+            continue
+        lines.append(f"### {name.replace('_', ' ')}")
+        lines += [f"- {item}" for item in items]
+        lines.append("")
+    return "\n".join(lines) or "_(empty snapshot)_"
+
+
+class FoldInspector(ModalScreen[InspectorAction | None]):
+    DEFAULT_CSS = """
+    FoldInspector { align: center middle; }
+    FoldInspector > Vertical { width: 90%; height: 90%; border: thick $accent; background: $surface; padding: 0 1; }
+    FoldInspector #facts { color: $text-muted; height: auto; }
+    FoldInspector #body { height: 1fr; }
+    FoldInspector #editor { height: 1fr; display: none; }
+    FoldInspector.-editing #editor { display: block; }
+    FoldInspector.-editing #body { display: none; }
+    FoldInspector #focus { display: none; }
+    FoldInspector.-refolding #focus { display: block; }
+    FoldInspector Horizontal { height: auto; }
+    FoldInspector Button { margin: 0 1 0 0; }
+    """
+    BINDINGS = [
+        Binding("escape", "close", "Close"),
+        Binding("u", "undo", "Undo fold"),
+        Binding("e", "edit", "Edit snapshot"),
+        Binding("r", "refold", "Re-fold"),
+    ]
+
+    def __init__(self, view: FoldView) -> None:
+        super().__init__()
+        self.view = view
+
+    def compose(self) -> ComposeResult:
+        v = self.view
+        with Vertical():
+            yield Label(f"Fold {v.fold_id}{' (edited)' if v.edited else ''}", classes="title")
+            yield Label(
+                f"covers messages {v.covers[0]}..{v.covers[1]} ({v.covered_count} messages) · "
+                f"{v.tokens_before:,} → {v.tokens_after:,} tokens · {v.summarizer} · trigger {v.trigger}\n"
+                f"chain: {' → '.join(v.chain)}",
+                id="facts",
+            )
+            with VerticalScroll(id="body"):
+                yield Markdown(snapshot_markdown(v))
+            yield TextArea(v.snapshot_text, id="editor", soft_wrap=True)
+            yield Input(placeholder="focus for the new fold (optional), Enter to fold", id="focus")
+            with Horizontal():
+                yield Button("Undo", id="undo", variant="warning")
+                yield Button("Edit", id="edit")
+                yield Button("Re-fold", id="refold")
+                yield Button("Save edit", id="save", variant="success", disabled=True)
+                yield Button("Close", id="close")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        handlers = {"undo": self.action_undo, "edit": self.action_edit, "refold": self.action_refold,
+                    "save": self.save, "close": self.action_close}  # fmt: skip
+        handlers[event.button.id or "close"]()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_undo(self) -> None:
+        self.dismiss(InspectorAction("undo", self.view.fold_id))
+
+    def action_edit(self) -> None:
+        self.add_class("-editing")
+        self.query_one("#save", Button).disabled = False
+        self.query_one("#editor", TextArea).focus()
+
+    def save(self) -> None:
+        self.dismiss(InspectorAction("edit", self.view.fold_id, self.query_one("#editor", TextArea).text))
+
+    def action_refold(self) -> None:
+        self.add_class("-refolding")
+        self.query_one("#focus", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(InspectorAction("refold", self.view.fold_id, event.value.strip()))

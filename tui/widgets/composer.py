@@ -1,0 +1,49 @@
+"""The multi-line composer: Enter sends, Ctrl+J (or Shift+Enter where the terminal reports it)
+inserts a newline; typing "/" offers the slash commands (Tab completes)."""
+
+from __future__ import annotations
+
+from textual import events
+from textual.message import Message as TextualMessage
+from textual.widgets import TextArea
+
+NEWLINE_KEYS = ("ctrl+j", "shift+enter", "alt+enter")
+
+
+class Composer(TextArea):
+    DEFAULT_CSS = """
+    Composer { height: auto; min-height: 3; max-height: 12; border: round $primary; }
+    """
+
+    class Submitted(TextualMessage):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    class TabPressed(TextualMessage):
+        pass
+
+    def __init__(self) -> None:
+        super().__init__(id="composer", soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
+        self.border_title = "Message · Enter send · Ctrl+J newline · / commands"
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key == "enter":
+            event.prevent_default()
+            event.stop()
+            text = self.text
+            if text.strip():
+                self.clear()
+                self.post_message(self.Submitted(text))
+            return
+        if event.key in NEWLINE_KEYS:
+            event.prevent_default()
+            event.stop()
+            self.insert("\n")
+            return
+        if event.key == "tab" and self.text.startswith("/"):
+            event.prevent_default()
+            event.stop()
+            self.post_message(self.TabPressed())
+            return
+        await super()._on_key(event)

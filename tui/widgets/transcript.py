@@ -1,0 +1,102 @@
+"""The transcript: every message of the conversation, folded ones dimmed, fold markers inline.
+
+Only the last `WINDOW` items are mounted at first; scrolling to the top mounts the previous batch.
+A 2,000-message conversation therefore opens as fast as a 40-message one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Static
+
+from .fold_marker import FoldMarker
+from .message import MessageData, MessageView
+
+
+@dataclass
+class FoldItem:
+    fold_id: int
+    text: str
+
+
+Item = MessageData | FoldItem
+
+
+class Transcript(VerticalScroll):
+    WINDOW = 40
+    DEFAULT_CSS = """
+    Transcript { height: 1fr; padding: 0 1; }
+    Transcript #earlier { color: $text-muted; text-align: center; width: 100%; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__(id="transcript")
+        self.items: list[Item] = []
+        self.first_mounted = 0
+        self.pinned: set[int] = set()
+        self.folded_upto = 0
+        self._loading = False
+
+    def on_mount(self) -> None:
+        self.watch(self, "scroll_y", self._maybe_load_earlier, init=False)
+
+    def _view(self, item: Item) -> Widget:
+        if isinstance(item, FoldItem):
+            return FoldMarker(item.fold_id, item.text)
+        folded = item.id is not None and item.id <= self.folded_upto
+        return MessageView(item, pinned=item.id in self.pinned, folded=folded)
+
+    def _earlier_text(self) -> str:
+        return f"▲ {self.first_mounted:,} earlier items · scroll up or press Home to load more"
+
+    async def show(self, items: list[Item], *, pinned: set[int], folded_upto: int) -> None:
+        """Replace everything with `items`, mounting only the newest window."""
+        self.items = list(items)
+        self.pinned = pinned
+        self.folded_upto = folded_upto
+        await self.remove_children()
+        self.first_mounted = max(0, len(self.items) - self.WINDOW)
+        earlier = Static(self._earlier_text(), id="earlier")
+        earlier.display = self.first_mounted > 0
+        await self.mount(earlier, *[self._view(i) for i in self.items[self.first_mounted :]])
+        self.scroll_end(animate=False, immediate=True)
+
+    async def append(self, item: Item) -> Widget:
+        self.items.append(item)
+        at_bottom = self.scroll_y >= self.max_scroll_y - 2
+        view = self._view(item)
+        await self.mount(view)
+        if at_bottom:
+            self.scroll_end(animate=False)
+        return view
+
+    def _maybe_load_earlier(self, scroll_y: float) -> None:
+        if scroll_y <= 0 and self.first_mounted > 0 and not self._loading:
+            self._loading = True
+            self.call_later(self.load_earlier)
+
+    async def load_earlier(self) -> None:
+        try:
+            start = max(0, self.first_mounted - self.WINDOW)
+            views = [self._view(i) for i in self.items[start : self.first_mounted]]
+            anchor = self.children[1] if len(self.children) > 1 else None
+            earlier = self.query_one("#earlier", Static)
+            await self.mount(*views, after=earlier)
+            self.first_mounted = start
+            earlier.update(self._earlier_text())
+            earlier.display = start > 0
+            if anchor is not None:
+                self.call_after_refresh(self.scroll_to_widget, anchor, top=True, animate=False)
+        finally:
+            self._loading = False
+
+    def mark_folded(self, upto: int) -> None:
+        self.folded_upto = upto
+        for view in self.query(MessageView):
+            view.set_class(view.data.id is not None and view.data.id <= upto, "-folded")
+
+    def message_views(self) -> list[MessageView]:
+        return list(self.query(MessageView))

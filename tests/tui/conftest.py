@@ -1,0 +1,56 @@
+"""Pilot fixtures: the real app factory, a real SQLite file, a loopback OpenAI-format server."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+from foldchat.engine.config import FoldSettings, ModelAlias, Settings
+from foldchat.tui.app import make_app
+from foldchat.tui.backend import AppOptions
+from servers.fake_openai import FakeOpenAI
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeOpenAI]:
+    server = FakeOpenAI().start()
+    yield server
+    server.stop()
+
+
+def settings_for(fake: FakeOpenAI, window: int = 16000) -> Settings:
+    return Settings(
+        default_model="fake",
+        request_timeout=3,
+        max_retries=1,
+        models={
+            "fake": ModelAlias(
+                model="openai/fake-model", api_base=fake.base_url, api_key_env="FAKE_KEY", context_window=window
+            ),
+            "fake-small": ModelAlias(
+                model="openai/fake-model", api_base=fake.base_url, api_key_env="FAKE_KEY", context_window=4000
+            ),
+        },
+        fold=FoldSettings(min_messages=2, cooldown_messages=0, reserved_output=64),
+    )
+
+
+@pytest.fixture
+def app_factory(fake, tmp_path, monkeypatch) -> Callable[..., object]:
+    monkeypatch.setenv("FAKE_KEY", "sk-test")
+
+    def factory(window: int = 16000, **options):
+        return make_app(AppOptions(settings=settings_for(fake, window), database=tmp_path / "tui.db", **options))
+
+    return factory
+
+
+async def wait_for(pilot, predicate, timeout: float = 15.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        await pilot.pause(0.05)
+    raise AssertionError("timed out waiting for the UI")

@@ -1,0 +1,140 @@
+"""Every slash command through the composer, plus completion and the command palette."""
+
+from __future__ import annotations
+
+import json
+
+from foldchat.tui.screens.fold_inspector import FoldInspector
+from foldchat.tui.screens.history import HistoryAction, HistoryScreen
+from foldchat.tui.screens.info import InfoScreen
+from foldchat.tui.widgets.composer import Composer
+from foldchat.tui.widgets.message import MessageView
+from tui.conftest import wait_for
+from tui.test_chat_flows import chat, ready, replies, send
+
+
+def notes(app) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+async def test_completion_offers_commands_and_tab_completes(app_factory):
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        await pilot.press("/", "r", "e", "s")
+        suggestions = screen.query_one("#suggestions")
+        assert suggestions.display and suggestions.option_count == 1
+        await pilot.press("tab")
+        assert screen.query_one(Composer).text == "/resummarize "
+
+
+async def test_unknown_command_is_a_helpful_notice(app_factory):
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await send(pilot, "/frobnicate now")
+        assert any("Unknown command /frobnicate" in n for n in notes(app))
+
+
+async def test_context_folds_resummarize_and_system(app_factory, fake):
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        await send(pilot, "/system You are terse.")
+        await wait_for(pilot, lambda: any(v.data.role == "system" for v in screen.query(MessageView)))
+        await send(pilot, "/folds")
+        assert any("No folds yet" in n for n in notes(app))
+        for n in range(3):
+            await send(pilot, f"message {n} about INV-{n}")
+        await send(pilot, "/resummarize invoices")
+        await wait_for(pilot, lambda: screen.backend.store.active_fold(screen.backend.conversation_id))
+        await send(pilot, "/context")
+        context = await wait_for(pilot, lambda: isinstance(app.screen, InfoScreen) and app.screen)
+        for part in ("system", "snapshot", "history", "tools", "input", "reserved"):
+            assert part in context.markdown
+        await pilot.press("escape")
+        await send(pilot, "/folds")
+        inspector = await wait_for(pilot, lambda: isinstance(app.screen, FoldInspector) and app.screen)
+        assert any("invoices" in i for _, items in inspector.view.sections for i in items)
+        await pilot.press("escape")
+        await send(pilot, "go on")
+        sent = fake.requests[-1]["messages"]
+        assert sent[0] == {"role": "system", "content": "You are terse."}
+        assert "<state_snapshot" in sent[1]["content"]
+
+
+async def test_new_history_rename_resume_delete(app_factory):
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        await send(pilot, "first conversation")
+        first = screen.backend.conversation_id
+        await send(pilot, "/new")
+        await wait_for(pilot, lambda: screen.backend.conversation_id != first)
+        assert not list(screen.query(MessageView))
+        await send(pilot, "second conversation")
+        second = screen.backend.conversation_id
+        await send(pilot, "/history")
+        history = await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen)
+        assert {r.id for r in history.rows} == {first, second}
+        history.dismiss(HistoryAction("rename", first, "Renamed one"))
+        await wait_for(pilot, lambda: screen.backend.store.conversation(first).title == "Renamed one")
+        await send(pilot, "/history")
+        history = await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen)
+        history.dismiss(HistoryAction("resume", first))
+        await wait_for(pilot, lambda: screen.backend.conversation_id == first)
+        assert next(v.data.text for v in screen.query(MessageView)) == "first conversation"
+        await send(pilot, "/history")
+        history = await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen)
+        history.dismiss(HistoryAction("delete", second))
+        await wait_for(pilot, lambda: len(screen.backend.store.conversations()) == 1)
+
+
+async def test_export_retry_pin_model_and_quit(app_factory, fake, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        await send(pilot, "export me")
+        await send(pilot, "/export json")
+        path = tmp_path / f"foldchat-{screen.backend.conversation_id}.json"
+        await wait_for(pilot, path.exists)
+        assert json.loads(path.read_text())["messages"][0]["message"]["content"] == "export me"
+        await send(pilot, "/export md")
+        await wait_for(pilot, (tmp_path / f"foldchat-{screen.backend.conversation_id}.md").exists)
+
+        count = len(replies(screen))
+        await send(pilot, "/retry")
+        await wait_for(
+            pilot, lambda: len(replies(screen)) == count + 1 and replies(screen)[-1].data.status == "complete"
+        )
+        transcript = screen.backend.transcript()
+        assert transcript[1].superseded_by == transcript[2].id  # the old reply stays, replaced
+        assert [m["role"] for m in fake.requests[-1]["messages"]] == ["user"]
+
+        await send(pilot, "/pin")
+        await wait_for(pilot, lambda: screen.backend.store.pinned_ids(screen.backend.conversation_id))
+
+        await send(pilot, "/model fake-small")
+        await wait_for(pilot, lambda: screen.backend.target.name == "fake-small")
+        await send(pilot, "/model no-such-model-xyz")
+        assert any("unknown model" in n for n in notes(app))
+
+        await send(pilot, "/quit")
+        await wait_for(pilot, lambda: not app.is_running)
+
+
+async def test_command_palette_runs_slash_commands(app_factory):
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.2)
+        await pilot.press(*"/help")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, InfoScreen))

@@ -110,7 +110,10 @@ class ChatSession:
         trigger: Trigger | None = None,
         on_event: EventSink = ignore_events,
     ) -> FoldReport | None:
-        """Apply the fold policy (or fold now with `force`); stores and returns the fold, if one happened."""
+        """Apply the fold policy (or fold now with `force`); a fold that happens is stored.
+
+        Returns the report (`compressed` says whether it folded), or None for an empty context.
+        """
         transcript = self.transcript()
         context = self.context(transcript)
         if not context:
@@ -133,7 +136,7 @@ class ChatSession:
         )
         report = result.report
         if not report.compressed or result.snapshot is None:
-            return None
+            return report
         keys = [m.key for m in result.folded if m.key is not None]
         previous = self.store.active_fold(self.conversation_id)
         if not keys and previous is None:

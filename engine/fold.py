@@ -231,6 +231,18 @@ def _fold(
     if problems:
         raise FoldFailed("the folded context broke an invariant: " + "; ".join(problems))
     tokens_after = counter.count(folded)
+    if tokens_after >= base["tokens_before"]:
+        # a snapshot bigger than what it replaces helps nobody: keep the context as it is
+        report = FoldReport(
+            compressed=False,
+            reason=f"folding would not make the context smaller ({base['tokens_before']:,} → {tokens_after:,} tokens)",
+            tokens_after=base["tokens_before"],
+            kept_messages=len(context),
+            duration_ms=_ms(started),
+            **base,
+        )
+        emit(FoldCompleted(report))
+        return FoldResult(list(context), report)
     pinned_kept = sum(1 for text in request.pinned if text in snapshot_message.text)
     report = FoldReport(
         compressed=True,

@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         session.add_user_message(prompt)  # committed before anything can fail
         target = rt.registry.prepare(target, progress_printer(sys.stderr.isatty()))
         report = session.fold(target)
-        if report is not None:
+        if report is not None and report.compressed:
             print(
                 f"foldchat: folded {report.folded_messages} messages · {report.tokens_before:,} → "
                 f"{report.tokens_after:,} tokens · {report.summarizer}",

@@ -165,6 +165,7 @@ def check(raw, window, force):
         assert out == repaired
         return
     assert sum(m.text.count(snap.SNAPSHOT_OPEN) for m in out) == 1
+    assert r.tokens_after < r.tokens_before  # a fold always makes the context smaller
     tail = out[len(out) - r.kept_messages :]
     original_tail = repaired[len(repaired) - r.kept_messages :]
     for kept, original in zip(tail, original_tail, strict=True):

@@ -100,7 +100,7 @@ async def test_auto_fold_marker_gauge_drop_inspector_undo_and_edit(app_factory, 
 
 
 async def test_pin_survives_a_fold(app_factory, fake):
-    app = app_factory()
+    app = app_factory(window=6000)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         screen = chat(app)
@@ -110,7 +110,7 @@ async def test_pin_survives_a_fold(app_factory, fake):
         await pilot.press("p")
         await wait_for(pilot, lambda: first_user.pinned)
         for n in range(3):
-            await send(pilot, f"question {n}")
+            await send(pilot, f"question {n}: " + "tell me more about the weather and the food " * 120)
         await send(pilot, "/resummarize")
         marker = await wait_for(pilot, lambda: list(screen.query(FoldMarker)))
         assert "pinned kept 1/1" in str(marker[0].render())

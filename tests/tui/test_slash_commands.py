@@ -38,7 +38,7 @@ async def test_unknown_command_is_a_helpful_notice(app_factory):
 
 
 async def test_context_folds_resummarize_and_system(app_factory, fake):
-    app = app_factory()
+    app = app_factory(window=6000)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         screen = chat(app)
@@ -47,7 +47,7 @@ async def test_context_folds_resummarize_and_system(app_factory, fake):
         await send(pilot, "/folds")
         assert any("No folds yet" in n for n in notes(app))
         for n in range(3):
-            await send(pilot, f"message {n} about INV-{n}")
+            await send(pilot, f"message {n} about INV-{n}: " + "the invoice lines and totals " * 120)
         await send(pilot, "/resummarize invoices")
         await wait_for(pilot, lambda: screen.backend.store.active_fold(screen.backend.conversation_id))
         await send(pilot, "/context")

@@ -68,6 +68,7 @@ class ChatScreen(Screen[None]):
         self.streaming = False
         self.gauge_state = GaugeState(note="starting…")
         self.typed = ""
+        self.fold_requested: str | None = None  # a /resummarize typed while a reply streams
 
     # -- layout -------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -262,9 +263,10 @@ class ChatScreen(Screen[None]):
             self.notify(str(error), title="Could not fold", severity="error")
             return False
         self.remove_class("-folding")
-        if report is None:
+        if report is None or not report.compressed:
             if force:
-                self.notify("Nothing to fold yet: only the current turn is in the context")
+                reason = report.reason if report is not None else "the conversation is empty"
+                self.notify(f"Nothing folded: {reason}")
             return False
         await self.refresh_transcript()
         self.notify(
@@ -330,6 +332,9 @@ class ChatScreen(Screen[None]):
             self.streaming = False
             self.status = f"{backend.target.name} · {backend.target.window:,} token window"
             await self.refresh_usage()
+        if self.fold_requested is not None:
+            focus, self.fold_requested = self.fold_requested, None
+            await self.slash_resummarize(focus)
         if self.unanswered():
             self.run_turn()
 
@@ -360,7 +365,8 @@ class ChatScreen(Screen[None]):
 
     async def slash_resummarize(self, arg: str) -> None:
         if self.streaming:
-            self.notify("Wait for the reply to finish (or press Esc), then /resummarize")
+            self.fold_requested = arg
+            self.notify("Folding as soon as the reply is complete")
             return
         await self.fold(force=True, focus=arg or None)
         await self.refresh_usage()

@@ -62,7 +62,7 @@ class Transcript(VerticalScroll):
         earlier = Static(self._earlier_text(), id="earlier")
         earlier.display = self.first_mounted > 0
         await self.mount(earlier, *[self._view(i) for i in self.items[self.first_mounted :]])
-        self.scroll_end(animate=False, immediate=True)
+        self.call_after_refresh(self.scroll_end, animate=False)  # after layout, or the end is not known yet
 
     async def append(self, item: Item) -> Widget:
         self.items.append(item)
@@ -70,7 +70,7 @@ class Transcript(VerticalScroll):
         view = self._view(item)
         await self.mount(view)
         if at_bottom:
-            self.scroll_end(animate=False)
+            self.call_after_refresh(self.scroll_end, animate=False)
         return view
 
     def _maybe_load_earlier(self, scroll_y: float) -> None:

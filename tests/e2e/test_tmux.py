@@ -1,0 +1,90 @@
+"""End to end in a real terminal: foldchat in tmux against the real local model."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux (.ci/run installs it)")
+
+
+class Tmux:
+    def __init__(self, env: dict[str, str]) -> None:
+        # a private tmux server (-L): a user's running server would hand the session its own environment
+        self.name = f"foldchat-{uuid.uuid4().hex[:8]}"
+        self.tmux = ["tmux", "-L", self.name]
+        subprocess.run([*self.tmux, "new-session", "-d", "-s", self.name, "-x", "140", "-y", "44"], check=True, env=env)
+
+    def run(self, command: str) -> None:
+        self.keys(command, "Enter")
+
+    def keys(self, *keys: str) -> None:
+        subprocess.run([*self.tmux, "send-keys", "-t", self.name, *keys], check=True)
+
+    def type(self, text: str) -> None:
+        subprocess.run([*self.tmux, "send-keys", "-t", self.name, "-l", text], check=True)
+        self.keys("Enter")
+
+    def screen(self) -> str:
+        return subprocess.run(
+            [*self.tmux, "capture-pane", "-p", "-t", self.name], capture_output=True, text=True
+        ).stdout
+
+    def wait_for(self, predicate, timeout: float = 90.0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            text = self.screen()
+            if predicate(text):
+                return text
+            time.sleep(0.2)
+        raise AssertionError(f"timed out; the screen shows:\n{self.screen()}")
+
+    def close(self) -> None:
+        subprocess.run([*self.tmux, "kill-server"], capture_output=True)
+
+
+@pytest.fixture
+def terminal(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update(
+        FOLDCHAT_DATABASE=str(tmp_path / "e2e.db"), FOLDCHAT_CONFIG=str(tmp_path / "none.toml"), TERM="xterm-256color"
+    )
+    tmux = Tmux(env)
+    yield tmux
+    tmux.close()
+
+
+def local_servers() -> list[str]:
+    found = subprocess.run(["pgrep", "-f", "foldchat.engine.local_server"], capture_output=True, text=True).stdout
+    return found.split()
+
+
+def test_chat_fold_unfold_quit_and_resume_in_a_real_terminal(terminal, tmp_path):
+    before = set(local_servers())
+    command = f"cd {tmp_path} && {sys.executable} -m foldchat"
+    terminal.run(command)
+    terminal.wait_for(lambda s: "token window" in s)  # the local model is up
+    # long enough that a snapshot is smaller than what it replaces
+    story = "We walked along the river and talked about food and music. " * 40
+    terminal.type(f"Here is my diary of trip TR-7 to Lisbon (2026-05-02). {story}")
+    terminal.wait_for(lambda s: "Assistant · local" in s and "streaming" not in s)
+    terminal.type("Thanks. And what is the capital of Spain?")
+    terminal.wait_for(lambda s: s.count("Assistant · local") >= 2 and "streaming" not in s)
+    terminal.type("/resummarize")
+    terminal.wait_for(lambda s: "⟨ Folded 2 messages" in s)
+    terminal.type("/unfold")
+    terminal.wait_for(lambda s: "undone" in s and "⟨ Folded" not in s)
+    terminal.keys("C-q")
+    terminal.wait_for(lambda s: "Enter send" not in s, timeout=20)  # back at the shell
+    time.sleep(1)
+    assert set(local_servers()) <= before  # the local model server went away with the app
+
+    terminal.run(command)
+    screen = terminal.wait_for(lambda s: "token window" in s)
+    assert "capital of Spain" in screen

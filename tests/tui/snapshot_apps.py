@@ -1,0 +1,62 @@
+"""Small apps that show one widget or screen with fixed data, for snapshot tests."""
+
+from __future__ import annotations
+
+from foldchat.tui.screens.fold_inspector import FoldInspector, FoldView
+from foldchat.tui.screens.model_picker import ModelChoice, ModelPicker
+from foldchat.tui.widgets.fold_marker import FoldMarker, marker_text
+from foldchat.tui.widgets.gauge import ContextGauge, GaugeState
+from foldchat.tui.widgets.message import MessageData, MessageView
+from textual.app import App, ComposeResult
+
+
+class GaugeApp(App[None]):
+    def compose(self) -> ComposeResult:
+        common = {"window": 128_000, "reserved": 4_096, "trigger": 102_400, "model": "gpt-4o", "per_turn": 1_500}
+        for tokens, typing, cost in ((12_000, 0, 0.0123), (85_000, 300, 0.41), (101_000, 900, 1.2)):
+            gauge = ContextGauge()
+            gauge.state = GaugeState(tokens=tokens, typing=typing, cost=cost, **common)
+            yield gauge
+
+
+class MarkerApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield MessageView(MessageData(1, "user", "Fix PAY-12 in src/pay.py"), folded=True)
+        yield MessageView(MessageData(2, "assistant", "Done: **fixed** the rounding.", model="gpt-4o"), folded=True)
+        yield FoldMarker(1, marker_text(84, 31_204, 4_102, "rules", (3, 3)))
+        yield MessageView(MessageData(3, "user", "Thanks! Now the release notes."))
+
+
+VIEW = FoldView(
+    fold_id=3,
+    sections=[
+        ("overall_goal", ["Ship PAY-12 before 2026-12-03"]),
+        ("user_requests", ["Fix PAY-12 in src/pay.py", "Write release notes for v2.4.0"]),
+        ("artifacts", ["read src/pay.py (120 lines)", "ran `pytest -q` → exit 0"]),
+        ("pinned", ["Deploy window: Friday 02:00 UTC"]),
+    ],
+    snapshot_text="<state_snapshot>...</state_snapshot>",
+    edited=False,
+    covers=(1, 84),
+    covered_count=84,
+    tokens_before=31_204,
+    tokens_after=4_102,
+    summarizer="rules",
+    trigger="auto",
+    chain=["#1 (auto, 3,900 tok)", "#3 (auto, 4,102 tok)"],
+)
+
+
+class InspectorApp(App[None]):
+    def on_mount(self) -> None:
+        self.push_screen(FoldInspector(VIEW))
+
+
+class PickerApp(App[None]):
+    def on_mount(self) -> None:
+        choices = [
+            ModelChoice("local", 8_192, 0, 0, "will fold first"),
+            ModelChoice("gpt-4o", 128_000, 2.5, 10.0, "fits (12,345)"),
+            ModelChoice("anthropic/claude-sonnet-4-5", 200_000, 3.0, 15.0, "fits (12,801)"),
+        ]
+        self.push_screen(ModelPicker(choices, "gpt-4o"))

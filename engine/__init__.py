@@ -1,43 +1,55 @@
 """The Foldchat engine: UI-free building blocks for folding chat histories.
 
-Import from here; `__all__` is the supported surface (a test pins it).
+Import from here; `__all__` is the supported surface (a test pins it). Names load on first use, so
+`import foldchat.engine.errors` (what the CLI needs to start) does not pull in pydantic or litellm.
 """
 
-from .errors import CurrentTurnTooLarge, FoldchatError, FoldFailed, InvalidMessage, UsageError
-from .events import FoldCompleted, FoldEvent, FoldProgress, FoldStarted
-from .events import FoldFailed as FoldFailedEvent
-from .fold import FoldReport, FoldRequest, FoldResult, fold_context
-from .messages import Message, ToolCall, dump_messages, parse_messages
-from .policy import Decision, FoldHistory, FoldPolicy, Trigger, decide
-from .snapshot import Snapshot
-from .summarizers import RulesSummarizer, Summarizer, SummaryRequest
+from __future__ import annotations
 
-__all__ = [
-    "CurrentTurnTooLarge",
-    "Decision",
-    "FoldCompleted",
-    "FoldEvent",
-    "FoldFailed",
-    "FoldFailedEvent",
-    "FoldHistory",
-    "FoldPolicy",
-    "FoldProgress",
-    "FoldReport",
-    "FoldRequest",
-    "FoldResult",
-    "FoldStarted",
-    "FoldchatError",
-    "InvalidMessage",
-    "Message",
-    "RulesSummarizer",
-    "Snapshot",
-    "Summarizer",
-    "SummaryRequest",
-    "ToolCall",
-    "Trigger",
-    "UsageError",
-    "decide",
-    "dump_messages",
-    "fold_context",
-    "parse_messages",
-]
+from importlib import import_module
+from typing import Any
+
+_EXPORTS = {
+    "CurrentTurnTooLarge": "errors",
+    "FoldchatError": "errors",
+    "FoldFailed": "errors",
+    "InvalidMessage": "errors",
+    "UsageError": "errors",
+    "FoldCompleted": "events",
+    "FoldEvent": "events",
+    "FoldProgress": "events",
+    "FoldStarted": "events",
+    "FoldReport": "fold",
+    "FoldRequest": "fold",
+    "FoldResult": "fold",
+    "fold_context": "fold",
+    "Message": "messages",
+    "ToolCall": "messages",
+    "dump_messages": "messages",
+    "parse_messages": "messages",
+    "Decision": "policy",
+    "FoldHistory": "policy",
+    "FoldPolicy": "policy",
+    "Trigger": "policy",
+    "decide": "policy",
+    "Snapshot": "snapshot",
+    "RulesSummarizer": "summarizers",
+    "Summarizer": "summarizers",
+    "SummaryRequest": "summarizers",
+}
+_RENAMED = {"FoldFailedEvent": ("events", "FoldFailed")}
+
+__all__ = sorted([*_EXPORTS, *_RENAMED])
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(import_module(f".{_EXPORTS[name]}", __name__), name)
+    if name in _RENAMED:
+        module, attribute = _RENAMED[name]
+        return getattr(import_module(f".{module}", __name__), attribute)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return __all__

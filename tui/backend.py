@@ -5,7 +5,7 @@ Nothing here touches widgets; the chat screen calls it from workers and renders 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,16 +36,15 @@ class Backend:
     registry: ModelRegistry
     session: ChatSession
     target: ModelTarget
+    model_name: str = ""
     switched: bool = False
-    pending_fold_trigger: str | None = field(default=None)
 
     @classmethod
     def open(cls, options: AppOptions) -> Backend:
-        """Slow: loads settings, opens the database, imports litellm. Run it in a thread."""
+        """Settings, database and conversation: enough to show the transcript (no litellm yet)."""
         from foldchat.engine.chat import ChatSession
         from foldchat.engine.config import load_settings
-        from foldchat.engine.lazy import load_litellm
-        from foldchat.engine.models import ModelRegistry, check_model_name
+        from foldchat.engine.models import ModelRegistry
         from foldchat.engine.paths import default_database
         from foldchat.engine.store import Store
 
@@ -59,10 +58,17 @@ class Backend:
             conversation = store.latest_conversation()
         if conversation is None:
             conversation = store.conversation(store.create_conversation())
-        load_litellm()
-        target = check_model_name(options.model or conversation.model or registry.default_name(), registry)
         session = ChatSession(store, registry, settings, conversation.id)
-        return cls(settings, store, registry, session, target)
+        name = options.model or conversation.model or registry.default_name()
+        return cls(settings, store, registry, session, None, model_name=name)  # type: ignore[arg-type]
+
+    def connect(self) -> None:
+        """Slow (imports litellm): resolve the model so tokens can be counted and replies sent."""
+        from foldchat.engine.lazy import load_litellm
+        from foldchat.engine.models import check_model_name
+
+        load_litellm()
+        self.target = check_model_name(self.model_name, self.registry)
 
     @property
     def conversation_id(self) -> int:

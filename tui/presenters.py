@@ -13,8 +13,6 @@ from .widgets.message import MessageData
 from .widgets.transcript import FoldItem, Item
 
 if TYPE_CHECKING:
-    from foldchat.engine.chat import Usage
-
     from .backend import Backend
 
 
@@ -23,7 +21,6 @@ class TranscriptState:
     items: list[Item]
     pinned: set[int]
     folded_upto: int
-    usage: Usage
     cost: float
     per_turn: int
 
@@ -51,7 +48,6 @@ def transcript_state(backend: Backend) -> TranscriptState:
         items=items,
         pinned=set(pins),
         folded_upto=folds[-1].last_message_id if folds else 0,
-        usage=backend.usage(),
         cost=sum(m.cost for m in transcript),
         per_turn=max(per_turn, 50),
     )

@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from foldchat.cli.runtime import add_config_option, open_runtime, progress_printer
-from foldchat.engine.chat import ChatSession
 from foldchat.engine.errors import ProviderError, UsageError
-from foldchat.engine.models import check_model_name
-from foldchat.engine.providers import Failed, Retrying, TextDelta
+
+if TYPE_CHECKING:
+    from foldchat.engine.chat import ChatSession
 
 DESCRIPTION = """\
 Send TEXT (or stdin with '-') to a model and stream the reply to stdout. Both messages are stored.
@@ -44,6 +44,9 @@ def read_prompt(text: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from foldchat.engine.chat import ChatSession
+    from foldchat.engine.models import check_model_name
+
     prompt = read_prompt(args.text)
     with open_runtime(args) as rt:
         if args.conversation is not None:
@@ -70,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def stream(session: ChatSession, target: Any) -> int:
+    from foldchat.engine.providers import Failed, Retrying, TextDelta
+
     wrote = False
     failure: str | None = None
     async for event in session.reply(target):

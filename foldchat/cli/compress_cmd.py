@@ -8,10 +8,6 @@ import sys
 from typing import Any
 
 from foldchat.engine.errors import UsageError
-from foldchat.engine.fold import FoldRequest, fold_context
-from foldchat.engine.messages import dump_messages, parse_messages
-from foldchat.engine.policy import FoldPolicy
-from foldchat.engine.summarizers import RulesSummarizer
 
 HELP = "fold a JSON array of chat messages (OpenAI format) and print the result"
 DESCRIPTION = """\
@@ -142,6 +138,10 @@ def read_json(path: str) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    from foldchat.engine.fold import FoldRequest, fold_context
+    from foldchat.engine.messages import dump_messages, parse_messages
+    from foldchat.engine.policy import FoldPolicy
+    from foldchat.engine.summarizers import RulesSummarizer
     from foldchat.engine.tokens import LiteLLMCounter, model_info
 
     try:

@@ -8,7 +8,6 @@ import time
 from typing import Any
 
 from foldchat.cli.runtime import add_config_option, open_runtime
-from foldchat.engine.export import export_conversation, status_suffix
 
 
 def add_parser(commands: Any) -> None:
@@ -45,6 +44,8 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
+    from foldchat.engine.export import status_suffix
+
     with open_runtime(args) as rt:
         conversation = rt.store.conversation(args.id)
         print(f"# {conversation.title or 'untitled'} (conversation {conversation.id}, {conversation.model or '-'})")
@@ -63,6 +64,8 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    from foldchat.engine.export import export_conversation
+
     with open_runtime(args) as rt:
         sys.stdout.write(export_conversation(rt.store, args.id, args.format))
     return 0

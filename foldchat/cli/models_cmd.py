@@ -6,9 +6,7 @@ import argparse
 from typing import Any
 
 from foldchat.cli.runtime import add_config_option
-from foldchat.engine.config import load_settings
 from foldchat.engine.errors import UsageError
-from foldchat.engine.models import ModelRegistry
 
 
 def add_parser(commands: Any) -> None:
@@ -21,6 +19,9 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from foldchat.engine.config import load_settings
+    from foldchat.engine.models import ModelRegistry
+
     registry = ModelRegistry(load_settings(args.config))
     default = registry.default_name()
     names = registry.names() + ([default] if default not in registry.names() else [])

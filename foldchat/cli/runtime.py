@@ -7,11 +7,12 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from foldchat.engine.config import Settings, load_settings
-from foldchat.engine.models import ModelRegistry
-from foldchat.engine.paths import default_database
-from foldchat.engine.store import Store
+if TYPE_CHECKING:  # imported when a command runs, not when `foldchat` starts
+    from foldchat.engine.config import Settings
+    from foldchat.engine.models import ModelRegistry
+    from foldchat.engine.store import Store
 
 
 def add_config_option(parser: argparse.ArgumentParser) -> None:
@@ -31,6 +32,11 @@ class Runtime:
 
 @contextmanager
 def open_runtime(args: argparse.Namespace) -> Iterator[Runtime]:
+    from foldchat.engine.config import load_settings
+    from foldchat.engine.models import ModelRegistry
+    from foldchat.engine.paths import default_database
+    from foldchat.engine.store import Store
+
     settings = load_settings(getattr(args, "config", None))
     store = Store(settings.database or default_database())
     registry = ModelRegistry(settings)

@@ -34,8 +34,6 @@ if TYPE_CHECKING:
     from foldchat.engine.events import FoldEvent
     from foldchat.engine.providers import ModelTarget
 
-    from ..presenters import TranscriptState
-
 
 class FoldEventPosted(TextualMessage):
     """A fold progress event from the engine (posted from a worker thread)."""
@@ -85,7 +83,8 @@ class ChatScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one(Composer).focus()
         self.query_one("#suggestions").display = False
-        self.open_backend()
+        # after the first frame: the backend's imports would otherwise compete with it for the GIL
+        self.call_after_refresh(self.open_backend)
 
     def watch_status(self, status: str) -> None:
         if self.is_mounted:
@@ -102,16 +101,21 @@ class ChatScreen(Screen[None]):
         try:
             backend = await asyncio.to_thread(Backend.open, self.options)
             state = await asyncio.to_thread(transcript_state, backend)
+            await self.query_one(Transcript).show(state.items, pinned=state.pinned, folded_upto=state.folded_upto)
+            self.status = "loading model support…"
+            await asyncio.to_thread(backend.connect)  # litellm: seconds, so after the transcript is up
         except FoldchatError as error:
             self.status = f"could not start: {error}"
             self.notify(str(error), title="Foldchat could not start", severity="error", timeout=30)
             return
         self.backend = backend
-        await self.show_state(state)
         for text in self.queued:
             await asyncio.to_thread(backend.session.add_user_message, text)
-        self.queued.clear()
-        await self.refresh_transcript()
+        if self.queued:
+            self.queued.clear()
+            await self.refresh_transcript()
+        else:
+            self.gauge_state = GaugeState(cost=state.cost, per_turn=state.per_turn, note="counting…")
         self.prepare_model()
 
     @work(group="startup", exit_on_error=False)
@@ -137,6 +141,7 @@ class ChatScreen(Screen[None]):
             return
         self.model_ready = True
         self.status = f"{name} · {backend.target.window:,} token window"
+        await self.refresh_usage()
         if self.unanswered():
             self.run_turn()
 
@@ -145,15 +150,16 @@ class ChatScreen(Screen[None]):
         return bool(views) and views[-1].data.role == "user"
 
     # -- transcript and gauge ---------------------------------------------------------------------
-    async def show_state(self, state: TranscriptState) -> None:
-        await self.query_one(Transcript).show(state.items, pinned=state.pinned, folded_upto=state.folded_upto)
-        self.set_usage(state.usage, state.cost, state.per_turn)
-
     async def refresh_transcript(self) -> None:
+        """Re-read the transcript and folds (after a fold, undo, edit, switch) and recount."""
         from ..presenters import transcript_state
 
-        if self.backend is not None:
-            await self.show_state(await asyncio.to_thread(transcript_state, self.backend))
+        if self.backend is None:
+            return
+        state = await asyncio.to_thread(transcript_state, self.backend)
+        await self.query_one(Transcript).show(state.items, pinned=state.pinned, folded_upto=state.folded_upto)
+        usage = await asyncio.to_thread(self.backend.usage)
+        self.set_usage(usage, state.cost, state.per_turn)
 
     def set_usage(self, usage: Any, cost: float | None = None, per_turn: int | None = None) -> None:
         assert self.backend is not None

@@ -1,0 +1,215 @@
+"""The app in a real terminal (tmux, 160x48): first paint, a 2,000-message chat, CPU while streaming, RSS.
+
+Run: .venv/bin/python bench/tui_bench.py [--elia PATH_TO_ELIA_EXECUTABLE]
+
+- first paint: from launching the command to the first frame on screen (median of 5);
+- a 2,000-message conversation: time until its last message is visible, and the app's RSS then;
+- CPU of the app process while the local model streams replies (the model server is another process);
+- RSS after a reply.
+With --elia, Elia is measured the same way (it imports the same 2,000 messages as a ChatGPT export and
+talks to the same local model server), and the ratios are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LAST = "LAST-MESSAGE-OF-2000"
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+class Terminal:
+    def __init__(self, env: dict[str, str]) -> None:
+        self.name = f"bench-{uuid.uuid4().hex[:6]}"
+        self.tmux = ["tmux", "-L", self.name]
+        subprocess.run([*self.tmux, "new-session", "-d", "-s", "b", "-x", "160", "-y", "48"], env=env, check=True)
+
+    def send(self, *keys: str, literal: bool = False) -> None:
+        subprocess.run([*self.tmux, "send-keys", "-t", "b", *(["-l"] if literal else []), *keys], check=True)
+
+    def screen(self) -> str:
+        return subprocess.run([*self.tmux, "capture-pane", "-p", "-t", "b"], capture_output=True, text=True).stdout
+
+    def wait(self, predicate: Callable[[str], bool], timeout: float = 120) -> float:
+        start = time.perf_counter()
+        while time.perf_counter() - start < timeout:
+            if predicate(self.screen()):
+                return time.perf_counter() - start
+            time.sleep(0.01)
+        raise TimeoutError(self.screen())
+
+    def app_pid(self) -> int:
+        shell = subprocess.run([*self.tmux, "display", "-p", "-t", "b", "#{pane_pid}"], capture_output=True, text=True)
+        children = subprocess.run(["pgrep", "-P", shell.stdout.strip()], capture_output=True, text=True).stdout.split()
+        return int(children[0])
+
+    def close(self) -> None:
+        subprocess.run([*self.tmux, "kill-server"], capture_output=True)
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def launch(env: dict[str, str], command: str, ready: Callable[[str], bool]) -> tuple[Terminal, float]:
+    terminal = Terminal(env)
+    terminal.wait(lambda s: "$" in s or "#" in s, timeout=10)
+    terminal.send(command, "Enter")
+    return terminal, terminal.wait(ready)
+
+
+def first_paint(env: dict[str, str], command: str, painted: Callable[[str], bool]) -> float:
+    times = []
+    for _ in range(5):
+        terminal, elapsed = launch(env, command, painted)
+        times.append(elapsed)
+        terminal.close()
+        time.sleep(0.5)
+    return statistics.median(times)
+
+
+def foldchat_database(path: Path) -> int:
+    sys.path.insert(0, str(ROOT))
+    from foldchat.engine.messages import Message
+    from foldchat.engine.store import Store
+
+    store = Store(path)
+    cid = store.create_conversation(model="local")
+    for n in range(2000):
+        if n % 2 == 0:
+            store.append(cid, Message.user(f"Question {n}: how do I parse `config-{n}.toml` in Python?"))
+        else:
+            text = (
+                LAST if n == 1999 else f"Answer {n}: use **tomllib**:\n\n```python\nimport tomllib\n```\n\n- one\n- two"
+            )
+            store.append(cid, Message.assistant(text), model="local")
+    store.close()
+    return cid
+
+
+def chatgpt_export(path: Path) -> None:
+    mapping, parent = {}, None
+    for n in range(2000):
+        node = f"n{n}"
+        role = "user" if n % 2 == 0 else "assistant"
+        text = LAST if n == 1999 else f"{role} message {n} with **markdown** and `code-{n}`"
+        mapping[node] = {
+            "id": node, "parent": parent, "children": [f"n{n + 1}"] if n < 1999 else [],
+            "message": {"id": node, "author": {"role": role}, "create_time": 1_700_000_000 + n,
+                        "content": {"content_type": "text", "parts": [text]}, "metadata": {"model_slug": "gpt-4o"}},
+        }  # fmt: skip
+        parent = node
+    path.write_text(json.dumps([{"title": "Two thousand", "create_time": 1_700_000_000, "update_time": 1_700_002_000,
+                                 "mapping": mapping, "current_node": "n1999", "id": "bench"}]))  # fmt: skip
+
+
+def stream_cpu(terminal: Terminal, pid: int, replies: Callable[[str], int], prompts: list[str]) -> tuple[float, float]:
+    cpu = wall = 0.0
+    for prompt in prompts:
+        before = replies(terminal.screen())
+        c0, t0 = cpu_seconds(pid), time.perf_counter()
+        terminal.send(prompt, literal=True)
+        terminal.send("Enter")
+        terminal.wait(lambda s, b=before: replies(s) > b and "streaming" not in s)
+        cpu += cpu_seconds(pid) - c0
+        wall += time.perf_counter() - t0
+        time.sleep(0.3)
+    return 100 * cpu / wall, rss_mb(pid)
+
+
+PROMPTS = ["Tell me about the sea.", "What is a good breakfast?", "Name a famous painter.", "What is rain?"]
+
+
+def bench_foldchat(tmp: Path) -> dict[str, float]:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    db = tmp / "foldchat.db"
+    env.update(FOLDCHAT_DATABASE=str(db), FOLDCHAT_CONFIG=str(tmp / "none.toml"), TERM="xterm-256color")
+    exe = shlex.quote(str(Path(sys.executable).parent / "foldchat"))
+    results = {"first paint s": first_paint(env, f"{exe} --new", lambda s: "Enter send" in s)}
+    cid = foldchat_database(db)
+    terminal, elapsed = launch(env, f"{exe} --conversation {cid}", lambda s: LAST in s)
+    results["2,000 messages: last visible s"] = elapsed
+    results["2,000 messages: RSS MB"] = rss_mb(terminal.app_pid())
+    terminal.close()
+    terminal, _ = launch(env, f"{exe} --new", lambda s: "token window" in s)
+    pid = terminal.app_pid()
+    cpu, rss = stream_cpu(terminal, pid, lambda s: s.count("Assistant · local"), PROMPTS)
+    results["CPU while streaming %"] = cpu
+    results["RSS after replies MB"] = rss
+    terminal.close()
+    return results
+
+
+def bench_elia(elia: str, tmp: Path) -> dict[str, float]:
+    sys.path.insert(0, str(ROOT))
+    from foldchat.engine.config import LocalModelSettings
+    from foldchat.engine.local_model import LocalModelServer
+
+    server = LocalModelServer(LocalModelSettings())
+    base = server.start()
+    home = tmp / "elia-home"
+    (home / ".config" / "elia").mkdir(parents=True)
+    (home / ".config" / "elia" / "config.toml").write_text(
+        f'default_model = "openai/gemma-3-270m"\n[[models]]\nname = "openai/gemma-3-270m"\napi_base = "{base}"\n'
+        'api_key = "none"\n'
+    )
+    env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+           "XDG_DATA_HOME": str(home / ".local/share"), "TERM": "xterm-256color", "OPENAI_API_KEY": "none"}  # fmt: skip
+    results = {"first paint s": first_paint(env, elia, lambda s: "elia" in s.lower() or "chat" in s.lower())}
+    export = tmp / "conversations.json"
+    chatgpt_export(export)
+    subprocess.run([elia, "import", str(export)], env=env, capture_output=True, input="y\n", text=True, timeout=600)
+    terminal, _ = launch(env, elia, lambda s: "Two thousand" in s)
+    terminal.send("Down")
+    terminal.send("Enter")
+    start = time.perf_counter()
+    terminal.wait(lambda s: LAST in s, timeout=300)
+    results["2,000 messages: last visible s"] = time.perf_counter() - start
+    results["2,000 messages: RSS MB"] = rss_mb(terminal.app_pid())
+    terminal.close()
+    terminal, _ = launch(env, elia, lambda s: "elia" in s.lower())
+    pid = terminal.app_pid()
+    cpu, rss = stream_cpu(terminal, pid, lambda s: s.count("gemma"), PROMPTS)
+    results["CPU while streaming %"] = cpu
+    results["RSS after replies MB"] = rss
+    terminal.close()
+    server.stop()
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--elia", help="path to the elia executable (installed in a separate venv)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        ours = bench_foldchat(Path(tmp))
+        theirs = bench_elia(args.elia, Path(tmp)) if args.elia else {}
+    print(f"{'metric':<34} {'foldchat':>10} {'elia':>10} {'ratio':>8}")
+    for key, value in ours.items():
+        other = theirs.get(key)
+        ratio = f"{other / value:.1f}x" if other and value else ""
+        print(f"{key:<34} {value:>10.2f} {other if other is not None else float('nan'):>10.2f} {ratio:>8}")
+
+
+if __name__ == "__main__":
+    main()

@@ -93,6 +93,7 @@ class Settings(BaseSettings):
     database: Path | None = Field(None, description="SQLite file; default: foldchat.db in the user data dir.")
     request_timeout: float = Field(120.0, gt=0, description="Seconds before a model call is given up.")
     max_retries: int = Field(3, ge=0, description="Retries on 429, 5xx, timeouts and dropped connections.")
+    theme: str = Field("textual-dark", description="Textual theme; 'textual-ansi' uses the terminal's own colours.")
     fold: FoldSettings = Field(default_factory=FoldSettings)
     local: LocalModelSettings = Field(default_factory=LocalModelSettings)
 

@@ -65,13 +65,15 @@ def fold_view(backend: Backend, fold_id: int) -> FoldView:
         value = getattr(snapshot, name)
         sections.append((name, [value] if isinstance(value, str) and value else list(value or [])))
     transcript = backend.transcript()
-    covered = sum(1 for m in transcript if fold.first_message_id <= m.id <= fold.last_message_id)
+    covered_messages = [m for m in transcript if fold.first_message_id <= m.id <= fold.last_message_id]
+    covered = len(covered_messages)
+    preview = [f"{m.message.role}: {' '.join(m.message.text.split())[:100]}" for m in covered_messages[:200]]
     chain = [f"#{f.id} ({f.trigger}, {f.tokens_after:,} tok)" for f in backend.folds() if f.id <= fold.id]
     return FoldView(
         fold_id=fold.id, sections=sections, snapshot_text=text, edited=fold.edited_text is not None,
         covers=(fold.first_message_id, fold.last_message_id), covered_count=covered,
         tokens_before=fold.tokens_before, tokens_after=fold.tokens_after, summarizer=fold.summarizer,
-        trigger=fold.trigger, chain=chain,
+        trigger=fold.trigger, chain=chain, covered=preview,
     )  # fmt: skip
 
 

@@ -109,6 +109,8 @@ class ChatScreen(Screen[None]):
             self.notify(str(error), title="Foldchat could not start", severity="error", timeout=30)
             return
         self.backend = backend
+        if backend.settings.theme in self.app.available_themes:
+            self.app.theme = backend.settings.theme
         for text in self.queued:
             await asyncio.to_thread(backend.session.add_user_message, text)
         if self.queued:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from textual.app import ComposeResult
@@ -27,6 +27,8 @@ class FoldView:
     summarizer: str
     trigger: str
     chain: list[str]
+    covered: list[str] = field(default_factory=list)
+    """One line per covered message (role: first words), oldest first."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,9 @@ def snapshot_markdown(view: FoldView) -> str:
         lines.append(f"### {name.replace('_', ' ')}")
         lines += [f"- {item}" for item in items]
         lines.append("")
+    if view.covered:
+        lines.append(f"### the {view.covered_count} messages it covers (still in the transcript)")
+        lines += [f"- {line}" for line in view.covered]
     return "\n".join(lines) or "_(empty snapshot)_"
 
 

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
 from . import snapshot as snap
+from .adapt import TargetRules, adapt, rules_for
 from .alternation import repair
 from .config import Settings
 from .events import EventSink, ignore_events
@@ -55,6 +56,8 @@ class ChatSession:
         self.registry = registry
         self.settings = settings
         self.conversation_id = conversation_id
+        self._rules_cache: dict[str, TargetRules] = {}
+        self._origin_cache: dict[str, str | None] = {}
 
     # -- the two histories ------------------------------------------------------------------------
     def transcript(self) -> list[StoredMessage]:
@@ -73,6 +76,33 @@ class ChatSession:
             bridge = [Message.assistant(snap.ACKNOWLEDGEMENT)] if not after or after[0].role == "user" else []
             messages = [*systems, Message.user(snapshot_text(fold)), *bridge, *after]
         return repair(messages).messages
+
+    def adapted_context(self, target: ModelTarget, exclude: frozenset[int] = frozenset()) -> list[Message]:
+        """The context as `target` accepts it (ids, reasoning, images; DESIGN §8)."""
+        transcript = self.transcript()
+        context = self.context(transcript, exclude)
+        producers = {s.id: s.model for s in transcript}
+        origins = [self._provider_of(producers.get(m.key) if m.key is not None else None) for m in context]
+        adapted, _ = adapt(context, self._rules(target.litellm_model), origins)
+        return adapted
+
+    def _rules(self, litellm_model: str) -> TargetRules:
+        rules = self._rules_cache.get(litellm_model)
+        if rules is None:
+            rules = self._rules_cache[litellm_model] = rules_for(litellm_model)
+        return rules
+
+    def _provider_of(self, model_name: str | None) -> str | None:
+        """The provider that wrote a stored reply (`model` is the name it was sent with)."""
+        if model_name is None:
+            return None
+        if model_name not in self._origin_cache:
+            try:
+                target = self.registry.resolve(model_name)
+                self._origin_cache[model_name] = self._rules(target.litellm_model).provider
+            except Exception:  # a model no longer configured: its reasoning is not sent anywhere
+                self._origin_cache[model_name] = None
+        return self._origin_cache[model_name]
 
     def usage(self, target: ModelTarget, extra_text: str = "") -> Usage:
         counter = self.registry.counter(target)
@@ -128,7 +158,8 @@ class ChatSession:
                 reserved_output=self.registry.reserved_output(target),
                 force=force,
                 trigger=trigger,
-                history=self.fold_history(target),
+                # a switch re-evaluates at once (DESIGN §5): the last fold's hysteresis was for another window
+                history=None if trigger == Trigger.SWITCH else self.fold_history(target),
                 pinned=self.pinned_texts(),
                 focus=focus,
                 on_event=on_event,
@@ -179,7 +210,7 @@ class ChatSession:
         the new reply exists, marked as superseded by it (they stay in the transcript).
         """
         stale = self.replies_to_last_turn() if regenerate else []
-        messages = [m.to_dict() for m in self.context(exclude=frozenset(stale))]
+        messages = [m.to_dict() for m in self.adapted_context(target, exclude=frozenset(stale))]
         row = self.store.append(self.conversation_id, Message.assistant(""), status="streaming", model=target.name)
         if stale:
             self.store.supersede(stale, row)

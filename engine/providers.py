@@ -100,6 +100,8 @@ class _Accumulator:
     text: list[str] = field(default_factory=list)
     reasoning: list[str] = field(default_factory=list)
     calls: dict[int, dict[str, str]] = field(default_factory=dict)
+    thinking: list[str] = field(default_factory=list)
+    signature: str | None = None
 
     @property
     def has_output(self) -> bool:
@@ -111,6 +113,10 @@ class _Accumulator:
             for i, c in sorted(self.calls.items())
         )
         extras: dict[str, Any] = {"reasoning_content": "".join(self.reasoning)} if self.reasoning else {}
+        if self.signature:  # signed thinking (Anthropic) goes back to its provider as it came
+            extras["thinking_blocks"] = [
+                {"type": "thinking", "thinking": "".join(self.thinking), "signature": self.signature}
+            ]
         text = "".join(self.text)
         return Message.from_dict(
             {
@@ -238,6 +244,10 @@ def _chunk_events(chunk: Any, acc: _Accumulator) -> list[ProviderEvent]:
     if reasoning:
         acc.reasoning.append(reasoning)
         events.append(ReasoningDelta(reasoning))
+    for block in getattr(delta, "thinking_blocks", None) or []:
+        block = dict(block)
+        acc.thinking.append(str(block.get("thinking") or ""))
+        acc.signature = block.get("signature") or acc.signature
     for call in getattr(delta, "tool_calls", None) or []:
         index = getattr(call, "index", 0) or 0
         slot = acc.calls.setdefault(index, {"arguments": ""})

@@ -272,8 +272,12 @@ class Store:
         tokens: int | None = None,
         cost: float = 0.0,
         error: str | None = None,
+        payload: dict[str, Any] | None = None,
     ) -> int:
-        """Commit one message now (before any request that depends on it is sent)."""
+        """Commit one message now (before any request that depends on it is sent).
+
+        `payload` stores a message exactly as it came (an import); by default, `message.to_dict()`.
+        """
         now = time.time()
         owner = os.getpid() if status == "streaming" else None
         with self.transaction() as db:
@@ -281,7 +285,7 @@ class Store:
                 "INSERT INTO messages (conversation_id, role, payload, status, error, model, tokens, cost, owner_pid,"
                 " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
-                    conversation_id, message.role, json.dumps(message.to_dict(), ensure_ascii=False), status,
+                    conversation_id, message.role, json.dumps(payload or message.to_dict(), ensure_ascii=False), status,
                     error, model, tokens, cost, owner, now, now,
                 ),
             )  # fmt: skip

@@ -46,6 +46,7 @@ def read_prompt(text: str) -> str:
 def run(args: argparse.Namespace) -> int:
     from foldchat.engine.chat import ChatSession
     from foldchat.engine.models import check_model_name
+    from foldchat.engine.policy import Trigger
 
     prompt = read_prompt(args.text)
     with open_runtime(args) as rt:
@@ -55,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
             latest = None if args.new else rt.store.latest_conversation()
             conversation = latest or rt.store.conversation(rt.store.create_conversation())
         target = check_model_name(args.model or conversation.model or rt.registry.default_name(), rt.registry)
+        switched = conversation.model is not None and target.name != conversation.model
         if target.name != conversation.model:
             rt.store.set_conversation_model(conversation.id, target.name)
         session = ChatSession(rt.store, rt.registry, rt.settings, conversation.id)
@@ -62,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
             session.set_system_prompt(args.system)
         session.add_user_message(prompt)  # committed before anything can fail
         target = rt.registry.prepare(target, progress_printer(sys.stderr.isatty()))
-        report = session.fold(target)
+        report = session.fold(target, trigger=Trigger.SWITCH if switched else None)
         if report is not None and report.compressed:
             print(
                 f"foldchat: folded {report.folded_messages} messages · {report.tokens_before:,} → "

@@ -13,10 +13,10 @@ import sys
 from collections.abc import Sequence
 
 from foldchat import __version__
-from foldchat.cli import ask_cmd, compress_cmd, conversations_cmd, models_cmd
+from foldchat.cli import ask_cmd, compress_cmd, conversations_cmd, import_cmd, models_cmd
 from foldchat.engine.errors import FoldchatError
 
-COMMANDS = (ask_cmd, compress_cmd, conversations_cmd, models_cmd)
+COMMANDS = (ask_cmd, compress_cmd, conversations_cmd, import_cmd, models_cmd)
 
 
 class _Parser(argparse.ArgumentParser):

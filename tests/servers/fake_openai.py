@@ -40,6 +40,11 @@ def openai_problems(body: dict[str, Any]) -> list[str]:
                     "An assistant message with 'tool_calls' must be followed by tool messages responding to each "
                     f"'tool_call_id'. The following tool_call_ids did not have response messages: {sorted(ids - answered)}"
                 )
+        if message.get("role") == "tool" and len(message.get("tool_call_id", "")) > 40:
+            problems.append(f"messages[{i}].tool_call_id: string too long (max 40)")
+        for key in ("thinking_blocks",):
+            if key in message:
+                problems.append(f"messages[{i}]: Additional properties are not allowed ('{key}' was unexpected)")
         if message.get("role") == "tool" and (i == 0 or not _answers(messages, i)):
             problems.append(f"messages[{i}]: role 'tool' must be a response to a preceding message with 'tool_calls'")
     return problems
@@ -61,6 +66,7 @@ class FakeOpenAI:
     def __init__(self) -> None:
         self.script: list[str] = ["ok"]
         self.requests: list[dict[str, Any]] = []
+        self.rejected: list[str] = []
         self.reply = REPLY
         self._server = _QuietServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
@@ -102,6 +108,7 @@ class FakeOpenAI:
                 behaviour = fake.next_behaviour()
                 problems = openai_problems(body)
                 if problems:
+                    fake.rejected.append(problems[0])
                     self._error(400, problems[0], "invalid_request_error")
                 elif behaviour == "500":
                     self._error(500, "The server had an error while processing your request.", "server_error")

@@ -1,0 +1,141 @@
+"""Adapting a context to the model it is sent to (DESIGN §8). A pure function of its inputs.
+
+The transcript is stored once, as it came. Before each call, `adapt` rewrites a copy for the target:
+- tool-call ids the target rejects are mapped to ids it accepts; the call and its result get the same
+  new id; the mapping is a deterministic function of the original id (so it is stable across sends
+  without storage) and `IdMap.original` reverses it for display;
+- Gemini thought signatures embedded in ids (`…__thought__…`) are kept for Gemini, stripped for others;
+- reasoning (`reasoning_content`, `thinking_blocks` and their signatures) goes back only to the provider
+  that produced it;
+- images reach only models that take them; others get a text placeholder naming the image;
+- roles: the context has already been repaired (alternation, results after calls, systems first).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import string
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from .messages import FrozenDict, Message
+
+THOUGHT_MARK = "__thought__"
+REASONING_KEYS = ("reasoning_content", "thinking_blocks", "reasoning", "provider_specific_fields")
+_ANTHROPIC_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+_ALPHANUMERIC = string.ascii_letters + string.digits
+
+
+@dataclass(frozen=True)
+class TargetRules:
+    """What a provider accepts, as far as adaptation is concerned."""
+
+    provider: str
+    vision: bool = True
+
+    def accepts_id(self, call_id: str) -> bool:
+        if self.provider == "anthropic":
+            return bool(_ANTHROPIC_ID.match(call_id))
+        if self.provider == "mistral":
+            return len(call_id) == 9 and call_id.isalnum()
+        if self.provider in ("openai", "azure", "text-completion-openai"):
+            return len(call_id) <= 40
+        return bool(call_id)
+
+
+@dataclass
+class IdMap:
+    """New id → original id, for showing the transcript's ids again."""
+
+    original: dict[str, str] = field(default_factory=dict)
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.sha256(text.encode()).digest()
+
+
+def map_call_id(call_id: str, rules: TargetRules) -> str:
+    """An id `rules` accepts, derived only from `call_id` (the same input always gives the same id)."""
+    if rules.provider != "gemini" and THOUGHT_MARK in call_id:
+        call_id = call_id.split(THOUGHT_MARK, 1)[0] or call_id
+    if rules.accepts_id(call_id):
+        return call_id
+    digest = _digest(call_id)
+    if rules.provider == "mistral":
+        return "".join(_ALPHANUMERIC[b % len(_ALPHANUMERIC)] for b in digest[:9])
+    return "call_" + digest.hex()[:24]
+
+
+def _strip_images(content: object) -> object:
+    if not isinstance(content, tuple):
+        return content
+    parts = []
+    for part in content:
+        if part.get("type") == "image_url":
+            image = part.get("image_url")
+            url = image.get("url", "") if isinstance(image, FrozenDict) else str(image or "")
+            name = "an inline image" if url.startswith("data:") else url
+            parts.append(FrozenDict({"type": "text", "text": f"[image not shown to this model: {name}]"}))
+        else:
+            parts.append(part)
+    return tuple(parts)
+
+
+def adapt(
+    messages: Sequence[Message],
+    rules: TargetRules,
+    origins: Sequence[str | None] | None = None,
+) -> tuple[list[Message], IdMap]:
+    """`messages` ready for a model under `rules`; `origins[i]` is the provider that wrote message i."""
+    ids = IdMap()
+    owner: dict[str, str] = {}  # new id -> the original it stands for, to catch two ids mapped alike
+
+    def new_id_for(call_id: str) -> str:
+        new_id = map_call_id(call_id, rules)
+        if owner.setdefault(new_id, call_id) != call_id:
+            new_id = map_call_id("collision:" + call_id, TargetRules(rules.provider, rules.vision))
+            new_id = new_id if rules.accepts_id(new_id) else "call_" + _digest(call_id).hex()[:24]
+            owner[new_id] = call_id
+        if new_id != call_id:
+            ids.original[new_id] = call_id
+        return new_id
+
+    out: list[Message] = []
+    for index, message in enumerate(messages):
+        origin = origins[index] if origins is not None else None
+        changes: dict[str, object] = {}
+        if message.tool_calls:
+            calls = [
+                type(call)(new_id_for(call.id), call.name, call.arguments, call.extras) for call in message.tool_calls
+            ]
+            if calls != list(message.tool_calls):
+                changes["tool_calls"] = tuple(calls)
+        if message.tool_call_id is not None:
+            new_id = new_id_for(message.tool_call_id)
+            if new_id != message.tool_call_id:
+                changes["tool_call_id"] = new_id
+        if origin != rules.provider and any(key in message.extras for key in REASONING_KEYS):
+            changes["extras"] = FrozenDict({k: v for k, v in message.extras.items() if k not in REASONING_KEYS})
+        if not rules.vision and isinstance(message.content, tuple):
+            stripped = _strip_images(message.content)
+            if stripped != message.content:
+                changes["content"] = stripped
+        out.append(message.evolve(**changes) if changes else message)
+    return out, ids
+
+
+def rules_for(litellm_model: str) -> TargetRules:
+    """The rules of the provider behind a litellm model string."""
+    from .lazy import load_litellm
+
+    litellm = load_litellm()
+    try:
+        provider = litellm.get_llm_provider(litellm_model)[1]
+    except Exception:
+        provider = litellm_model.split("/", 1)[0] if "/" in litellm_model else "openai"
+    try:
+        vision = bool(litellm.supports_vision(litellm_model))
+    except Exception:
+        vision = False
+    return TargetRules(provider=provider, vision=vision)

@@ -1,0 +1,35 @@
+"""`foldchat import`: a conversation from a JSON message list or a ChatGPT export."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from foldchat.cli.runtime import add_config_option, open_runtime
+
+
+def add_parser(commands: Any) -> None:
+    p = commands.add_parser(
+        "import",
+        help="import a JSON array of OpenAI messages or a ChatGPT export; prints the new conversation id(s)",
+        description=(
+            "Create a conversation from FILE (or stdin with '-'): a JSON array of OpenAI chat messages "
+            "(tool calls, images and reasoning fields kept as they are) or a ChatGPT data export "
+            "(conversations.json, one conversation per entry). Messages are stored exactly as given."
+        ),
+    )
+    p.add_argument("file", metavar="FILE|-")
+    p.add_argument("--model", "-m", help="model the conversation continues with (default: the default model)")
+    add_config_option(p)
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from foldchat.cli.compress_cmd import read_json
+    from foldchat.engine.importer import import_conversations
+
+    data = read_json(args.file)
+    with open_runtime(args) as rt:
+        for cid in import_conversations(rt.store, data, args.model):
+            print(cid)
+    return 0

@@ -1,0 +1,134 @@
+"""Switching providers mid-conversation, through `foldchat import` + `foldchat ask` and litellm,
+against loopback servers that validate like OpenAI and Anthropic do, and the real local model."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+from foldchat.engine.messages import Message
+from foldchat.engine.store import Store
+from servers.fake_anthropic import FakeAnthropic
+from servers.fake_openai import FakeOpenAI
+
+LONG_ID = "call_" + "a1B2c3D4" * 7  # 61 characters: too long for OpenAI, fine for Anthropic
+OUTPUT = "\n".join(f"line {n}: total = {n * 7}" for n in range(300))
+
+
+def call(cid, name, **args):
+    return {"id": cid, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+
+
+HISTORY = [
+    {"role": "system", "content": "You are a careful assistant."},
+    {"role": "user", "content": "Check invoices INV-1 and INV-2 for ticket PAY-88."},
+    {"role": "assistant", "content": None, "tool_calls": [call(LONG_ID, "read_file", path="inv1.csv"),
+                                                           call("call_short1", "read_file", path="inv2.csv")]},
+    {"role": "tool", "tool_call_id": LONG_ID, "content": OUTPUT},
+    {"role": "tool", "tool_call_id": "call_short1", "content": OUTPUT},
+    {"role": "assistant", "content": "Both invoices add up; INV-2 has a rounding issue."},
+]  # fmt: skip
+
+
+@pytest.fixture
+def servers(tmp_path, monkeypatch):
+    openai, anthropic = FakeOpenAI().start(), FakeAnthropic().start()
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f"""
+request_timeout = 20
+max_retries = 0
+[models.gpt]
+model = "openai/fake-model"
+api_base = "{openai.base_url}"
+api_key_env = "FAKE_OPENAI_KEY"
+context_window = 128000
+[models.claude]
+model = "anthropic/claude-3-5-haiku-latest"
+api_base = "{anthropic.base_url}"
+api_key_env = "FAKE_ANTHROPIC_KEY"
+context_window = 200000
+"""
+    )
+    monkeypatch.setenv("FOLDCHAT_CONFIG", str(config))
+    monkeypatch.setenv("FOLDCHAT_DATABASE", str(tmp_path / "db.sqlite"))
+    monkeypatch.setenv("FAKE_OPENAI_KEY", "sk-openai")
+    monkeypatch.setenv("FAKE_ANTHROPIC_KEY", "sk-anthropic")
+    yield openai, anthropic, tmp_path
+    openai.stop()
+    anthropic.stop()
+
+
+def foldchat(*args, stdin=""):
+    return subprocess.run([sys.executable, "-m", "foldchat", *args], input=stdin, capture_output=True, text=True,
+                          timeout=180, env=os.environ.copy())  # fmt: skip
+
+
+def payloads(db) -> dict[int, str]:
+    with sqlite3.connect(db) as conn:
+        return dict(conn.execute("SELECT id, payload FROM messages WHERE status = 'complete'").fetchall())
+
+
+def ask(cid, model, text):
+    done = foldchat("ask", text, "--conversation", cid, "--model", model)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def test_openai_anthropic_local_openai_gemini_anthropic(servers):
+    openai, anthropic, tmp = servers
+    db = tmp / "db.sqlite"
+    history = tmp / "history.json"
+    history.write_text(json.dumps(HISTORY))
+    imported = foldchat("import", str(history), "--model", "gpt")
+    assert imported.returncode == 0, imported.stderr
+    cid = imported.stdout.strip()
+    stored = payloads(db)
+    assert [json.loads(p) for p in stored.values()] == HISTORY  # stored as given
+
+    ask(cid, "gpt", "Continue with OpenAI.")
+    sent = openai.requests[-1]["messages"]
+    assert all(len(c["id"]) <= 40 for m in sent for c in m.get("tool_calls") or [])
+    assert [m["tool_call_id"] for m in sent if m["role"] == "tool"] == [c["id"] for c in sent[2]["tool_calls"]]
+
+    ask(cid, "claude", "Now Claude: anything else?")
+    last = Store(db).messages(int(cid))[-1].message
+    assert last.extras["thinking_blocks"][0]["signature"].startswith("sig-")  # signed thinking kept
+    ask(cid, "claude", "Still Claude.")
+    assert any(b.get("type") == "thinking" for m in anthropic.requests[-1]["messages"] for b in _blocks(m))
+
+    local = ask(cid, "local", "And what does the local model say?")
+    assert "foldchat: folded" in local.stderr  # 128k → 8k window: the history folds before sending
+    assert Store(db).active_fold(int(cid)).trigger == "switch"
+    ask(cid, "gpt", "Back to OpenAI.")
+
+    # a stretch of conversation written by Gemini: thought signatures inside the tool-call ids
+    store = Store(db)
+    gemini_id = "call_7__thought__Q2lnbmF0dXJlIGJ5dGVz+/=="
+    store.append(int(cid), Message.from_dict({"role": "user", "content": "Gemini: look at INV-3."}))
+    store.append(int(cid), Message.from_dict({"role": "assistant", "content": None,
+                                              "tool_calls": [call(gemini_id, "read_file", path="inv3.csv")]}),
+                 model="gemini/gemini-2.0-flash")  # fmt: skip
+    store.append(int(cid), Message.from_dict({"role": "tool", "tool_call_id": gemini_id, "content": "ok"}))
+    store.append(
+        int(cid), Message.from_dict({"role": "assistant", "content": "INV-3 is fine."}), model="gemini/gemini-2.0-flash"
+    )
+    before = payloads(db)
+
+    ask(cid, "claude", "Claude again: summarize the invoices.")
+    sent = anthropic.requests[-1]["messages"]
+    uses = [b["id"] for m in sent for b in _blocks(m) if b.get("type") == "tool_use"]
+    assert uses and all("__thought__" not in u for u in uses)
+
+    assert openai.rejected == [] and anthropic.rejected == []  # every request accepted
+    after = payloads(db)
+    assert {k: after[k] for k in before} == before  # nothing in the transcript changed
+
+
+def _blocks(message):
+    content = message.get("content")
+    return content if isinstance(content, list) else []

@@ -19,6 +19,7 @@ from foldchat.engine.fold import FoldRequest, fold_context
 from foldchat.engine.messages import Message, parse_messages
 from foldchat.engine.summarizers import RulesSummarizer
 from foldchat.engine.tokens import LiteLLMCounter
+
 from synth import coding_conversation
 
 MODEL = "gpt-4o"

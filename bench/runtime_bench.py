@@ -27,6 +27,7 @@ from foldchat.engine.messages import Message
 from foldchat.engine.models import ModelRegistry
 from foldchat.engine.providers import ModelTarget, TextDelta, stream_reply
 from foldchat.engine.store import Store
+
 from servers.fake_openai import FakeOpenAI
 
 QUESTIONS = ["What is the capital of Italy?", "Name three fruits.", "Why is the sky blue?", "Say hello."]

@@ -206,17 +206,16 @@ def bench_elia(elia: str, tmp: Path) -> dict[str, float]:
     except TimeoutError:
         results["2,000 messages: last visible s"] = float("nan")
     results["2,000 messages: RSS MB"] = rss_mb(pid)
+    print("elia so far:", results, file=sys.stderr, flush=True)
     terminal.close()
     terminal, _ = launch(env, elia, lambda s: "Elia v" in s)
     pid = terminal.app_pid()
-    cpu = wall = 0.0
-    for prompt in PROMPTS:
-        c, w = stable_cpu(terminal, pid, prompt, "C-j")
-        cpu, wall = cpu + c, wall + w
-        terminal.send("Escape")
-        time.sleep(0.5)
-    results["CPU while streaming %"] = 100 * cpu / wall if wall else float("nan")
-    results["RSS after replies MB"] = rss_mb(pid)
+    try:  # Elia opens a chat screen on the first message; one reply is what can be driven reliably
+        cpu, wall = stable_cpu(terminal, pid, PROMPTS[0], "C-j")
+        results["CPU while streaming %"] = 100 * cpu / wall
+        results["RSS after replies MB"] = rss_mb(pid)
+    except (OSError, TimeoutError) as error:
+        print(f"elia streaming not measured: {error!r}"[:200], file=sys.stderr)
     terminal.close()
     server.stop()
     return results

@@ -119,8 +119,9 @@ class ChatSession:
         return [self.store.message(i).message.text for i in self.store.pinned_ids(self.conversation_id)]
 
     # -- folding ----------------------------------------------------------------------------------
-    def summarizer(self) -> Summarizer:
-        return RulesSummarizer()  # the LLM summarizer plugs in here (issue 6)
+    def summarizer(self, target: ModelTarget) -> Summarizer:
+        """Per config: rules, an LLM (falling back to rules), or auto: an LLM when a hosted one is usable."""
+        return choose_summarizer(self.settings, self.registry, target)
 
     def fold_history(self, target: ModelTarget) -> FoldHistory:
         fold = self.store.active_fold(self.conversation_id)
@@ -153,7 +154,7 @@ class ChatSession:
             FoldRequest(
                 counter=self.registry.counter(target),
                 window=target.window,
-                summarizer=self.summarizer(),
+                summarizer=self.summarizer(target),
                 policy=self.settings.fold.policy(),
                 reserved_output=self.registry.reserved_output(target),
                 force=force,
@@ -245,6 +246,20 @@ class ChatSession:
 
     def total_cost(self) -> float:
         return sum(m.cost for m in self.transcript())
+
+
+def choose_summarizer(settings: Settings, registry: ModelRegistry, target: ModelTarget) -> Summarizer:
+    from .providers import missing_key
+    from .summarizers.llm import LLMSummarizer, WithFallback
+
+    if settings.summarizer == "rules":
+        return RulesSummarizer()
+    model = registry.resolve(settings.summarizer_model) if settings.summarizer_model else target
+    if settings.summarizer == "auto" and (model.is_local or missing_key(model) is not None):
+        return RulesSummarizer()  # the tiny local model writes poor snapshots; rules are better
+    if model.is_local:
+        model = registry.prepare(model)
+    return WithFallback(LLMSummarizer(model, timeout=settings.request_timeout))
 
 
 def snapshot_text(fold: StoredFold) -> str:

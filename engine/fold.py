@@ -207,6 +207,7 @@ def _fold(
         output_budget=snapshot_budget,
     )
     summary, chunks, depth = summarize_chunked(summary_request, request.summarizer, counter, emit)
+    base["summarizer"] = request.summarizer.name  # a fallback renames it ("rules (llm:x failed: ...)")
     for earlier in reversed([p for p in previous if p is not None]):
         summary = snap.merge(earlier, summary)
     first_key = head[0].key if head[0].key is not None else len(systems)

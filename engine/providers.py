@@ -144,17 +144,11 @@ def missing_key(target: ModelTarget) -> str | None:
     return missing[0] if missing else None
 
 
-def call_arguments(target: ModelTarget, messages: list[dict[str, Any]], timeout: float) -> dict[str, Any]:
+def connection_arguments(target: ModelTarget) -> dict[str, Any]:
+    """Model, base URL and key for a litellm call to `target` (streaming or not)."""
     import os
 
-    kwargs: dict[str, Any] = {
-        "model": target.litellm_model,
-        "messages": messages,
-        "stream": True,
-        "timeout": timeout,
-        "num_retries": 0,  # retries are ours: we must not repeat a reply that already streamed
-        "stream_options": {"include_usage": True},
-    }
+    kwargs: dict[str, Any] = {"model": target.litellm_model}
     if target.api_base:
         kwargs["api_base"] = target.api_base
     if target.api_key_env and os.environ.get(target.api_key_env):
@@ -162,6 +156,18 @@ def call_arguments(target: ModelTarget, messages: list[dict[str, Any]], timeout:
     elif target.is_local or (target.api_base and missing_key(replace(target, api_base=None)) is not None):
         # local and self-hosted servers need no key, but the OpenAI client refuses to send without one
         kwargs["api_key"] = "foldchat-no-key"
+    return kwargs
+
+
+def call_arguments(target: ModelTarget, messages: list[dict[str, Any]], timeout: float) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {
+        **connection_arguments(target),
+        "messages": messages,
+        "stream": True,
+        "timeout": timeout,
+        "num_retries": 0,  # retries are ours: we must not repeat a reply that already streamed
+        "stream_options": {"include_usage": True},
+    }
     if target.max_output_tokens:
         kwargs["max_tokens"] = target.max_output_tokens
     if target.temperature is not None:

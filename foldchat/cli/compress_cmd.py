@@ -48,10 +48,17 @@ def add_parser(commands: Any) -> None:
     )
     p.add_argument(
         "--summarizer",
-        choices=["rules"],
+        choices=["rules", "llm"],
         default="rules",
-        help="who writes the snapshot: 'rules' is deterministic and offline (default)",
+        help="who writes the snapshot: 'rules' is deterministic and offline (default); 'llm' asks a model "
+        "(--summarizer-model) and falls back to rules, saying so in the report, if its answer is unusable",
     )
+    p.add_argument(
+        "--summarizer-model",
+        metavar="M",
+        help="model for --summarizer llm: config alias, litellm model or 'local' (default: --model)",
+    )
+    p.add_argument("--config", metavar="PATH", help="config file, for model aliases (default: the usual lookup)")
     p.add_argument(
         "--force",
         action="store_true",
@@ -138,11 +145,9 @@ def read_json(path: str) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from foldchat.engine.fold import FoldRequest, fold_context
-    from foldchat.engine.messages import dump_messages, parse_messages
+    from foldchat.engine.messages import parse_messages
     from foldchat.engine.policy import FoldPolicy
-    from foldchat.engine.summarizers import RulesSummarizer
-    from foldchat.engine.tokens import LiteLLMCounter, model_info
+    from foldchat.engine.tokens import model_info
 
     try:
         policy = FoldPolicy(
@@ -152,6 +157,29 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     messages = parse_messages(read_json(args.file))
     info = model_info(args.model, args.context_window)
+    if args.summarizer == "rules":
+        from foldchat.engine.summarizers import RulesSummarizer
+
+        return fold_and_print(args, messages, info, policy, RulesSummarizer())
+    from foldchat.engine.config import load_settings
+    from foldchat.engine.models import ModelRegistry, check_model_name
+    from foldchat.engine.summarizers.llm import LLMSummarizer, WithFallback
+
+    settings = load_settings(args.config)
+    registry = ModelRegistry(settings)
+    try:  # the local model's server, if the summarizer is local, stops with the command
+        target = registry.prepare(check_model_name(args.summarizer_model or args.model, registry))
+        summarizer = WithFallback(LLMSummarizer(target, timeout=settings.request_timeout))
+        return fold_and_print(args, messages, info, policy, summarizer)
+    finally:
+        registry.close()
+
+
+def fold_and_print(args: argparse.Namespace, messages: Any, info: Any, policy: Any, summarizer: Any) -> int:
+    from foldchat.engine.fold import FoldRequest, fold_context
+    from foldchat.engine.messages import dump_messages
+    from foldchat.engine.tokens import LiteLLMCounter
+
     reserve = args.reserve_output
     if reserve is None:
         reserve = min(4096, info.window // 10, info.max_output_tokens or 4096)
@@ -160,7 +188,7 @@ def run(args: argparse.Namespace) -> int:
         FoldRequest(
             counter=LiteLLMCounter(args.model),
             window=info.window,
-            summarizer=RulesSummarizer(),
+            summarizer=summarizer,
             policy=policy,
             reserved_output=reserve,
             force=args.force,

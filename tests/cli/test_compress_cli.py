@@ -7,6 +7,7 @@ import sys
 import litellm
 import pytest
 from foldchat.engine import snapshot as snap
+
 from synth import coding_conversation
 
 FOLDCHAT = [sys.executable, "-m", "foldchat"]

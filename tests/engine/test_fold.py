@@ -12,6 +12,7 @@ from foldchat.engine.messages import Message, dump_messages, parse_messages
 from foldchat.engine.snapshot import Snapshot
 from foldchat.engine.summarizers import RulesSummarizer, SummaryRequest
 from foldchat.engine.tokens import LiteLLMCounter
+
 from synth import coding_conversation
 
 MODEL = "gpt-4o"

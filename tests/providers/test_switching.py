@@ -12,6 +12,7 @@ import sys
 import pytest
 from foldchat.engine.messages import Message
 from foldchat.engine.store import Store
+
 from servers.fake_anthropic import FakeAnthropic
 from servers.fake_openai import FakeOpenAI
 

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from servers.fake_openai import FakeOpenAI
 
 

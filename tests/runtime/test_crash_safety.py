@@ -9,6 +9,7 @@ import textwrap
 import time
 
 from foldchat.engine.store import Store
+
 from runtime.conftest import foldchat
 
 

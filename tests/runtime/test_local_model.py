@@ -6,6 +6,7 @@ import pytest
 from foldchat.engine.config import LocalModelSettings
 from foldchat.engine.local_model import LocalModelServer, ensure_gguf
 from foldchat.engine.transcript_prompt import STOP, transcript_prompt
+
 from runtime.conftest import foldchat
 
 

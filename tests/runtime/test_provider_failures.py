@@ -3,6 +3,7 @@
 import sqlite3
 
 import pytest
+
 from runtime.conftest import foldchat
 
 

@@ -30,12 +30,12 @@ def anthropic_problems(body: dict[str, Any], issued: set[str]) -> list[str]:
     messages = body.get("messages") or []
     problems: list[str] = []
     if not messages or messages[0].get("role") != "user":
-        problems.append("messages: first message must use the \"user\" role")
+        problems.append('messages: first message must use the "user" role')
     for i, message in enumerate(messages):
         if message.get("role") not in ("user", "assistant"):
             problems.append(f"messages.{i}.role: Input should be 'user' or 'assistant'")
         if i and message.get("role") == messages[i - 1].get("role"):
-            problems.append("messages: roles must alternate between \"user\" and \"assistant\"")
+            problems.append('messages: roles must alternate between "user" and "assistant"')
         uses = [b for b in _blocks(message) if b.get("type") == "tool_use"]
         for block in _blocks(message):
             kind = block.get("type")

@@ -123,6 +123,14 @@ class FakeOpenAI:
                     self._error(400, "Invalid 'messages': bad request", "invalid_request_error")
                 elif behaviour == "hang":
                     time.sleep(30)
+                elif not body.get("stream"):
+                    self._json(200, {
+                        "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
+                        "model": "fake-model",
+                        "choices": [{"index": 0, "finish_reason": "stop",
+                                     "message": {"role": "assistant", "content": fake.reply}}],
+                        "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+                    })  # fmt: skip
                 else:
                     self._stream(body, behaviour)
 

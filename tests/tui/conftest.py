@@ -9,6 +9,7 @@ import pytest
 from foldchat.engine.config import FoldSettings, ModelAlias, Settings
 from foldchat.tui.app import make_app
 from foldchat.tui.backend import AppOptions
+
 from servers.fake_openai import FakeOpenAI
 
 

@@ -10,6 +10,7 @@ from foldchat.tui.widgets.composer import Composer
 from foldchat.tui.widgets.fold_marker import FoldMarker
 from foldchat.tui.widgets.gauge import ContextGauge
 from foldchat.tui.widgets.message import MessageView
+
 from tui.conftest import wait_for
 
 LONG = "Ticket OPS-77 is due 2026-12-01 and Ana Ruiz owns it. " + "details " * 700

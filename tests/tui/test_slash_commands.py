@@ -9,6 +9,7 @@ from foldchat.tui.screens.history import HistoryAction, HistoryScreen
 from foldchat.tui.screens.info import InfoScreen
 from foldchat.tui.widgets.composer import Composer
 from foldchat.tui.widgets.message import MessageView
+
 from tui.conftest import wait_for
 from tui.test_chat_flows import chat, ready, replies, send
 

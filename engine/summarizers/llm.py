@@ -128,12 +128,13 @@ class LLMSummarizer:
             **connection_arguments(self.target),
             "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
             "temperature": 0,
-            "max_tokens": max_tokens,
+            # the answer must fit beside the input in the summarizer's own window
+            "max_tokens": max(256, min(max_tokens, int(self.target.window * 0.3))),
             "timeout": self.timeout,
             "num_retries": 0,
         }
-        try:
-            if litellm.supports_response_schema(self.target.litellm_model):
+        try:  # llama.cpp's server turns json_object into a grammar: even the tiny model emits JSON
+            if self.target.is_local or litellm.supports_response_schema(self.target.litellm_model):
                 kwargs["response_format"] = {"type": "json_object"}
         except Exception:
             pass

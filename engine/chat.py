@@ -239,8 +239,11 @@ class ChatSession:
     def _save_final(self, row: int, target: ModelTarget, event: Finished | Failed, text: str) -> None:
         if isinstance(event, Finished):
             usage = event.usage
-            tokens = usage.completion_tokens if usage else self.registry.counter(target).count_message(event.message)
-            self.store.finish(row, event.message, "complete", tokens=tokens, cost=usage.cost if usage else 0.0)
+            counter = self.registry.counter(target)
+            tokens = usage.completion_tokens if usage else counter.count_message(event.message)
+            # providers that report no usage are priced from our own counts
+            cost = usage.cost if usage else target.cost(counter.count(self.context()), tokens)
+            self.store.finish(row, event.message, "complete", tokens=tokens, cost=cost)
         else:
             self.store.finish(row, event.partial or Message.assistant(text), "error", error=event.error)
 

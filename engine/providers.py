@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from .lazy import load_litellm
@@ -132,8 +132,8 @@ def missing_key(target: ModelTarget) -> str | None:
     """The environment variable a hosted model needs and does not have, if any."""
     import os
 
-    if target.is_local or target.api_base:
-        return None
+    if target.is_local or target.api_base or base_from_environment(target) is not None:
+        return None  # a self-hosted or proxied endpoint decides itself whether it wants a key
     if target.api_key_env:
         return None if os.environ.get(target.api_key_env) else target.api_key_env
     try:
@@ -142,6 +142,21 @@ def missing_key(target: ModelTarget) -> str | None:
         return None
     missing = status.get("missing_keys") or []
     return missing[0] if missing else None
+
+
+def _standard_key_set(target: ModelTarget) -> bool:
+    try:
+        return bool(load_litellm().validate_environment(model=target.litellm_model).get("keys_in_environment"))
+    except Exception:
+        return False
+
+
+def base_from_environment(target: ModelTarget) -> str | None:
+    """litellm's standard `<PROVIDER>_API_BASE` / `_BASE_URL` variable for `target`, if set."""
+    import os
+
+    provider = target.provider.upper().replace("-", "_")
+    return os.environ.get(f"{provider}_API_BASE") or os.environ.get(f"{provider}_BASE_URL")
 
 
 def connection_arguments(target: ModelTarget) -> dict[str, Any]:
@@ -153,7 +168,7 @@ def connection_arguments(target: ModelTarget) -> dict[str, Any]:
         kwargs["api_base"] = target.api_base
     if target.api_key_env and os.environ.get(target.api_key_env):
         kwargs["api_key"] = os.environ[target.api_key_env]
-    elif target.is_local or (target.api_base and missing_key(replace(target, api_base=None)) is not None):
+    elif target.is_local or ((target.api_base or base_from_environment(target)) and not _standard_key_set(target)):
         # local and self-hosted servers need no key, but the OpenAI client refuses to send without one
         kwargs["api_key"] = "foldchat-no-key"
     return kwargs

@@ -103,3 +103,24 @@ def test_transport_errors_are_retried_once(fake):
     result = fold_with(fake)
     assert result.report.summarizer == "llm:fake"
     assert len(fake.requests) == 2
+
+
+def test_compress_cli_with_the_llm_summarizer(fake, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    config = tmp_path / "c.toml"
+    config.write_text(
+        f'[models.cheap]\nmodel = "openai/fake-model"\napi_base = "{fake.base_url}"\ncontext_window = 16000\n'
+    )
+    fake.reply = json.dumps(GOOD)
+    done = subprocess.run(
+        [sys.executable, "-m", "foldchat", "compress", "-", "--model", "gpt-4o", "--context-window", "16000",
+         "--force", "--keep-ratio", "0.01", "--summarizer", "llm", "--summarizer-model", "cheap", "--config", str(config)],
+        input=json.dumps(HISTORY), capture_output=True, text=True, timeout=120, env=os.environ.copy(),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["report"]["summarizer"] == "llm:cheap" and out["report"]["compressed"]
+    assert "Casa Rio" in out["messages"][0]["content"]

@@ -122,3 +122,11 @@ def test_ask_folds_before_sending_when_the_policy_triggers(home, fake):
     assert sent[-1]["content"].startswith("8: Ticket OPS-77")
     # the transcript kept everything: 9 questions, 9 answers
     assert len(rows(home)) == 18
+
+
+def test_standard_base_url_variable_points_any_model_at_a_compatible_server(home, fake, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("OPENAI_API_BASE", fake.base_url)
+    done = foldchat("ask", "hi", "--model", "openai/fake-model", "--new")
+    assert done.returncode == 0, done.stderr
+    assert fake.requests[-1]["model"] == "fake-model"

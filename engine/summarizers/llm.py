@@ -76,10 +76,8 @@ def parse_snapshot(text: str) -> Snapshot:
     cleaned: dict[str, Any] = {}
     for name in LIST_SECTIONS:
         value = data.get(name) or []
-        if isinstance(value, str):
+        if not isinstance(value, list):  # small models write one item bare; keep it rather than fail
             value = [value]
-        if not isinstance(value, list):
-            raise SummarizerFailed(f"invalid JSON: {name} is not a list")
         cleaned[name] = [item if isinstance(item, str) else json.dumps(item, ensure_ascii=False) for item in value]
     goal = data.get("overall_goal") or ""
     cleaned["overall_goal"] = goal if isinstance(goal, str) else json.dumps(goal, ensure_ascii=False)

@@ -127,6 +127,6 @@ def test_ask_folds_before_sending_when_the_policy_triggers(home, fake):
 def test_standard_base_url_variable_points_any_model_at_a_compatible_server(home, fake, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.setenv("OPENAI_API_BASE", fake.base_url)
-    done = foldchat("ask", "hi", "--model", "openai/fake-model", "--new")
+    done = foldchat("ask", "hi", "--model", "gpt-4o-mini", "--new")
     assert done.returncode == 0, done.stderr
-    assert fake.requests[-1]["model"] == "fake-model"
+    assert fake.requests[-1]["model"] == "gpt-4o-mini"

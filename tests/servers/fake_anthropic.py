@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 import re
 import secrets
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from servers.loopback import LoopbackServer, QuietHandler
 
 ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 
@@ -66,42 +67,18 @@ def anthropic_problems(body: dict[str, Any], issued: set[str]) -> list[str]:
     return problems
 
 
-class _QuietServer(ThreadingHTTPServer):
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        pass
+class FakeAnthropic(LoopbackServer):
+    path_prefix = ""
 
-
-class FakeAnthropic:
     def __init__(self) -> None:
-        self.requests: list[dict[str, Any]] = []
-        self.rejected: list[str] = []
         self.issued: set[str] = set()
         self.reply = "Anthropic-style answer, streamed."
-        self._server = _QuietServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
-
-    def start(self) -> FakeAnthropic:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__()
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *_: Any) -> None:
-                pass
-
+        class Handler(QuietHandler):
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
                 fake.requests.append(body)

@@ -13,10 +13,11 @@ chunks then the connection closes), garbage (malformed SSE), 401, 404, 400.
 from __future__ import annotations
 
 import json
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from servers.loopback import LoopbackServer, QuietHandler
 
 REPLY = "Hello from the fake server. It streams in pieces."
 
@@ -57,32 +58,13 @@ def _answers(messages: list[dict[str, Any]], index: int) -> bool:
     return j >= 0 and bool(messages[j].get("tool_calls"))
 
 
-class _QuietServer(ThreadingHTTPServer):
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        pass  # clients hanging up mid-stream is what several tests do on purpose
+class FakeOpenAI(LoopbackServer):
+    path_prefix = "/v1"
 
-
-class FakeOpenAI:
     def __init__(self) -> None:
         self.script: list[str] = ["ok"]
-        self.requests: list[dict[str, Any]] = []
-        self.rejected: list[str] = []
         self.reply = REPLY
-        self._server = _QuietServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-
-    def start(self) -> FakeOpenAI:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__()
 
     def next_behaviour(self) -> str:
         if len(self.script) > 1:
@@ -92,12 +74,7 @@ class FakeOpenAI:
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *_: Any) -> None:
-                pass
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
                 self._json(200, {"object": "list", "data": [{"id": "fake-model", "object": "model"}]})
 

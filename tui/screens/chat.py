@@ -8,6 +8,7 @@ folds report their steps while you type, and Esc stops a streaming reply (the pa
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,9 @@ from ..widgets.transcript import Transcript
 if TYPE_CHECKING:
     from foldchat.engine.events import FoldEvent
     from foldchat.engine.providers import ModelTarget
+
+
+UI_INTERVAL = 0.2
 
 
 class FoldEventPosted(TextualMessage):
@@ -313,15 +317,16 @@ class ChatScreen(Screen[None]):
             assert isinstance(view, MessageView)
             stream = Markdown.get_stream(view.markdown)
             counter = backend.registry.counter(backend.target)
-            streamed = 0
+            last_ui = 0.0
             try:
                 async for event in backend.session.reply(backend.target, regenerate=regenerate):
                     if isinstance(event, TextDelta):
                         await stream.write(event.text)
                         view.data.text += event.text
-                        streamed += counter.count_text(event.text)
-                        self.update_gauge(streaming=streamed)
-                        transcript.scroll_end(animate=False)
+                        if time.monotonic() - last_ui >= UI_INTERVAL:  # gauge and scroll at ~5 Hz, not per token
+                            last_ui = time.monotonic()
+                            self.update_gauge(streaming=counter.count_text(view.data.text))
+                            transcript.scroll_end(animate=False)
                     elif isinstance(event, Retrying):
                         self.status = f"{event.reason}; retrying in {event.delay:.1f} s…"
                     elif isinstance(event, Finished):
@@ -336,6 +341,7 @@ class ChatScreen(Screen[None]):
             finally:
                 await stream.stop()
                 self.update_gauge(streaming=0)
+                transcript.scroll_end(animate=False)
         finally:
             self.streaming = False
             self.status = f"{backend.target.name} · {backend.target.window:,} token window"

@@ -123,18 +123,26 @@ def chatgpt_export(path: Path) -> None:
                                  "mapping": mapping, "current_node": "n1999", "id": "bench"}]))  # fmt: skip
 
 
-def stream_cpu(terminal: Terminal, pid: int, replies: Callable[[str], int], prompts: list[str]) -> tuple[float, float]:
+def stream_cpu(
+    terminal: Terminal, pid: int, answered: Callable[[str, str], bool], prompts: list[str]
+) -> tuple[float, float]:
+    """CPU share of `pid` from sending each prompt until `answered(screen, prompt)`."""
     cpu = wall = 0.0
     for prompt in prompts:
-        before = replies(terminal.screen())
         c0, t0 = cpu_seconds(pid), time.perf_counter()
         terminal.send(prompt, literal=True)
         terminal.send("Enter")
-        terminal.wait(lambda s, b=before: replies(s) > b and "streaming" not in s)
+        terminal.wait(lambda s, p=prompt: answered(s, p))
         cpu += cpu_seconds(pid) - c0
         wall += time.perf_counter() - t0
         time.sleep(0.3)
     return 100 * cpu / wall, rss_mb(pid)
+
+
+def foldchat_answered(screen: str, prompt: str) -> bool:
+    """The reply to `prompt` is on screen and finished."""
+    after = screen.rpartition(prompt)[2]
+    return bool(screen.count(prompt)) and "Assistant · local" in after and "streaming" not in after
 
 
 PROMPTS = ["Tell me about the sea.", "What is a good breakfast?", "Name a famous painter.", "What is rain?"]
@@ -153,7 +161,8 @@ def bench_foldchat(tmp: Path) -> dict[str, float]:
     terminal.close()
     terminal, _ = launch(env, f"{exe} --new", lambda s: "token window" in s)
     pid = terminal.app_pid()
-    cpu, rss = stream_cpu(terminal, pid, lambda s: s.count("Assistant · local"), PROMPTS)
+    stream_cpu(terminal, pid, foldchat_answered, ["Hello!"])  # warm-up: litellm's first request sets up clients
+    cpu, rss = stream_cpu(terminal, pid, foldchat_answered, [f"{p} ({n})" for n in range(2) for p in PROMPTS])
     results["CPU while streaming %"] = cpu
     results["RSS after replies MB"] = rss
     terminal.close()

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterable
 from functools import partial
 
-from textual.app import App, SystemCommand
+from textual.app import App
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
-from textual.screen import Screen
 
 from .backend import AppOptions
 from .commands import COMMANDS
@@ -49,9 +47,6 @@ class FoldchatApp(App[None]):
     def on_mount(self) -> None:
         self.install_screen(ChatScreen(self.options), name="chat")
         self.push_screen("chat")
-
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
 
 
 def make_app(options: AppOptions | None = None) -> FoldchatApp:

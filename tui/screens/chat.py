@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from foldchat.engine.providers import ModelTarget
 
 
-UI_INTERVAL = 0.2
+UI_INTERVAL = 0.12
 
 
 class FoldEventPosted(TextualMessage):
@@ -318,13 +318,16 @@ class ChatScreen(Screen[None]):
             stream = Markdown.get_stream(view.markdown)
             counter = backend.registry.counter(backend.target)
             last_ui = 0.0
+            pending = ""
             try:
                 async for event in backend.session.reply(backend.target, regenerate=regenerate):
                     if isinstance(event, TextDelta):
-                        await stream.write(event.text)
                         view.data.text += event.text
-                        if time.monotonic() - last_ui >= UI_INTERVAL:  # gauge and scroll at ~5 Hz, not per token
+                        pending += event.text
+                        if time.monotonic() - last_ui >= UI_INTERVAL:  # the screen follows at ~8 Hz, not per token
                             last_ui = time.monotonic()
+                            await stream.write(pending)
+                            pending = ""
                             self.update_gauge(streaming=counter.count_text(view.data.text))
                             transcript.scroll_end(animate=False)
                     elif isinstance(event, Retrying):
@@ -339,6 +342,8 @@ class ChatScreen(Screen[None]):
                 view.set_status("interrupted", "stopped")
                 raise
             finally:
+                if pending:
+                    await stream.write(pending)
                 await stream.stop()
                 self.update_gauge(streaming=0)
                 transcript.scroll_end(animate=False)

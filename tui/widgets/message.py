@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -9,12 +10,17 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message as TextualMessage
-from textual.widgets import Collapsible, Label, Markdown, Static
+from textual.widgets import Collapsible, Markdown, Static
 
 if TYPE_CHECKING:
     from foldchat.engine.store import StoredMessage
 
 RESULT_PREVIEW_LINES = 200
+_MARKDOWN = re.compile(r"(^|\n)(#{1,6} |[-*+] |\d+\. |```|> )|\*\*|`[^`]+`|\[[^\]]+\]\(")
+
+
+def looks_like_markdown(text: str) -> bool:
+    return bool(_MARKDOWN.search(text))
 
 
 @dataclass
@@ -51,14 +57,15 @@ class MessageData:
 
 class MessageView(Vertical, can_focus=True):
     DEFAULT_CSS = """
-    MessageView { height: auto; padding: 0 1; margin: 0 0 1 0; }
+    MessageView { height: auto; padding: 0 1; margin: 0 0 1 0; border-top: blank; border-title-align: left;
+                  border-title-color: $text-muted; border-title-style: bold; }
     MessageView:focus { background: $boost; }
-    MessageView .header { color: $text-muted; text-style: bold; }
-    MessageView.-user .header { color: $primary; }
-    MessageView.-assistant .header { color: $secondary; }
+    MessageView.-user { border-title-color: $primary; }
+    MessageView.-assistant { border-title-color: $secondary; }
     MessageView.-folded { opacity: 60%; }
     MessageView.-superseded { opacity: 50%; }
-    MessageView.-error .header, MessageView.-interrupted .header { color: $warning; }
+    MessageView.-error, MessageView.-interrupted { border-title-color: $warning; }
+    MessageView > .plain { height: auto; }
     MessageView Markdown { margin: 0; padding: 0; }
     MessageView Collapsible { margin: 0; padding: 0; border: none; }
     """
@@ -96,7 +103,7 @@ class MessageView(Vertical, can_focus=True):
 
     def compose(self) -> ComposeResult:
         d = self.data
-        yield Label(self.header_text(), classes="header")
+        self.border_title = self.header_text()  # a title, not a child widget: one widget less per message
         if d.reasoning:
             with Collapsible(title="thinking", collapsed=True):
                 yield Static(d.reasoning, markup=False)
@@ -109,8 +116,10 @@ class MessageView(Vertical, can_focus=True):
                 yield Static(preview, markup=False)
         elif d.role == "system":
             yield Static(d.text, markup=False)
-        elif d.text or d.role == "assistant":
+        elif d.role == "assistant" or looks_like_markdown(d.text):
             yield Markdown(d.text)
+        elif d.text:  # plain user text: a Static costs far less layout than a Markdown block tree
+            yield Static(d.text, markup=False, classes="plain")
         for name, arguments in d.tool_calls:
             with Collapsible(title=f"→ {name}({arguments[:60]}{'…' if len(arguments) > 60 else ''})", collapsed=True):
                 yield Static(arguments, markup=False)
@@ -127,7 +136,7 @@ class MessageView(Vertical, can_focus=True):
         self.refresh_header()
 
     def refresh_header(self) -> None:
-        self.query_one(".header", Label).update(self.header_text())
+        self.border_title = self.header_text()
 
     @property
     def markdown(self) -> Markdown:

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 from . import snapshot as snap
 from .adapt import TargetRules, adapt, rules_for
-from .alternation import repair
+from .alternation import current_turn_start, repair
+from .condense import condense
 from .config import Settings
 from .events import EventSink, ignore_events
 from .fold import FoldReport, FoldRequest, fold_context
@@ -64,23 +65,43 @@ class ChatSession:
         return self.store.messages(self.conversation_id)
 
     def context(
-        self, transcript: Sequence[StoredMessage] | None = None, exclude: frozenset[int] = frozenset()
+        self,
+        transcript: Sequence[StoredMessage] | None = None,
+        exclude: frozenset[int] = frozenset(),
+        target: ModelTarget | None = None,
     ) -> list[Message]:
-        """What the next call sends: system prompts + snapshot + acknowledgement + messages after the fold."""
+        """What the next call sends: system prompts + snapshot + acknowledgement + messages after the fold.
+
+        With `target`, oversized messages kept after a fold are condensed again exactly as the fold did,
+        so the rebuilt context is the one the fold reported.
+        """
         stored = list(transcript) if transcript is not None else self.transcript()
         messages = [s.message for s in stored if _sendable(s) and s.id not in exclude]
         fold = self.store.active_fold(self.conversation_id)
         if fold is not None:
             systems = [m for m in messages if m.role == "system"]
             after = [m for m in messages if m.role != "system" and (m.key or 0) > fold.last_message_id]
+            if target is not None:
+                after = self._condense_kept(after, target)
             bridge = [Message.assistant(snap.ACKNOWLEDGEMENT)] if not after or after[0].role == "user" else []
             messages = [*systems, Message.user(snapshot_text(fold)), *bridge, *after]
         return repair(messages).messages
 
+    def _condense_kept(self, kept: list[Message], target: ModelTarget) -> list[Message]:
+        counter = self.registry.counter(target)
+        threshold = self.settings.fold.policy().message_threshold(target.window)
+        turn = current_turn_start(kept)
+        out = list(kept)
+        for index in range(turn):
+            message = out[index]
+            if message.role in ("tool", "assistant") and (tokens := counter.count_message(message)) > threshold:
+                out[index] = condense(message, tokens, threshold // 2)
+        return out
+
     def adapted_context(self, target: ModelTarget, exclude: frozenset[int] = frozenset()) -> list[Message]:
         """The context as `target` accepts it (ids, reasoning, images; DESIGN §8)."""
         transcript = self.transcript()
-        context = self.context(transcript, exclude)
+        context = self.context(transcript, exclude, target)
         producers = {s.id: s.model for s in transcript}
         origins = [self._provider_of(producers.get(m.key) if m.key is not None else None) for m in context]
         adapted, _ = adapt(context, self._rules(target.litellm_model), origins)
@@ -106,7 +127,7 @@ class ChatSession:
 
     def usage(self, target: ModelTarget, extra_text: str = "") -> Usage:
         counter = self.registry.counter(target)
-        tokens = counter.count(self.context())
+        tokens = counter.count(self.context(target=target))
         if extra_text:
             tokens += counter.count_message(Message.user(extra_text))
         policy = self.settings.fold.policy()

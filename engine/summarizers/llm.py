@@ -80,7 +80,7 @@ def parse_snapshot(text: str) -> Snapshot:
     if start < 0 or end <= start:
         raise SummarizerFailed("invalid JSON: no object in the reply")
     try:
-        data = json.loads(text[start : end + 1])
+        data = json.loads(text[start : end + 1], strict=False)  # raw newlines inside strings are common
     except json.JSONDecodeError as error:
         raise SummarizerFailed(f"invalid JSON: {error.msg}") from None
     if not isinstance(data, dict) or not any(key in data for key in SECTIONS):

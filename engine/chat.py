@@ -46,10 +46,6 @@ class Usage:
     def used(self) -> int:
         return self.tokens + self.reserved
 
-    @property
-    def ratio(self) -> float:
-        return self.used / self.window if self.window else 0.0
-
 
 class ChatSession:
     def __init__(self, store: Store, registry: ModelRegistry, settings: Settings, conversation_id: int) -> None:
@@ -232,7 +228,8 @@ class ChatSession:
         the new reply exists, marked as superseded by it (they stay in the transcript).
         """
         stale = self.replies_to_last_turn() if regenerate else []
-        messages = [m.to_dict() for m in self.adapted_context(target, exclude=frozenset(stale))]
+        context = self.adapted_context(target, exclude=frozenset(stale))
+        messages = [m.to_dict() for m in context]
         row = self.store.append(self.conversation_id, Message.assistant(""), status="streaming", model=target.name)
         if stale:
             self.store.supersede(stale, row)
@@ -250,31 +247,33 @@ class ChatSession:
                         last_save = time.monotonic()
                 elif isinstance(event, Finished | Failed):
                     # saved before the caller sees it: a caller that stops reading loses nothing
-                    self._save_final(row, target, event, "".join(text))
+                    self._save_final(row, target, event, "".join(text), context)
                     ended = True
                 yield event
         finally:
             if not ended:  # cancelled (Esc, Ctrl-C) or the consumer went away mid-stream
                 self.store.finish(row, Message.assistant("".join(text)), "interrupted", error="stopped before the end")
 
-    def _save_final(self, row: int, target: ModelTarget, event: Finished | Failed, text: str) -> None:
+    def _save_final(
+        self, row: int, target: ModelTarget, event: Finished | Failed, text: str, prompt: list[Message]
+    ) -> None:
         if isinstance(event, Finished):
             usage = event.usage
             counter = self.registry.counter(target)
             tokens = usage.completion_tokens if usage else counter.count_message(event.message)
             # providers that report no usage are priced from our own counts
-            cost = usage.cost if usage else target.cost(counter.count(self.context()), tokens)
+            cost = usage.cost if usage else target.cost(counter.count(prompt), tokens)
             self.store.finish(row, event.message, "complete", tokens=tokens, cost=cost)
         else:
             self.store.finish(row, event.partial or Message.assistant(text), "error", error=event.error)
 
     def total_cost(self) -> float:
-        return sum(m.cost for m in self.transcript())
+        return self.store.conversation_cost(self.conversation_id)
 
 
 def choose_summarizer(settings: Settings, registry: ModelRegistry, target: ModelTarget) -> Summarizer:
     from .providers import missing_key
-    from .summarizers.llm import LLMSummarizer, WithFallback
+    from .summarizers.llm import llm_with_fallback
 
     if settings.summarizer == "rules":
         return RulesSummarizer()
@@ -283,7 +282,7 @@ def choose_summarizer(settings: Settings, registry: ModelRegistry, target: Model
         return RulesSummarizer()  # the tiny local model writes poor snapshots; rules are better
     if model.is_local:
         model = registry.prepare(model)
-    return WithFallback(LLMSummarizer(model, timeout=settings.request_timeout))
+    return llm_with_fallback(model, settings.request_timeout)
 
 
 def snapshot_text(fold: StoredFold) -> str:

@@ -9,7 +9,7 @@ when the provider does not change.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -250,7 +250,3 @@ def merge_content(first: Any, second: Any) -> Any:
         return f"{first}\n\n{second}"
     as_parts = [p if isinstance(p, tuple) else (FrozenDict({"type": "text", "text": p}),) for p in (first, second)]
     return as_parts[0] + as_parts[1]
-
-
-def total_text_length(messages: Sequence[Message]) -> int:
-    return sum(len(m.text) for m in messages)

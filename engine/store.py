@@ -350,6 +350,11 @@ class Store:
         rows = self.query("SELECT * FROM messages WHERE conversation_id = ? ORDER BY id", (conversation_id,))
         return [_stored_message(row) for row in rows]
 
+    def conversation_cost(self, conversation_id: int) -> float:
+        """Money spent on a conversation so far (summed in SQL: no payload is read)."""
+        return float(self.query("SELECT COALESCE(SUM(cost), 0) FROM messages WHERE conversation_id = ?",
+                                (conversation_id,))[0][0])  # fmt: skip
+
     def message(self, message_id: int) -> StoredMessage:
         rows = self.query("SELECT * FROM messages WHERE id = ?", (message_id,))
         if not rows:
@@ -452,7 +457,3 @@ def _stored_fold(row: sqlite3.Row) -> StoredFold:
         row["last_message_id"], json.loads(row["snapshot"]), row["edited_text"], row["summarizer"], row["trigger"],
         row["tokens_before"], row["tokens_after"], row["created_at"], row["undone_at"],
     )  # fmt: skip
-
-
-def ids_of(messages: Sequence[StoredMessage]) -> list[int]:
-    return [m.id for m in messages]

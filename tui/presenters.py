@@ -48,7 +48,7 @@ def transcript_state(backend: Backend) -> TranscriptState:
         items=items,
         pinned=set(pins),
         folded_upto=folds[-1].last_message_id if folds else 0,
-        cost=sum(m.cost for m in transcript),
+        cost=backend.session.total_cost(),
         per_turn=max(per_turn, 50),
     )
 

@@ -222,3 +222,8 @@ class WithFallback:
         except SummarizerFailed as error:
             self.failures.append(str(error))
             return self.fallback.consolidate(parts, request)
+
+
+def llm_with_fallback(target: ModelTarget, timeout: float) -> WithFallback:
+    """The LLM summarizer for `target`, with the rules summarizer behind it (what config `llm` means)."""
+    return WithFallback(LLMSummarizer(target, timeout=timeout))

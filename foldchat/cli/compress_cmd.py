@@ -163,13 +163,13 @@ def run(args: argparse.Namespace) -> int:
         return fold_and_print(args, messages, info, policy, RulesSummarizer())
     from foldchat.engine.config import load_settings
     from foldchat.engine.models import ModelRegistry, check_model_name
-    from foldchat.engine.summarizers.llm import LLMSummarizer, WithFallback
+    from foldchat.engine.summarizers.llm import llm_with_fallback
 
     settings = load_settings(args.config)
     registry = ModelRegistry(settings)
     try:  # the local model's server, if the summarizer is local, stops with the command
         target = registry.prepare(check_model_name(args.summarizer_model or args.model, registry))
-        summarizer = WithFallback(LLMSummarizer(target, timeout=settings.request_timeout))
+        summarizer = llm_with_fallback(target, settings.request_timeout)
         return fold_and_print(args, messages, info, policy, summarizer)
     finally:
         registry.close()

@@ -53,6 +53,8 @@ def test_messages_round_trip_with_status_model_tokens_cost(store):
     got = store.message(mid)
     assert got.message.to_dict() == raw and (got.model, got.tokens, got.cost) == ("gpt-4o", 12, 0.5)
     assert got.message.key == mid
+    store.append(cid, Message.user("q"), cost=0.25)
+    assert store.conversation_cost(cid) == 0.75
 
 
 def test_streaming_rows_grow_then_finish(store):

@@ -8,12 +8,15 @@ The transcript is stored once, as it came. Before each call, `adapt` rewrites a 
 - reasoning (`reasoning_content`, `thinking_blocks` and their signatures) goes back only to the provider
   that produced it;
 - images reach only models that take them; others get a text placeholder naming the image;
+- tool-call arguments that are not a JSON object (ChatGPT's python tool sends raw code) are wrapped
+  as `{"input": "<the original text>"}`: providers that parse arguments would reject them;
 - roles: the context has already been repaired (alternation, results after calls, systems first).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import string
 from collections.abc import Sequence
@@ -25,6 +28,19 @@ THOUGHT_MARK = "__thought__"
 REASONING_KEYS = ("reasoning_content", "thinking_blocks", "reasoning", "provider_specific_fields")
 _ANTHROPIC_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _ALPHANUMERIC = string.ascii_letters + string.digits
+
+
+def json_object_arguments(arguments: str) -> str:
+    """`arguments` if it is a JSON object; otherwise the same text wrapped into one."""
+    if not arguments.strip():
+        return "{}"
+    try:
+        parsed = json.loads(arguments)
+    except (ValueError, RecursionError):
+        parsed = None
+    if isinstance(parsed, dict):
+        return arguments
+    return json.dumps({"input": arguments}, ensure_ascii=False)
 
 
 @dataclass(frozen=True)
@@ -107,7 +123,8 @@ def adapt(
         changes: dict[str, object] = {}
         if message.tool_calls:
             calls = [
-                type(call)(new_id_for(call.id), call.name, call.arguments, call.extras) for call in message.tool_calls
+                type(call)(new_id_for(call.id), call.name, json_object_arguments(call.arguments), call.extras)
+                for call in message.tool_calls
             ]
             if calls != list(message.tool_calls):
                 changes["tool_calls"] = tuple(calls)

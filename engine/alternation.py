@@ -39,9 +39,9 @@ def split_system(messages: Sequence[Message]) -> tuple[list[Message], list[Messa
 
 
 def orphan_note(message: Message) -> Message:
-    return Message.user(
-        f"[tool output whose call is not in the conversation (call id {message.tool_call_id})]\n{message.text}"
-    )
+    call = f"call id {message.tool_call_id}" if message.tool_call_id else "no call id"
+    tool = f"{message.name} " if message.name else ""
+    return Message.user(f"[{tool}tool output whose call is not in the conversation ({call})]\n{message.text}")
 
 
 def pair_tool_results(messages: Sequence[Message], notes: list[str]) -> list[Message]:
@@ -61,21 +61,25 @@ def pair_tool_results(messages: Sequence[Message], notes: list[str]) -> list[Mes
         run_end = i
         while run_end < len(messages) and messages[run_end].role == "tool":
             run_end += 1
-        results: dict[str, Message] = {}
+        results: dict[str, tuple[int, Message]] = {}  # call id -> (position in the run, result)
         leftovers: list[Message] = []
         wanted = set(message.call_ids)
-        for result in messages[i:run_end]:
+        for position, result in enumerate(messages[i:run_end]):
             if result.tool_call_id in wanted and result.tool_call_id not in results:
-                results[result.tool_call_id] = result  # type: ignore[index]
+                results[result.tool_call_id] = (position, result)  # type: ignore[index]
+            elif not result.tool_call_id and (unanswered := [c for c in message.call_ids if c not in results]):
+                # exports that dropped the ids: the result right after a call answers it
+                notes.append(f"tool result without a call id matched to call {unanswered[0]!r} by position")
+                results[unanswered[0]] = (position, result.evolve(tool_call_id=unanswered[0]))
             else:
                 leftovers.append(result)
         for call in message.tool_calls:
             if call.id in results:
-                out.append(results[call.id])
+                out.append(results[call.id][1])
             else:
                 notes.append(f"tool call {call.id!r} had no result: added a synthetic one")
                 out.append(Message.tool(call.id, MISSING_RESULT, name=call.name))
-        if list(results.values()) != list(messages[i : i + len(results)]):
+        if [results[c][0] for c in message.call_ids if c in results] != list(range(len(results))):
             notes.append("tool results reordered to follow their calls")
         for leftover in leftovers:
             notes.append(f"tool result {leftover.tool_call_id!r} did not match its call: kept as a note")

@@ -155,8 +155,10 @@ class Message:
                 if not isinstance(part, Mapping) or not isinstance(part.get("type"), str):
                     raise InvalidMessage(f"{where}: each content part needs a 'type'")
         tool_call_id = raw.get("tool_call_id")
-        if role == "tool" and (not isinstance(tool_call_id, str) or not tool_call_id):
-            raise InvalidMessage(f"{where}: tool message without a string 'tool_call_id'")
+        if role == "tool" and tool_call_id is not None and not isinstance(tool_call_id, str):
+            raise InvalidMessage(f"{where}: a tool message's 'tool_call_id' must be a string")
+        # Exports converted from ChatGPT carry tool results with no call id at all: accepted here,
+        # `repair` turns such an orphan into visible text instead of losing it.
         name = raw.get("name")
         if name is not None and not isinstance(name, str):
             raise InvalidMessage(f"{where}: 'name' must be a string")

@@ -53,7 +53,7 @@ def test_text_reads_parts_and_labels_images():
         ({"role": "user"}, "missing 'content'"),
         ({"role": "user", "content": None}, "null content"),
         ({"role": "user", "content": 3}, "content must be"),
-        ({"role": "tool", "content": "x"}, "tool_call_id"),
+        ({"role": "tool", "content": "x", "tool_call_id": 7}, "tool_call_id"),
         ({"role": "assistant", "content": None, "tool_calls": "x"}, "must be a list"),
         ({"role": "assistant", "content": None, "tool_calls": [{"id": "a"}]}, "function"),
         ({"role": "assistant", "content": None, "tool_calls": [{"function": {"name": "f"}}]}, "'id'"),

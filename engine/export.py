@@ -6,6 +6,7 @@ import json
 
 from .chat import snapshot_text
 from .store import Store, StoredMessage
+from .terminal import json_safe, visible
 
 
 def status_suffix(stored: StoredMessage) -> str:
@@ -32,11 +33,11 @@ def export_conversation(store: Store, conversation_id: int, fmt: str) -> str:
                 for f in store.folds(conversation_id)
             ],
         }  # fmt: skip
-        return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+        return json_safe(json.dumps(data, ensure_ascii=False, indent=2)) + "\n"
     lines = [f"# {conversation.title or 'untitled'}", ""]
     for stored in messages:
         message = stored.message
         lines += [f"## {message.role}{status_suffix(stored)}", "", message.text]
         lines += [f"\n`{call.name}({call.arguments})`" for call in message.tool_calls]
         lines.append("")
-    return "\n".join(lines)
+    return visible("\n".join(lines))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from functools import partial
+from pathlib import Path
 
 from textual.app import App
 from textual.binding import Binding
@@ -43,6 +44,29 @@ class FoldchatApp(App[None]):
     def __init__(self, options: AppOptions) -> None:
         super().__init__()
         self.options = options
+        self.crash: tuple[Exception, Path | None] | None = None
+
+    def _handle_exception(self, error: Exception) -> None:
+        # Textual's handler renders a full traceback for the terminal; ours logs it and keeps one line
+        from foldchat.engine import write_crash_log
+
+        try:
+            self.crash = (error, write_crash_log(error))
+        except OSError:
+            self.crash = (error, None)
+        super()._handle_exception(error)
+
+    def _print_error_renderables(self) -> None:
+        if self.crash is None:
+            return super()._print_error_renderables()
+        from foldchat.engine import crash_line, visible
+
+        error, log = self.crash
+        self._exit_renderables.clear()
+        if log is None:
+            self.error_console.file.write(visible(f"foldchat: internal error: {type(error).__name__}: {error}") + "\n")
+        else:
+            self.error_console.file.write(crash_line(error, log) + "\n")
 
     def on_mount(self) -> None:
         self.install_screen(ChatScreen(self.options), name="chat")
@@ -53,12 +77,14 @@ def make_app(options: AppOptions | None = None) -> FoldchatApp:
     return FoldchatApp(options or AppOptions())
 
 
-def run_app(args: argparse.Namespace) -> int:
+def run_app(args: argparse.Namespace, *, headless: bool = False) -> int:
+    """Run the app; 0 on a normal exit, 1 after an unexpected error (one line on stderr, traceback logged)."""
     options = AppOptions(
         config=getattr(args, "config", None),
         conversation=getattr(args, "conversation", None),
         new=bool(getattr(args, "new", False)),
         model=getattr(args, "model", None),
     )
-    make_app(options).run()
-    return 0
+    app = make_app(options)
+    app.run(headless=headless)
+    return 1 if app.crash is not None else (app.return_code or 0)

@@ -8,6 +8,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from foldchat.cli.runtime import add_config_option, open_runtime, progress_printer
+from foldchat.engine import visible
 from foldchat.engine.errors import ProviderError, UsageError
 
 if TYPE_CHECKING:
@@ -82,11 +83,11 @@ async def stream(session: ChatSession, target: Any) -> int:
     async for event in session.reply(target):
         if isinstance(event, TextDelta):
             text = event.text.lstrip() if not wrote else event.text
-            sys.stdout.write(text)
+            sys.stdout.write(visible(text))
             sys.stdout.flush()
             wrote = wrote or bool(text)
         elif isinstance(event, Retrying):
-            print(f"foldchat: {event.reason}; retry {event.attempt} in {event.delay:.1f} s", file=sys.stderr)
+            print(f"foldchat: {visible(event.reason)}; retry {event.attempt} in {event.delay:.1f} s", file=sys.stderr)
         elif isinstance(event, Failed):
             failure = event.error
     if wrote:

@@ -197,6 +197,8 @@ def fold_and_print(args: argparse.Namespace, messages: Any, info: Any, policy: A
         ),
     )
     output = {"messages": dump_messages(result.messages), "report": result.report.to_dict()}
-    json.dump(output, sys.stdout, indent=args.indent, ensure_ascii=False)
+    from foldchat.engine import json_safe
+
+    sys.stdout.write(json_safe(json.dumps(output, indent=args.indent, ensure_ascii=False)))
     sys.stdout.write("\n")
     return 0

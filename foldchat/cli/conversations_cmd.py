@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from foldchat.cli.runtime import add_config_option, open_runtime
+from foldchat.engine import visible
 
 
 def add_parser(commands: Any) -> None:
@@ -39,7 +40,9 @@ def run_list(args: argparse.Namespace) -> int:
             print('no conversations yet: foldchat ask "hello" starts one', file=sys.stderr)
             return 0
         for c in rows:
-            print(f"{c.id:>5}  {_when(c.updated_at)}  {c.message_count:>5} msgs  {c.model or '-':<24}  {c.title}")
+            print(
+                f"{c.id:>5}  {_when(c.updated_at)}  {c.message_count:>5} msgs  {visible(c.model or '-'):<24}  {visible(c.title)}"
+            )
     return 0
 
 
@@ -48,12 +51,16 @@ def run_show(args: argparse.Namespace) -> int:
 
     with open_runtime(args) as rt:
         conversation = rt.store.conversation(args.id)
-        print(f"# {conversation.title or 'untitled'} (conversation {conversation.id}, {conversation.model or '-'})")
+        print(
+            visible(
+                f"# {conversation.title or 'untitled'} (conversation {conversation.id}, {conversation.model or '-'})"
+            )
+        )
         folds = {f.last_message_id: f for f in rt.store.folds(args.id)}
         for stored in rt.store.messages(args.id):
             message = stored.message
             calls = "".join(f"\n  → {c.name}({c.arguments})" for c in message.tool_calls)
-            print(f"\n[{stored.id}] {message.role}{status_suffix(stored)}: {message.text}{calls}")
+            print(visible(f"\n[{stored.id}] {message.role}{status_suffix(stored)}: {message.text}{calls}"))
             fold = folds.get(stored.id)
             if fold is not None:
                 print(

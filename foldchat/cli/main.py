@@ -2,7 +2,7 @@
 
 Each subcommand lives in its own module with `add_parser(subparsers)` and `run(args) -> int`.
 Errors leave as one line on stderr: `FoldchatError` with its own exit code (1 runtime, 2 usage),
-anything else as an internal error with exit 1 (set FOLDCHAT_DEBUG=1 for the traceback).
+anything else as an internal error with exit 1, its traceback in the crash log (or raised with FOLDCHAT_DEBUG=1).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from foldchat import __version__
 from foldchat.cli import ask_cmd, compress_cmd, conversations_cmd, import_cmd, models_cmd
+from foldchat.engine import visible
 from foldchat.engine.errors import FoldchatError
 
 COMMANDS = (ask_cmd, compress_cmd, conversations_cmd, import_cmd, models_cmd)
@@ -55,20 +56,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             return app_cmd.run(args)
         return int(args.run(args))
     except FoldchatError as error:
-        print(f"foldchat: {error}", file=sys.stderr)
+        print(f"foldchat: {visible(str(error))}", file=sys.stderr)
         return error.exit_code
     except KeyboardInterrupt:
         print("foldchat: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as error:  # a bug: one line for the user, the traceback on request
+    except Exception as error:  # a bug: one line for the user, the traceback in the crash log
         if os.environ.get("FOLDCHAT_DEBUG"):
             raise
-        print(
-            f"foldchat: internal error: {type(error).__name__}: {error} (FOLDCHAT_DEBUG=1 shows more)",
-            file=sys.stderr,
-        )
+        from foldchat.engine import crash_line, write_crash_log
+
+        try:
+            print(crash_line(error, write_crash_log(error)), file=sys.stderr)
+        except OSError:
+            print(f"foldchat: internal error: {type(error).__name__}: {visible(str(error))}", file=sys.stderr)
         return 1
 
 

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from foldchat.cli.runtime import add_config_option
+from foldchat.engine import visible
 from foldchat.engine.errors import UsageError
 
 
@@ -30,11 +31,13 @@ def run(args: argparse.Namespace) -> int:
         try:
             t = registry.resolve(name)
         except UsageError as error:
-            print(f"{name:<24} {str(error)[:60]}")
+            print(visible(f"{name:<24} {str(error)[:60]}"))
             continue
         mark = " (default)" if name == default else ""
         print(
-            f"{name:<24} {t.litellm_model:<36} {t.window:>9,} {t.input_cost_per_token * 1e6:>9.2f} "
-            f"{t.output_cost_per_token * 1e6:>9.2f}{mark}"
+            visible(
+                f"{name:<24} {t.litellm_model:<36} {t.window:>9,} {t.input_cost_per_token * 1e6:>9.2f} "
+                f"{t.output_cost_per_token * 1e6:>9.2f}{mark}"
+            )
         )
     return 0

@@ -209,7 +209,7 @@ class Store:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
         self._lock = threading.RLock()
-        _create_private(self.path)
+        _create_folder(self.path)
         try:
             self.db = sqlite3.connect(
                 self.path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, check_same_thread=False
@@ -218,7 +218,10 @@ class Store:
             raise StorageError(f"cannot open the database {self.path}: {error}") from None
         try:
             self.db.row_factory = sqlite3.Row
-            if self.db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":  # switching needs the write lock
+            mode = self.db.execute("PRAGMA journal_mode").fetchone()[0]  # creates a new file
+            # private before -wal and -shm exist: SQLite gives them the database file's mode
+            _tighten(self.path)
+            if mode != "wal":  # switching needs the write lock
                 self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA foreign_keys=ON")
             self.db.execute("PRAGMA synchronous=NORMAL")
@@ -554,22 +557,15 @@ def _insert_message(
     return int(cursor.lastrowid or 0)
 
 
-def _create_private(path: Path) -> None:
-    """Create the database file 0600 (and a missing folder 0700) before SQLite does, so its -wal and
-    -shm, which SQLite creates with the database's mode, are private too."""
+def _create_folder(path: Path) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
-    except PermissionError:
-        if not path.exists():
-            raise StorageError(f"cannot create the database {path}: permission denied") from None
-        # an existing file we may only read: SQLite says what it can do with it
     except OSError as error:
-        raise StorageError(f"cannot create the database {path}: {error.strerror or error}") from None
+        raise StorageError(f"cannot create the folder of the database {path}: {error.strerror or error}") from None
 
 
 def _tighten(path: Path) -> None:
-    """Files of an older install (0644) become 0600."""
+    """New files and those of an older install (0644) become 0600."""
     for name in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
         try:
             mode = os.stat(name).st_mode & 0o777

@@ -166,7 +166,7 @@ PROMPTS = ["Tell me about the sea.", "What is a good breakfast?", "Name a famous
 def bench_foldchat(tmp: Path) -> dict[str, float]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     db = tmp / "foldchat.db"
-    env.update(FOLDCHAT_DATABASE=str(db), FOLDCHAT_CONFIG=str(tmp / "none.toml"), TERM="xterm-256color")
+    env.update(FOLDCHAT_DATABASE=str(db), FOLDCHAT_CONFIG=os.devnull, TERM="xterm-256color")
     exe = shlex.quote(str(Path(sys.executable).parent / "foldchat"))
     results = {"first paint s": first_paint(env, f"{exe} --new", lambda s: "Enter send" in s)}
     cid = foldchat_database(db)

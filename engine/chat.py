@@ -299,4 +299,4 @@ def _sendable(stored: StoredMessage) -> bool:
     if stored.status == "complete":
         return True
     message = stored.message
-    return bool(message.text.strip() or message.tool_calls) and stored.status != "streaming"
+    return bool(message.text.strip() or message.tool_calls) and stored.status not in ("streaming", "unsent")

@@ -1,7 +1,8 @@
 """Settings: `config.toml` + `FOLDCHAT_*` environment variables, loaded by pydantic-settings.
 
 Where the file is: `--config PATH`, else `$FOLDCHAT_CONFIG`, else `config.toml` in the platform's user
-config dir. No file is fine: every key has a default. Environment variables win over the file; nested
+config dir. No file is fine: every key has a default, but a file that was named (`--config` or
+`$FOLDCHAT_CONFIG`) must exist. Environment variables win over the file; nested
 keys use `__` (`FOLDCHAT_FOLD__TRIGGER_RATIO=0.7`). API keys are never stored here: a model alias names
 the *environment variable* that holds its key.
 """
@@ -9,12 +10,19 @@ the *environment variable* that holds its key.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    SettingsError,
+    TomlConfigSettingsSource,
+)
 
 from .errors import ConfigError
 from .paths import default_config_file
@@ -91,6 +99,9 @@ class Settings(BaseSettings):
     summarizer: Literal["auto", "rules", "llm"] = Field("auto", description="Who writes fold snapshots.")
     summarizer_model: str | None = Field(None, description="A cheaper model for LLM folds.")
     database: Path | None = Field(None, description="SQLite file; default: foldchat.db in the user data dir.")
+    max_input_bytes: int = Field(
+        16 * 1024 * 1024, gt=0, description="Largest file, stdin or prompt read by import, compress and ask."
+    )
     request_timeout: float = Field(120.0, gt=0, description="Seconds before a model call is given up.")
     max_retries: int = Field(3, ge=0, description="Retries on 429, 5xx, timeouts and dropped connections.")
     theme: str = Field("textual-dark", description="Textual theme; 'textual-ansi' uses the terminal's own colours.")
@@ -110,6 +121,9 @@ class Settings(BaseSettings):
         return init_settings, env_settings, TomlConfigSettingsSource(settings_cls)
 
 
+ENV_PREFIX = "FOLDCHAT_"
+
+
 def config_path(explicit: str | Path | None = None) -> Path:
     if explicit:
         return Path(explicit).expanduser()
@@ -119,15 +133,22 @@ def config_path(explicit: str | Path | None = None) -> Path:
 
 
 def load_settings(explicit: str | Path | None = None) -> Settings:
-    """Settings from the config file (if any) and the environment; one-line `ConfigError` when invalid."""
+    """Settings from the config file (if any) and the environment; one-line `ConfigError` when invalid.
+
+    Each error names where the bad value came from: the `FOLDCHAT_*` variable that set it, else the file.
+    """
     path = config_path(explicit)
-    if explicit and not path.exists():
-        raise ConfigError(f"config file {path} does not exist")
+    named = bool(explicit or os.environ.get("FOLDCHAT_CONFIG"))
+    if named and not path.exists():
+        origin = "" if explicit else " (named by FOLDCHAT_CONFIG)"
+        raise ConfigError(f"config file {path}{origin} does not exist")
     if path.exists():
         try:
             tomllib.loads(path.read_text(encoding="utf-8"))
         except tomllib.TOMLDecodeError as error:
             raise ConfigError(f"{path}: not valid TOML: {error}") from None
+        except UnicodeDecodeError:
+            raise ConfigError(f"{path}: not UTF-8 text (TOML files are UTF-8)") from None
         except OSError as error:
             raise ConfigError(f"cannot read {path}: {error.strerror}") from None
 
@@ -137,7 +158,27 @@ def load_settings(explicit: str | Path | None = None) -> Settings:
     try:
         return FileSettings()
     except ValidationError as error:
-        raise ConfigError(f"{path}: {describe_validation_error(error)}") from None
+        first = error.errors()[0]["loc"]
+        variable = _variable_for(tuple(str(part) for part in first))
+        raise ConfigError(f"{variable or path}: {describe_validation_error(error)}") from None
+    except SettingsError as error:  # e.g. FOLDCHAT_FOLD set to something that is not a JSON object
+        field = re.search(r'field "(\w+)"', str(error))
+        name = f"{ENV_PREFIX}{field.group(1).upper()}" if field else f"a {ENV_PREFIX}* variable"
+        if "EnvSettingsSource" in str(error):
+            raise ConfigError(
+                f"{name} is not valid: a section takes a JSON object, or set one key as {name}__KEY=value"
+            ) from None
+        raise ConfigError(f"{path}: {error}") from None
+
+
+def _variable_for(location: tuple[str, ...]) -> str | None:
+    """The `FOLDCHAT_*` variable that set the value at `location`, if one did (the closest one wins)."""
+    variables = {name.upper(): name for name in os.environ}
+    for length in range(len(location), 0, -1):
+        name = ENV_PREFIX + "__".join(location[:length]).upper()
+        if name in variables:
+            return variables[name]
+    return None
 
 
 def describe_validation_error(error: ValidationError) -> str:

@@ -49,3 +49,15 @@ class LocalModelError(FoldchatError):
 
 class StorageError(FoldchatError):
     """The conversation database could not be read or written."""
+
+
+class DiskFull(StorageError):
+    """The disk (or the database's size limit) is full: nothing more can be written until space frees."""
+
+
+class InputTooLarge(UsageError):
+    """An input file or prompt is larger than the configured cap (`max_input_bytes`)."""
+
+
+class ExportError(FoldchatError):
+    """An export could not be written where it was asked to go."""

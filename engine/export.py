@@ -1,30 +1,52 @@
-"""A conversation as Markdown or JSON (the transcript, every message, with its folds)."""
+"""A conversation as Markdown or JSON (the transcript, every message, with its folds), and the file it goes to.
+
+Exports hold conversations, so they are private (0600) and written only to new files: an existing
+name, or a symlink planted under that name, is never overwritten or followed; the next free name
+(`foldchat-2-2.md`, ...) is used instead. By default they go to the `exports` folder of Foldchat's
+data dir, never to whatever the working directory happens to be. Replies that a regenerate replaced
+are marked `superseded`; replies with no text and no tool calls (an interrupted start) are left out.
+"""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from .chat import snapshot_text
+from .errors import ExportError, StorageError
+from .paths import create_private_file, export_dir
 from .store import Store, StoredMessage
 from .terminal import json_safe, visible
 
+FORMATS = ("md", "json")
+
 
 def status_suffix(stored: StoredMessage) -> str:
-    if stored.status == "complete":
-        return ""
-    return f" [{stored.status}{': ' + stored.error if stored.error else ''}]"
+    marks = []
+    if stored.status != "complete":
+        marks.append(f"{stored.status}{': ' + stored.error if stored.error else ''}")
+    if stored.superseded_by is not None:
+        marks.append(f"superseded by {stored.superseded_by}")
+    return f" [{'; '.join(marks)}]" if marks else ""
+
+
+def _worth_exporting(stored: StoredMessage) -> bool:
+    message = stored.message
+    return bool(message.text.strip() or message.tool_calls) or message.role == "system"
 
 
 def export_conversation(store: Store, conversation_id: int, fmt: str) -> str:
     conversation = store.conversation(conversation_id)
-    messages = store.messages(conversation_id)
+    messages = [m for m in store.messages(conversation_id) if _worth_exporting(m)]
     if fmt == "json":
         data = {
             "id": conversation.id,
             "title": conversation.title,
             "model": conversation.model,
             "messages": [
-                {"id": m.id, "status": m.status, "model": m.model, "message": m.message.to_dict()} for m in messages
+                {"id": m.id, "status": m.status, "model": m.model, "superseded_by": m.superseded_by,
+                 "message": m.message.to_dict()}
+                for m in messages
             ],
             "folds": [
                 {"id": f.id, "covers": [f.first_message_id, f.last_message_id], "snapshot": snapshot_text(f),
@@ -41,3 +63,21 @@ def export_conversation(store: Store, conversation_id: int, fmt: str) -> str:
         lines += [f"\n`{call.name}({call.arguments})`" for call in message.tool_calls]
         lines.append("")
     return visible("\n".join(lines))
+
+
+def write_export(store: Store, conversation_id: int, fmt: str, directory: Path | None = None) -> Path:
+    """Export a conversation to a new private file in `directory` (default: the exports folder); its path.
+
+    Raises `ExportError` (one line, naming the place) when the file cannot be written there.
+    """
+    if fmt not in FORMATS:
+        raise ExportError(f"unknown export format {fmt!r} (use md or json)")
+    text = export_conversation(store, conversation_id, fmt)
+    try:
+        where = directory if directory is not None else export_dir()
+    except StorageError as error:
+        raise ExportError(f"cannot export: {error}") from None
+    try:
+        return create_private_file(where, f"foldchat-{conversation_id}", f".{fmt}", text.encode("utf-8"))
+    except OSError as error:
+        raise ExportError(f"cannot write the export in {where}: {error.strerror or error}") from None

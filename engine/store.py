@@ -1,9 +1,15 @@
 """SQLite storage (DESIGN §9): conversations, the append-only transcript, and the fold chain.
 
-- WAL, foreign keys, a busy timeout so two Foldchat processes can share one file.
+- WAL, foreign keys, a busy timeout on every connection so two Foldchat processes can share one file.
+  Readers never take the write lock: opening an up-to-date file only reads, and a write transaction
+  (`BEGIN IMMEDIATE`) is started only to write. A failed COMMIT is rolled back, so the connection
+  stays usable, and reported as a `StorageError` (`DiskFull` when the disk is full).
 - Schema versioned with `PRAGMA user_version`; `MIGRATIONS` is an ordered list, applied forward.
+- Private: the file, its -wal and -shm are 0600 whatever the umask (tightened on open).
 - Messages keep their full OpenAI dict (`payload`, JSON) plus status, model, tokens and cost. Only a
   reply that is still `streaming` is ever updated (its text grows, then its status is set once).
+- A user message refused before it was sent (too big for the window) is kept as `unsent`, with the
+  reason, and left out of every context.
 - A `streaming` row whose owner process is gone is marked `interrupted` when any process opens the DB.
 - Folds form a chain (`parent_fold_id`); undo marks a fold undone instead of deleting it, an edit stores
   the corrected snapshot text beside the original.
@@ -17,15 +23,19 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from .errors import StorageError
+from .errors import DiskFull, StorageError
 from .messages import Message
 
-Status = Literal["complete", "streaming", "interrupted", "error"]
+Status = Literal["complete", "streaming", "interrupted", "error", "unsent"]
+
+BUSY_TIMEOUT_SECONDS = 10.0
+SQLITE_MAX_INTEGER = 2**63 - 1
+_SQLITE_FULL = 13
 
 
 def _run_script(db: sqlite3.Connection, script: str) -> None:
@@ -100,7 +110,40 @@ def _v3(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE messages ADD COLUMN superseded_by INTEGER REFERENCES messages(id)")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3]
+def _v4(db: sqlite3.Connection) -> None:
+    # the status CHECK gains 'unsent'; SQLite cannot alter a CHECK, so the table is rebuilt
+    # (`_migrate` turns foreign keys off around it, so dropping the old table cascades nothing)
+    _run_script(
+        db,
+        """
+        CREATE TABLE messages_v4 (
+            id INTEGER PRIMARY KEY,
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            role TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant', 'tool')),
+            payload TEXT NOT NULL,
+            status TEXT NOT NULL DEFAULT 'complete'
+                CHECK (status IN ('complete', 'streaming', 'interrupted', 'error', 'unsent')),
+            error TEXT,
+            model TEXT,
+            tokens INTEGER,
+            cost REAL NOT NULL DEFAULT 0,
+            owner_pid INTEGER,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            superseded_by INTEGER REFERENCES messages(id)
+        );
+        INSERT INTO messages_v4 (id, conversation_id, role, payload, status, error, model, tokens, cost, owner_pid,
+            created_at, updated_at, superseded_by)
+            SELECT id, conversation_id, role, payload, status, error, model, tokens, cost, owner_pid, created_at,
+            updated_at, superseded_by FROM messages;
+        DROP TABLE messages;
+        ALTER TABLE messages_v4 RENAME TO messages;
+        CREATE INDEX messages_by_conversation ON messages(conversation_id, id);
+        """,
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4]
 
 
 @dataclass(frozen=True)
@@ -166,27 +209,50 @@ class Store:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
         self._lock = threading.RLock()
+        _create_folder(self.path)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(self.path, timeout=10, isolation_level=None, check_same_thread=False)
+            self.db = sqlite3.connect(
+                self.path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as error:
+            raise StorageError(f"cannot open the database {self.path}: {error}") from None
+        try:
             self.db.row_factory = sqlite3.Row
-            self.db.execute("PRAGMA journal_mode=WAL")
+            mode = self.db.execute("PRAGMA journal_mode").fetchone()[0]  # creates a new file
+            # private before -wal and -shm exist: SQLite gives them the database file's mode
+            _tighten(self.path)
+            if mode != "wal":  # switching needs the write lock
+                self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA foreign_keys=ON")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self._migrate()
             self.recover_interrupted()
-        except sqlite3.DatabaseError as error:
-            raise StorageError(f"cannot open the database {self.path}: {error}") from None
+            _tighten(self.path)
+        except (sqlite3.Error, StorageError) as error:
+            self.db.close()
+            if isinstance(error, StorageError):
+                raise
+            raise _storage_error(f"cannot open the database {self.path}", error) from None
 
     # -- schema -----------------------------------------------------------------------------------
     def _migrate(self) -> None:
-        with self.transaction():
-            version = self.db.execute("PRAGMA user_version").fetchone()[0]
-            if version > len(MIGRATIONS):
-                raise StorageError(f"{self.path} was written by a newer Foldchat (schema {version}); upgrade Foldchat")
-            for number, migration in enumerate(MIGRATIONS[version:], start=version + 1):
-                migration(self.db)
-                self.db.execute(f"PRAGMA user_version = {number}")
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version > len(MIGRATIONS):
+            raise StorageError(f"{self.path} was written by a newer Foldchat (schema {version}); upgrade Foldchat")
+        if version == len(MIGRATIONS):
+            return  # up to date: opening only reads
+        # table rebuilds must not cascade deletes; this pragma is a no-op inside a transaction
+        self.db.execute("PRAGMA foreign_keys=OFF")
+        try:
+            with self.transaction():
+                version = self.db.execute("PRAGMA user_version").fetchone()[0]  # another process may have won
+                for number, migration in enumerate(MIGRATIONS[version:], start=version + 1):
+                    migration(self.db)
+                    self.db.execute(f"PRAGMA user_version = {number}")
+                if self.db.execute("PRAGMA foreign_key_check").fetchone() is not None:
+                    raise StorageError(f"{self.path}: the schema migration broke a reference; nothing was changed")
+        finally:
+            self.db.execute("PRAGMA foreign_keys=ON")
 
     @property
     def schema_version(self) -> int:
@@ -194,18 +260,35 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction; on any failure (COMMIT included) it is rolled back and reported."""
         with self._lock:
-            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                self.db.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as error:
+                raise _storage_error(f"cannot write to {self.path}", error) from None
             try:
                 yield self.db
-            except BaseException:
-                self.db.execute("ROLLBACK")
+                self.db.execute("COMMIT")
+            except BaseException as error:
+                self._rollback()
+                if isinstance(error, sqlite3.Error):
+                    raise _storage_error(f"cannot write to {self.path}", error) from None
                 raise
-            self.db.execute("COMMIT")
+
+    def _rollback(self) -> None:
+        # a failed COMMIT can leave the transaction open; without this every later BEGIN would fail
+        if self.db.in_transaction:
+            with suppress(sqlite3.Error):  # SQLite may have rolled back on its own
+                self.db.execute("ROLLBACK")
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
         with self._lock:
-            return self.db.execute(sql, params).fetchall()
+            try:
+                return self.db.execute(sql, params).fetchall()
+            except sqlite3.Error as error:
+                raise _storage_error(f"cannot read {self.path}", error) from None
+            except OverflowError:  # an id beyond SQLite's 64-bit integers matches nothing
+                raise StorageError(f"no such record in {self.path}: a number is out of range") from None
 
     def close(self) -> None:
         self.db.close()
@@ -221,6 +304,8 @@ class Store:
         return int(cursor.lastrowid or 0)
 
     def conversation(self, conversation_id: int) -> Conversation:
+        if not 0 < conversation_id <= SQLITE_MAX_INTEGER:
+            raise StorageError(f"no conversation {conversation_id} (foldchat list shows them)")
         rows = self.query(
             "SELECT c.*, (SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id) AS n "
             "FROM conversations c WHERE c.id = ?",
@@ -235,11 +320,14 @@ class Store:
         query = "SELECT c.*, (SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id) AS n FROM conversations c"
         params: list[Any] = []
         if search:
+            # the words of the messages, not their JSON: "role" or "content" must not match everything
             query += (
-                " WHERE c.title LIKE ? OR EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id"
-                " AND m.payload LIKE ?)"
+                " WHERE c.title LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM messages m, json_tree(m.payload) t"
+                " WHERE m.conversation_id = c.id AND t.type = 'text' AND t.key IN ('content', 'text')"
+                " AND t.value LIKE ? ESCAPE '\\')"
             )
-            params += [f"%{search}%", f"%{search}%"]
+            pattern = "%" + search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            params += [pattern, pattern]
         query += " ORDER BY c.updated_at DESC, c.id DESC LIMIT ?"
         params.append(limit)
         return [_conversation(row) for row in self.query(query, params)]
@@ -278,24 +366,30 @@ class Store:
 
         `payload` stores a message exactly as it came (an import); by default, `message.to_dict()`.
         """
+        with self.transaction() as db:
+            return _insert_message(db, conversation_id, message, status, model, tokens, cost, error, payload)
+
+    def add_conversation(
+        self, title: str, messages: Sequence[tuple[Message, dict[str, Any]]], model: str | None = None
+    ) -> int:
+        """Create a conversation holding `messages` (each with the payload stored as given), all or nothing:
+        a failure part-way leaves no trace, so a retry cannot duplicate anything."""
         now = time.time()
-        owner = os.getpid() if status == "streaming" else None
         with self.transaction() as db:
             cursor = db.execute(
-                "INSERT INTO messages (conversation_id, role, payload, status, error, model, tokens, cost, owner_pid,"
-                " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    conversation_id, message.role, json.dumps(payload or message.to_dict(), ensure_ascii=False), status,
-                    error, model, tokens, cost, owner, now, now,
-                ),
-            )  # fmt: skip
-            db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id))
-            if message.role == "user":
-                db.execute(
-                    "UPDATE conversations SET title = ? WHERE id = ? AND title = ''",
-                    (_title(message.text), conversation_id),
-                )
-        return int(cursor.lastrowid or 0)
+                "INSERT INTO conversations (title, model, created_at, updated_at) VALUES (?, ?, ?, ?)",
+                (title, model, now, now),
+            )
+            conversation_id = int(cursor.lastrowid or 0)
+            for message, payload in messages:
+                _insert_message(db, conversation_id, message, "complete", None, None, 0.0, None, payload)
+        return conversation_id
+
+    def mark_unsent(self, message_id: int, reason: str) -> None:
+        """A user message that was refused before sending: kept, shown with `reason`, never sent."""
+        with self.transaction() as db:
+            db.execute("UPDATE messages SET status = 'unsent', error = ?, updated_at = ? WHERE id = ?",
+                       (reason, time.time(), message_id))  # fmt: skip
 
     def update_streaming(self, message_id: int, message: Message) -> None:
         """Save the reply streamed so far (called every ~0.3 s while streaming)."""
@@ -432,6 +526,60 @@ class Store:
             (conversation_id,),
         )
         return [int(row[0]) for row in rows]
+
+
+def _insert_message(
+    db: sqlite3.Connection,
+    conversation_id: int,
+    message: Message,
+    status: Status,
+    model: str | None,
+    tokens: int | None,
+    cost: float,
+    error: str | None,
+    payload: dict[str, Any] | None,
+) -> int:
+    now = time.time()
+    owner = os.getpid() if status == "streaming" else None
+    cursor = db.execute(
+        "INSERT INTO messages (conversation_id, role, payload, status, error, model, tokens, cost, owner_pid,"
+        " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            conversation_id, message.role, json.dumps(payload or message.to_dict(), ensure_ascii=False), status,
+            error, model, tokens, cost, owner, now, now,
+        ),
+    )  # fmt: skip
+    db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id))
+    if message.role == "user":
+        db.execute(
+            "UPDATE conversations SET title = ? WHERE id = ? AND title = ''", (_title(message.text), conversation_id)
+        )
+    return int(cursor.lastrowid or 0)
+
+
+def _create_folder(path: Path) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as error:
+        raise StorageError(f"cannot create the folder of the database {path}: {error.strerror or error}") from None
+
+
+def _tighten(path: Path) -> None:
+    """New files and those of an older install (0644) become 0600."""
+    for name in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        try:
+            mode = os.stat(name).st_mode & 0o777
+            if mode & 0o077:
+                os.chmod(name, mode & 0o700)
+        except (FileNotFoundError, PermissionError):
+            continue  # gone, or a file we may not change (read-only, someone else's): use it as it is
+
+
+def _storage_error(doing: str, error: sqlite3.Error) -> StorageError:
+    """A one-line `StorageError` for a SQLite failure; a full disk says so plainly."""
+    if getattr(error, "sqlite_errorcode", None) == _SQLITE_FULL:
+        return DiskFull(f"{doing}: the disk is full (SQLite: {error}); free some space and try again")
+    return StorageError(f"{doing}: {error}")
 
 
 def _title(text: str) -> str:

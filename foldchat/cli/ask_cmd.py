@@ -7,9 +7,17 @@ import asyncio
 import sys
 from typing import TYPE_CHECKING, Any
 
+from foldchat.cli.inputs import check_text_argument, read_text, record_id
 from foldchat.cli.runtime import add_config_option, open_runtime, progress_printer
 from foldchat.engine import visible
-from foldchat.engine.errors import ProviderError, UsageError
+from foldchat.engine.errors import (
+    CurrentTurnTooLarge,
+    DiskFull,
+    InputTooLarge,
+    ProviderError,
+    StorageError,
+    UsageError,
+)
 
 if TYPE_CHECKING:
     from foldchat.engine.chat import ChatSession
@@ -30,15 +38,18 @@ def add_parser(commands: Any) -> None:
     p.add_argument("text", metavar="TEXT|-", help="the message; '-' reads it from stdin")
     p.add_argument("--model", "-m", help="model name, config alias or 'local' (default: the conversation's model)")
     target = p.add_mutually_exclusive_group()
-    target.add_argument("--conversation", "-c", type=int, metavar="ID", help="continue conversation ID")
+    target.add_argument("--conversation", "-c", type=record_id, metavar="ID", help="continue conversation ID")
     target.add_argument("--new", "-n", action="store_true", help="start a new conversation")
     p.add_argument("--system", metavar="TEXT", help="system prompt for the conversation")
     add_config_option(p)
     p.set_defaults(run=run)
 
 
-def read_prompt(text: str) -> str:
-    prompt = sys.stdin.read() if text == "-" else text
+def read_prompt(text: str, limit: int) -> str:
+    """The message, checked before anything is stored: bad input creates nothing."""
+    prompt = read_text("-", limit) if text == "-" else check_text_argument(text, "the message")
+    if len(prompt.encode("utf-8")) > limit:
+        raise InputTooLarge(f"the message is larger than the {limit:,}-byte limit (max_input_bytes in config.toml)")
     if not prompt.strip():
         raise UsageError("the message is empty")
     return prompt.strip("\n")
@@ -46,26 +57,37 @@ def read_prompt(text: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from foldchat.engine.chat import ChatSession
-    from foldchat.engine.models import check_model_name
+    from foldchat.engine.config import load_settings
     from foldchat.engine.policy import Trigger
 
-    prompt = read_prompt(args.text)
+    prompt = read_prompt(args.text, load_settings(args.config).max_input_bytes)
+    system = check_text_argument(args.system, "--system") if args.system else None
     with open_runtime(args) as rt:
         if args.conversation is not None:
             conversation = rt.store.conversation(args.conversation)
         else:
-            latest = None if args.new else rt.store.latest_conversation()
-            conversation = latest or rt.store.conversation(rt.store.create_conversation())
-        target = check_model_name(args.model or conversation.model or rt.registry.default_name(), rt.registry)
+            conversation = None if args.new else rt.store.latest_conversation()
+        # the model is checked before a new conversation exists: a typo must not leave an empty one behind
+        target = _model(args.model or (conversation and conversation.model) or rt.registry.default_name(), rt)
+        if conversation is None:
+            conversation = rt.store.conversation(rt.store.create_conversation())
         switched = conversation.model is not None and target.name != conversation.model
         if target.name != conversation.model:
             rt.store.set_conversation_model(conversation.id, target.name)
         session = ChatSession(rt.store, rt.registry, rt.settings, conversation.id)
-        if args.system:
-            session.set_system_prompt(args.system)
-        session.add_user_message(prompt)  # committed before anything can fail
+        if system:
+            session.set_system_prompt(system)
+        message_id = session.add_user_message(prompt)  # committed before anything can fail
         target = rt.registry.prepare(target, progress_printer(sys.stderr.isatty()))
-        report = session.fold(target, trigger=Trigger.SWITCH if switched else None)
+        try:
+            report = session.fold(target, trigger=Trigger.SWITCH if switched else None)
+        except CurrentTurnTooLarge as error:
+            # kept, marked, and left out of every later context: the next ask starts clean
+            rt.store.mark_unsent(message_id, f"not sent: too big for {target.name}")
+            raise CurrentTurnTooLarge(
+                f"{error}. The message was not sent; it is kept as unsent in conversation {conversation.id} "
+                "and later messages are not affected"
+            ) from None
         if report is not None and report.compressed:
             print(
                 f"foldchat: folded {report.folded_messages} messages · {report.tokens_before:,} → "
@@ -75,23 +97,55 @@ def run(args: argparse.Namespace) -> int:
         return asyncio.run(stream(session, target))
 
 
+def _model(name: str, rt: Any) -> Any:
+    from foldchat.engine.errors import UnknownModel
+    from foldchat.engine.models import check_model_name
+
+    try:
+        return check_model_name(name, rt.registry)
+    except UnknownModel:  # the engine's hint names compress's --context-window, which ask does not have
+        raise UnknownModel(
+            f"unknown model {name!r}: litellm has no context window for it; add it to config.toml as an "
+            "alias with context_window (see [models.*] in config.example.toml)"
+        ) from None
+
+
 async def stream(session: ChatSession, target: Any) -> int:
     from foldchat.engine.providers import Failed, Retrying, TextDelta
 
-    wrote = False
+    shown: list[str] = []
     failure: str | None = None
-    async for event in session.reply(target):
-        if isinstance(event, TextDelta):
-            text = event.text.lstrip() if not wrote else event.text
-            sys.stdout.write(visible(text))
-            sys.stdout.flush()
-            wrote = wrote or bool(text)
-        elif isinstance(event, Retrying):
-            print(f"foldchat: {visible(event.reason)}; retry {event.attempt} in {event.delay:.1f} s", file=sys.stderr)
-        elif isinstance(event, Failed):
-            failure = event.error
-    if wrote:
+    try:
+        async for event in session.reply(target):
+            if isinstance(event, TextDelta):
+                text = event.text.lstrip() if not shown else event.text
+                sys.stdout.write(visible(text))
+                sys.stdout.flush()
+                if text:
+                    shown.append(text)
+            elif isinstance(event, Retrying):
+                print(f"foldchat: {visible(event.reason)}; retry {event.attempt} in {event.delay:.1f} s", file=sys.stderr)
+            elif isinstance(event, Failed):
+                failure = event.error
+    except StorageError as error:  # the disk filled up (or failed) mid-reply: keep what the user saw
+        if shown:
+            sys.stdout.write("\n")
+        problem = "the disk is full" if isinstance(error, DiskFull) else f"the database failed ({error})"
+        raise type(error)(_unsaved_reply("".join(shown), session.conversation_id, problem)) from None
+    if shown:
         sys.stdout.write("\n")
     if failure is not None:
         raise ProviderError(failure)
     return 0
+
+
+def _unsaved_reply(text: str, conversation_id: int, problem: str) -> str:
+    """Where the reply the user saw went, since the database could not take it."""
+    from foldchat.engine.recovery import save_unsaved_text
+
+    if not text:
+        return f"{problem}: the reply could not be saved; free some space and ask again"
+    path = save_unsaved_text(text, f"reply-{conversation_id}")
+    if path is None:
+        return f"{problem}: the reply shown above could not be saved anywhere; copy it from the terminal"
+    return f"{problem}: the reply shown above was not saved in the database; its text is in {path}"

@@ -130,18 +130,11 @@ def _non_negative_int(text: str) -> int:
     return value
 
 
-def read_json(path: str) -> Any:
-    try:
-        raw = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()  # noqa: SIM115
-    except OSError as error:
-        raise UsageError(f"cannot read {path}: {error.strerror}") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{path} is not UTF-8 text") from None
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError as error:
-        source = "stdin" if path == "-" else path
-        raise UsageError(f"{source} is not valid JSON: {error.msg} at line {error.lineno}") from None
+def read_json(path: str, limit: int) -> Any:
+    """Parsed JSON from FILE or stdin, at most `limit` bytes (max_input_bytes)."""
+    from foldchat.cli.inputs import parse_json, read_text
+
+    return parse_json(read_text(path, limit), "stdin" if path == "-" else path)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -155,20 +148,27 @@ def run(args: argparse.Namespace) -> int:
         )
     except ValueError as error:
         raise UsageError(str(error)) from None
-    messages = parse_messages(read_json(args.file))
+    from foldchat.engine.config import load_settings
+
+    settings = load_settings(args.config)
+    messages = parse_messages(read_json(args.file, settings.max_input_bytes))
     info = model_info(args.model, args.context_window)
     if args.summarizer == "rules":
         from foldchat.engine.summarizers import RulesSummarizer
 
         return fold_and_print(args, messages, info, policy, RulesSummarizer())
-    from foldchat.engine.config import load_settings
     from foldchat.engine.models import ModelRegistry, check_model_name
+    from foldchat.engine.providers import missing_key
     from foldchat.engine.summarizers.llm import llm_with_fallback
 
-    settings = load_settings(args.config)
     registry = ModelRegistry(settings)
     try:  # the local model's server, if the summarizer is local, stops with the command
-        target = registry.prepare(check_model_name(args.summarizer_model or args.model, registry))
+        name = args.summarizer_model or args.model
+        summarizer_target = check_model_name(name, registry)
+        key = missing_key(summarizer_target)
+        if key is not None:  # falling back to rules in silence would hide why the snapshot is not an LLM's
+            raise UsageError(f"--summarizer llm with {name!r} needs {key} set (or use --summarizer rules)")
+        target = registry.prepare(summarizer_target)
         summarizer = llm_with_fallback(target, settings.request_timeout)
         return fold_and_print(args, messages, info, policy, summarizer)
     finally:

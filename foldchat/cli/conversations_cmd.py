@@ -7,6 +7,7 @@ import sys
 import time
 from typing import Any
 
+from foldchat.cli.inputs import record_id
 from foldchat.cli.runtime import add_config_option, open_runtime
 from foldchat.engine import visible
 
@@ -18,13 +19,18 @@ def add_parser(commands: Any) -> None:
     p.set_defaults(run=run_list)
 
     p = commands.add_parser("show", help="print a conversation's whole transcript, folds marked")
-    p.add_argument("id", type=int, metavar="ID")
+    p.add_argument("id", type=record_id, metavar="ID")
     add_config_option(p)
     p.set_defaults(run=run_show)
 
-    p = commands.add_parser("export", help="write a conversation as Markdown or JSON to stdout")
-    p.add_argument("id", type=int, metavar="ID")
+    p = commands.add_parser("export", help="write a conversation as Markdown or JSON to stdout or a new file")
+    p.add_argument("id", type=record_id, metavar="ID")
     p.add_argument("--format", choices=["md", "json"], default="md", help="output format (default md)")
+    p.add_argument(
+        "--save", nargs="?", const="", metavar="DIR",
+        help="write a new private file instead (never overwriting), in DIR or the exports folder of the "
+        "data dir, and print its path",
+    )  # fmt: skip
     add_config_option(p)
     p.set_defaults(run=run_export)
 
@@ -36,6 +42,9 @@ def _when(stamp: float) -> str:
 def run_list(args: argparse.Namespace) -> int:
     with open_runtime(args) as rt:
         rows = rt.store.conversations(search=args.search)
+        if not rows and args.search:
+            print(f"no conversation matches {args.search!r}", file=sys.stderr)
+            return 0
         if not rows:
             print('no conversations yet: foldchat ask "hello" starts one', file=sys.stderr)
             return 0
@@ -71,8 +80,14 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from foldchat.engine.export import export_conversation
+    from pathlib import Path
+
+    from foldchat.engine.export import export_conversation, write_export
 
     with open_runtime(args) as rt:
-        sys.stdout.write(export_conversation(rt.store, args.id, args.format))
+        if args.save is None:
+            sys.stdout.write(export_conversation(rt.store, args.id, args.format))
+            return 0
+        directory = Path(args.save).expanduser() if args.save else None
+        print(write_export(rt.store, args.id, args.format, directory))
     return 0

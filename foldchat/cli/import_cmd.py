@@ -26,9 +26,11 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from foldchat.cli.compress_cmd import read_json
+    from foldchat.engine.config import load_settings
     from foldchat.engine.importer import import_conversations
 
-    data = read_json(args.file)
+    # the whole file is read and checked before the database is touched
+    data = read_json(args.file, load_settings(args.config).max_input_bytes)
     with open_runtime(args) as rt:
         for cid in import_conversations(rt.store, data, args.model):
             print(cid)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from foldchat import __version__
 from foldchat.cli import ask_cmd, compress_cmd, conversations_cmd, import_cmd, models_cmd
+from foldchat.cli.inputs import record_id
 from foldchat.engine import visible
 from foldchat.engine.errors import FoldchatError
 
@@ -37,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"foldchat {__version__}")
     app = parser.add_argument_group("chat app options (no command)")
     app.add_argument("--model", "-m", help="model for this session: alias, litellm model string or 'local'")
-    app.add_argument("--conversation", "-c", type=int, metavar="ID", help="open conversation ID")
+    app.add_argument("--conversation", "-c", type=record_id, metavar="ID", help="open conversation ID")
     app.add_argument("--new", "-n", action="store_true", help="start a new conversation (default: the latest)")
     app.add_argument("--config", metavar="PATH", help="config file (default: $FOLDCHAT_CONFIG or the user config dir)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)

@@ -14,7 +14,7 @@ def run(*args, stdin="", env=None):
 def environment(tmp_path):
     import os
 
-    return {**os.environ, "FOLDCHAT_DATABASE": str(tmp_path / "db.sqlite"), "FOLDCHAT_CONFIG": str(tmp_path / "x.toml")}
+    return {**os.environ, "FOLDCHAT_DATABASE": str(tmp_path / "db.sqlite"), "FOLDCHAT_CONFIG": os.devnull}
 
 
 def test_openai_messages_are_stored_as_given(tmp_path):

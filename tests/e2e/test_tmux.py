@@ -52,9 +52,7 @@ class Tmux:
 @pytest.fixture
 def terminal(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.update(
-        FOLDCHAT_DATABASE=str(tmp_path / "e2e.db"), FOLDCHAT_CONFIG=str(tmp_path / "none.toml"), TERM="xterm-256color"
-    )
+    env.update(FOLDCHAT_DATABASE=str(tmp_path / "e2e.db"), FOLDCHAT_CONFIG=os.devnull, TERM="xterm-256color")
     tmux = Tmux(env)
     yield tmux
     tmux.close()

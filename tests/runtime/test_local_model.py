@@ -1,5 +1,6 @@
 """The real embedded model: assembled, served on 127.0.0.1, answering through litellm."""
 
+import os
 import sqlite3
 
 import pytest
@@ -69,7 +70,7 @@ async def test_several_turns_each_end_by_themselves(local_server):
 def test_foldchat_ask_end_to_end_with_no_api_key(tmp_path, monkeypatch):
     for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "MISTRAL_API_KEY"):
         monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("FOLDCHAT_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.setenv("FOLDCHAT_CONFIG", os.devnull)  # no config: a named file must exist
     monkeypatch.setenv("FOLDCHAT_DATABASE", str(tmp_path / "db.sqlite"))
     done = foldchat("ask", "hello")
     assert done.returncode == 0, done.stderr

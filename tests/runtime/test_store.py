@@ -124,3 +124,84 @@ def test_conversations_search_rename_delete(store):
     store.delete_conversation(b)
     assert [c.id for c in store.conversations()] == [a]
     assert store.db.execute("SELECT COUNT(*) FROM messages").fetchone()[0] == 1
+
+
+def test_opening_and_reading_take_no_write_lock(tmp_path):
+    path = tmp_path / "f.db"
+    Store(path).close()
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # another process in the middle of a write
+    writer.execute("INSERT INTO conversations (title, created_at, updated_at) VALUES ('busy', 0, 0)")
+    try:
+        reader = Store(path)
+        assert reader.conversations() == []  # the uncommitted row is invisible, and nothing waited for it
+        reader.close()
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+
+
+def test_a_failed_commit_rolls_back_and_the_connection_stays_usable(store):
+    cid = store.create_conversation()
+    with pytest.raises(StorageError, match="FOREIGN KEY"), store.transaction() as db:
+        db.execute("PRAGMA defer_foreign_keys = ON")  # the violation is only found by COMMIT
+        db.execute(
+            "INSERT INTO messages (conversation_id, role, payload, created_at, updated_at) VALUES (999, 'user', '{}', 0, 0)"
+        )
+    assert not store.db.in_transaction
+    store.append(cid, Message.user("still works"))
+    assert [m.message.text for m in store.messages(cid)] == ["still works"]
+
+
+def test_a_full_database_says_so_and_keeps_working_once_space_frees(store):
+    from foldchat.engine.errors import DiskFull
+
+    cid = store.create_conversation()
+    store.append(cid, Message.user("first"))
+    pages = store.db.execute("PRAGMA page_count").fetchone()[0]
+    store.db.execute(f"PRAGMA max_page_count = {pages}")  # SQLite's own "database or disk is full"
+    with pytest.raises(DiskFull, match="the disk is full"):
+        store.append(cid, Message.user("x" * 200_000))
+    store.db.execute("PRAGMA max_page_count = 1073741823")
+    store.append(cid, Message.user("second"))
+    assert [m.message.text for m in store.messages(cid)] == ["first", "second"]
+
+
+def test_v3_files_gain_the_unsent_status_keeping_messages_and_pins(tmp_path):
+    path = tmp_path / "v3.db"
+    db = sqlite3.connect(path)
+    for migration in MIGRATIONS[:3]:
+        migration(db)
+    db.execute("PRAGMA user_version = 3")
+    db.execute("INSERT INTO conversations VALUES (1, 't', NULL, 0, 0)")
+    db.execute(
+        "INSERT INTO messages (id, conversation_id, role, payload, created_at, updated_at)"
+        ' VALUES (1, 1, \'user\', \'{"role": "user", "content": "keep me"}\', 0, 0)'
+    )
+    db.execute("INSERT INTO pins VALUES (1, 0)")
+    db.commit()
+    db.close()
+    store = Store(path)
+    assert [m.message.text for m in store.messages(1)] == ["keep me"] and store.pinned_ids(1) == [1]
+    store.mark_unsent(1, "too big")
+    assert store.message(1).status == "unsent" and store.message(1).error == "too big"
+    assert store.db.execute("PRAGMA foreign_key_check").fetchall() == []
+
+
+@pytest.mark.parametrize(("search", "found"), [("role", []), ("content", []), ("LUNCH", ["lunch"]),
+                                               ("50%", ["percent"]), ("5_", []), ("image_url", [])])  # fmt: skip
+def test_search_matches_what_was_said_not_the_json_around_it(store, search, found):
+    for title, text in (("lunch", "where do we have lunch?"), ("percent", "about 50% done")):
+        cid = store.create_conversation(title=title)
+        store.append(cid, Message.user(text))
+    store.append(
+        cid, Message.from_dict({"role": "user", "content": [{"type": "image_url", "image_url": {"url": "u"}}]})
+    )
+    assert [c.title for c in store.conversations(search=search)] == found
+
+
+def test_ids_beyond_sqlite_integers_are_not_found(store):
+    with pytest.raises(StorageError, match="no conversation"):
+        store.conversation(99999999999999999999)
+    with pytest.raises(StorageError):
+        store.message(99999999999999999999)

@@ -7,7 +7,6 @@ of the state these handlers use; this module only turns commands into engine cal
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..commands import BY_NAME
@@ -213,16 +212,19 @@ class SlashCommands:
         self.notify("System prompt set")
 
     async def slash_export(self, arg: str) -> None:
-        from foldchat.engine.export import export_conversation
+        from foldchat.engine.errors import FoldchatError
+        from foldchat.engine.export import write_export
 
         assert self.backend is not None
         fmt = arg or "md"
         if fmt not in ("md", "json"):
             self.notify("Use /export md or /export json", severity="warning")
             return
-        text = await asyncio.to_thread(export_conversation, self.backend.store, self.backend.conversation_id, fmt)
-        path = Path.cwd() / f"foldchat-{self.backend.conversation_id}.{fmt}"
-        await asyncio.to_thread(path.write_text, text, "utf-8")
+        try:  # an unwritable exports folder is a message, not a crash
+            path = await asyncio.to_thread(write_export, self.backend.store, self.backend.conversation_id, fmt)
+        except FoldchatError as error:
+            self.notify(str(error), title="Export failed", severity="error")
+            return
         self.notify(f"Exported to {path}")
 
     async def slash_retry(self, _: str) -> None:

@@ -1,0 +1,85 @@
+"""Reading what the user hands the CLI: files, stdin and ids, bounded and checked before anything is stored.
+
+Input is untrusted: it is read at most `limit + 1` bytes (so `/dev/zero` or a 50 MB file is refused
+without being read whole), decoded strictly as UTF-8, and JSON that is too deep or holds numbers
+too long to convert is a usage error like any other malformed input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, BinaryIO
+
+from foldchat.engine.errors import InputTooLarge, UsageError
+
+SQLITE_MAX_ID = 2**63 - 1
+
+
+def _source(path: str) -> str:
+    return "stdin" if path == "-" else path
+
+
+def _read_bounded(stream: BinaryIO, limit: int, source: str) -> bytes:
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise InputTooLarge(
+            f"{source} is larger than {_size(limit)}: the limit is max_input_bytes in config.toml "
+            f"(or FOLDCHAT_MAX_INPUT_BYTES)"
+        )
+    return data
+
+
+def _size(count: int) -> str:
+    return f"{count / 1024 / 1024:g} MiB" if count >= 1024 * 1024 else f"{count:,} bytes"
+
+
+def _decode(data: bytes, source: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise UsageError(f"{source} is not UTF-8 text (bad byte at offset {error.start})") from None
+
+
+def read_text(path: str, limit: int) -> str:
+    """The UTF-8 text of `path` ('-' is stdin), at most `limit` bytes."""
+    source = _source(path)
+    try:
+        if path == "-":
+            return _decode(_read_bounded(sys.stdin.buffer, limit, source), source)
+        with open(path, "rb") as stream:
+            return _decode(_read_bounded(stream, limit, source), source)
+    except OSError as error:
+        raise UsageError(f"cannot read {source}: {error.strerror or error}") from None
+
+
+def parse_json(text: str, source: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise UsageError(f"{source} is not valid JSON: {error.msg} at line {error.lineno}") from None
+    except RecursionError:
+        raise UsageError(f"{source} is nested too deeply to read as JSON") from None
+    except ValueError as error:  # e.g. an integer with more digits than Python converts
+        raise UsageError(f"{source} is not usable JSON: {error}") from None
+
+
+def check_text_argument(text: str, what: str) -> str:
+    """Command-line text must be valid UTF-8 (undecodable bytes arrive as lone surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise UsageError(f"{what} is not UTF-8 text (bad byte at position {error.start})") from None
+    return text
+
+
+def record_id(text: str) -> int:
+    """argparse type for conversation ids: a positive integer SQLite can hold."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an id: {text!r}") from None
+    if not 0 < value <= SQLITE_MAX_ID:
+        raise argparse.ArgumentTypeError(f"no such id: {text} (ids are positive; foldchat list shows them)")
+    return value

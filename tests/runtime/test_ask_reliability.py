@@ -1,0 +1,95 @@
+"""`foldchat ask` when things go wrong: a refused send poisons nothing, bad input creates nothing, and a
+reply the database could not take (a full disk) is kept somewhere the user is told about."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import resource
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from runtime.conftest import foldchat
+
+
+def rows(home: Path) -> list[tuple[str, str]]:
+    with sqlite3.connect(home / "foldchat.db") as db:
+        return db.execute("SELECT role, status FROM messages ORDER BY id").fetchall()
+
+
+def test_a_send_refused_as_too_big_is_kept_unsent_and_later_asks_work(home, fake):
+    huge = "word " * 40_000  # far beyond the fake model's 16,000-token window
+    refused = foldchat("ask", "-", "--model", "fake", stdin=huge)
+    assert refused.returncode == 1 and "kept as unsent in conversation 1" in refused.stderr, refused.stderr
+    assert refused.stderr.count("\n") == 1 and fake.requests == []
+    for n in range(2):  # every later plain ask goes through, without the refused text
+        done = foldchat("ask", f"small question {n}", "--model", "fake")
+        assert done.returncode == 0, done.stderr
+        sent = fake.requests[-1]["messages"]
+        assert all(len(m["content"] or "") < 1000 for m in sent) and sent[-1]["content"] == f"small question {n}"
+    assert rows(home)[0] == ("user", "unsent")
+    assert "[unsent: not sent: too big for fake]" in foldchat("show", "1").stdout
+
+
+def test_bad_input_to_ask_new_creates_nothing(home, fake):
+    done = subprocess.run([sys.executable, "-m", "foldchat", "ask", "-", "--new", "--model", "fake"],
+                          input=b"caf\xe9 latin-1", capture_output=True, timeout=120, env=os.environ.copy())  # fmt: skip
+    assert done.returncode == 2 and b"stdin is not UTF-8" in done.stderr and b"internal error" not in done.stderr
+    unknown = foldchat("ask", "hi", "--new", "--model", "no-such-model-anywhere")
+    assert unknown.returncode == 2 and "no-such-model-anywhere" in unknown.stderr
+    assert "--context-window" not in unknown.stderr  # an option ask does not have
+    assert not (home / "foldchat.db").exists() or rows(home) == []
+    assert foldchat("list").stderr.startswith("no conversations yet")
+
+
+def test_a_full_disk_mid_reply_keeps_the_text_shown_and_says_so(home, fake, monkeypatch, capsys):
+    from foldchat.engine.chat import ChatSession
+    from foldchat.engine.config import load_settings
+    from foldchat.engine.errors import DiskFull
+    from foldchat.engine.models import ModelRegistry
+    from foldchat.engine.store import Store
+
+    from foldchat.cli import ask_cmd
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    fake.reply = " ".join(f"sentence{n} of a long answer" for n in range(3000))  # ~90 KB, streamed in words
+    store = Store(home / "foldchat.db")
+    settings = load_settings()
+    registry = ModelRegistry(settings)
+    session = ChatSession(store, registry, settings, store.create_conversation())
+    session.add_user_message("tell me everything")
+    pages = store.db.execute("PRAGMA page_count").fetchone()[0]
+    store.db.execute(f"PRAGMA max_page_count = {pages + 8}")  # room for the first ~30 KB of the reply only
+    with pytest.raises(DiskFull) as caught:
+        asyncio.run(ask_cmd.stream(session, registry.resolve("fake")))
+    shown = capsys.readouterr().out.strip()
+    message = str(caught.value)
+    assert message.startswith("the disk is full: the reply shown above was not saved") and "\n" not in message
+    saved = Path(message.rsplit("its text is in ", 1)[1])
+    assert saved.read_text() == shown and len(shown) > 10_000
+    assert saved.is_relative_to(home / "data") and (saved.stat().st_mode & 0o777) == 0o600
+    store.close()
+
+
+def test_a_database_that_stops_growing_mid_reply_loses_nothing_shown(home, fake, monkeypatch):
+    """A real write failure in a real `foldchat ask`: the file-size limit stops SQLite's writes mid-stream."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    assert foldchat("ask", "warm up", "--model", "fake").returncode == 0
+    limit = (home / "foldchat.db").stat().st_size + 64 * 1024
+    fake.script = ["slow"]
+
+    def cap_file_size() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a failed write, not a killed process
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    done = subprocess.run([sys.executable, "-m", "foldchat", "ask", "go on", "--model", "fake"], text=True,
+                          capture_output=True, timeout=120, env=os.environ.copy(), preexec_fn=cap_file_size)  # fmt: skip
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+    assert "internal error" not in done.stderr and "was not saved in the database" in done.stderr
+    saved = Path(done.stderr.strip().rsplit("its text is in ", 1)[1])
+    assert saved.read_text() == done.stdout.strip() and "word1" in done.stdout

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from .chat import snapshot_text
+from .snapshot import snapshot_text
 from .store import Store, StoredMessage
 
 

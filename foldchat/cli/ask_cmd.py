@@ -7,11 +7,11 @@ import asyncio
 import sys
 from typing import TYPE_CHECKING, Any
 
-from foldchat.cli.runtime import add_config_option, open_runtime, progress_printer
-from foldchat.engine.errors import ProviderError, UsageError
+from foldchat.cli.runtime import add_config_option, progress_printer
+from foldchat.engine import ProviderError, UsageError
 
 if TYPE_CHECKING:
-    from foldchat.engine.chat import ChatSession
+    from foldchat.engine import Session
 
 DESCRIPTION = """\
 Send TEXT (or stdin with '-') to a model and stream the reply to stdout. Both messages are stored.
@@ -44,42 +44,32 @@ def read_prompt(text: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from foldchat.engine.chat import ChatSession
-    from foldchat.engine.models import check_model_name
-    from foldchat.engine.policy import Trigger
+    from foldchat.engine import OpenOptions, Session
 
     prompt = read_prompt(args.text)
-    with open_runtime(args) as rt:
-        if args.conversation is not None:
-            conversation = rt.store.conversation(args.conversation)
-        else:
-            latest = None if args.new else rt.store.latest_conversation()
-            conversation = latest or rt.store.conversation(rt.store.create_conversation())
-        target = check_model_name(args.model or conversation.model or rt.registry.default_name(), rt.registry)
-        switched = conversation.model is not None and target.name != conversation.model
-        if target.name != conversation.model:
-            rt.store.set_conversation_model(conversation.id, target.name)
-        session = ChatSession(rt.store, rt.registry, rt.settings, conversation.id)
+    options = OpenOptions(config=args.config, conversation=args.conversation, new=args.new, model=args.model)
+    with Session.open(options) as session:
+        session.connect(remember=True)  # an unknown model fails here, before anything is stored
         if args.system:
             session.set_system_prompt(args.system)
         session.add_user_message(prompt)  # committed before anything can fail
-        target = rt.registry.prepare(target, progress_printer(sys.stderr.isatty()))
-        report = session.fold(target, trigger=Trigger.SWITCH if switched else None)
+        session.prepare_model(progress_printer(sys.stderr.isatty()))
+        report = session.fold_if_needed()
         if report is not None and report.compressed:
             print(
                 f"foldchat: folded {report.folded_messages} messages · {report.tokens_before:,} → "
                 f"{report.tokens_after:,} tokens · {report.summarizer}",
                 file=sys.stderr,
             )
-        return asyncio.run(stream(session, target))
+        return asyncio.run(stream(session))
 
 
-async def stream(session: ChatSession, target: Any) -> int:
-    from foldchat.engine.providers import Failed, Retrying, TextDelta
+async def stream(session: Session) -> int:
+    from foldchat.engine import Failed, Retrying, TextDelta
 
     wrote = False
     failure: str | None = None
-    async for event in session.reply(target):
+    async for event in session.reply():
         if isinstance(event, TextDelta):
             text = event.text.lstrip() if not wrote else event.text
             sys.stdout.write(text)

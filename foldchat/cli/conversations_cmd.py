@@ -7,7 +7,7 @@ import sys
 import time
 from typing import Any
 
-from foldchat.cli.runtime import add_config_option, open_runtime
+from foldchat.cli.runtime import add_config_option, open_workspace
 
 
 def add_parser(commands: Any) -> None:
@@ -33,8 +33,8 @@ def _when(stamp: float) -> str:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    with open_runtime(args) as rt:
-        rows = rt.store.conversations(search=args.search)
+    with open_workspace(args) as workspace:
+        rows = workspace.conversations(search=args.search)
         if not rows:
             print('no conversations yet: foldchat ask "hello" starts one', file=sys.stderr)
             return 0
@@ -44,13 +44,13 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from foldchat.engine.export import status_suffix
+    from foldchat.engine import status_suffix
 
-    with open_runtime(args) as rt:
-        conversation = rt.store.conversation(args.id)
+    with open_workspace(args) as workspace:
+        conversation = workspace.conversation(args.id)
         print(f"# {conversation.title or 'untitled'} (conversation {conversation.id}, {conversation.model or '-'})")
-        folds = {f.last_message_id: f for f in rt.store.folds(args.id)}
-        for stored in rt.store.messages(args.id):
+        folds = {f.last_message_id: f for f in workspace.folds(args.id)}
+        for stored in workspace.transcript(args.id):
             message = stored.message
             calls = "".join(f"\n  → {c.name}({c.arguments})" for c in message.tool_calls)
             print(f"\n[{stored.id}] {message.role}{status_suffix(stored)}: {message.text}{calls}")
@@ -64,8 +64,6 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from foldchat.engine.export import export_conversation
-
-    with open_runtime(args) as rt:
-        sys.stdout.write(export_conversation(rt.store, args.id, args.format))
+    with open_workspace(args) as workspace:
+        sys.stdout.write(workspace.export(args.id, args.format))
     return 0

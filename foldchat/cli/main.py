@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from foldchat import __version__
 from foldchat.cli import ask_cmd, compress_cmd, conversations_cmd, import_cmd, models_cmd
-from foldchat.engine.errors import FoldchatError
+from foldchat.engine import FoldchatError
 
 COMMANDS = (ask_cmd, compress_cmd, conversations_cmd, import_cmd, models_cmd)
 

@@ -66,7 +66,7 @@ def pair_tool_results(messages: Sequence[Message], notes: list[str]) -> list[Mes
         wanted = set(message.call_ids)
         for result in messages[i:run_end]:
             if result.tool_call_id in wanted and result.tool_call_id not in results:
-                results[result.tool_call_id] = result  # type: ignore[index]
+                results[result.tool_call_id] = result
             else:
                 leftovers.append(result)
         for call in message.tool_calls:

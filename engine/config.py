@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
@@ -160,7 +160,7 @@ def load_settings(explicit: str | Path | None = None) -> Settings:
 
 
 def describe_validation_error(error: ValidationError) -> str:
-    first: dict[str, Any] = error.errors()[0]
+    first = error.errors()[0]
     where = ".".join(str(part) for part in first["loc"]) or "config"
     message = first["msg"]
     if first["type"] == "extra_forbidden":

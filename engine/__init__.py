@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from .export import status_suffix
     from .fold import FoldRequest, FoldResult, fold_context
     from .messages import Message, ToolCall, dump_messages, parse_messages
+    from .options import OpenOptions
     from .policy import Decision, FoldHistory, FoldPolicy, Trigger, decide
     from .providers import Failed, Finished, ModelTarget, ProviderEvent, Retrying, TextDelta
     from .report import FoldReport
@@ -36,12 +37,12 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from .snapshot import Snapshot, is_snapshot_message
     from .store import Conversation, StoredFold, StoredMessage
     from .summarizers import RulesSummarizer, Summarizer, SummaryRequest
-    from .workspace import ModelEntry, OpenOptions, Workspace
+    from .workspace import ModelEntry, Workspace
 
 _EXPORTS = {
     # the application API: what the TUI and the CLI drive
     "Session": "session",
-    "OpenOptions": "workspace",
+    "OpenOptions": "options",
     "Workspace": "workspace",
     "ModelEntry": "workspace",
     "Usage": "chat",

@@ -24,13 +24,14 @@ from .lazy import load_litellm
 from .local_model import Progress
 from .messages import Message
 from .models import ModelRegistry
+from .options import OpenOptions
 from .policy import Trigger
 from .providers import ModelTarget, ProviderEvent
 from .report import FoldReport
 from .snapshot import Snapshot, snapshot_text
 from .store import Conversation, Store, StoredFold, StoredMessage
 from .tokens import TokenCounter
-from .workspace import OpenOptions, Workspace
+from .workspace import Workspace
 
 
 class Session:

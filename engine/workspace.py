@@ -17,21 +17,10 @@ from .errors import UsageError
 from .export import export_conversation
 from .importer import import_conversations
 from .models import ModelRegistry, check_model_name
+from .options import OpenOptions
 from .paths import default_database
 from .providers import ModelTarget
 from .store import Conversation, Store, StoredFold, StoredMessage
-
-
-@dataclass(frozen=True)
-class OpenOptions:
-    """Where to open Foldchat and which conversation (CLI flags), plus injection points for tests."""
-
-    config: str | Path | None = None
-    conversation: int | None = None
-    new: bool = False
-    model: str | None = None
-    settings: Settings | None = None
-    database: Path | None = None
 
 
 @dataclass(frozen=True)

@@ -121,8 +121,8 @@ def test_the_import_check_catches_a_submodule_import(tmp_path):
     ]
 
 
-def loaded_after(code: str) -> list[str]:
-    probe = f"{code}; import sys; print(sorted(m for m in ('textual', 'rich', 'litellm') if m in sys.modules))"
+def loaded_after(code: str, watched: tuple[str, ...] = ("textual", "rich", "litellm")) -> list[str]:
+    probe = f"{code}; import sys; print(sorted(m for m in {watched!r} if m in sys.modules))"
     return eval(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout)
 
 
@@ -140,3 +140,8 @@ def test_cli_start_up_parses_arguments_without_litellm_or_textual():
         "p.parse_args(['ask', 'hi']); p.parse_args(['compress', 'x.json', '--model', 'gpt-4o']); p.parse_args([])"
     )
     assert loaded_after(code) == []
+
+
+def test_the_first_screen_imports_neither_litellm_nor_pydantic():
+    # pydantic, pydantic-settings and the store load in the worker that opens the session (~250 ms)
+    assert loaded_after("import foldchat.tui.app", ("litellm", "pydantic", "sqlite3")) == []

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from foldchat.engine import (
     Failed,
@@ -24,9 +24,7 @@ from foldchat.engine import (
     FoldStarted,
     OpenOptions,
     Retrying,
-    Session,
     TextDelta,
-    Usage,
 )
 from textual import work
 from textual.app import ComposeResult
@@ -45,6 +43,9 @@ from ..widgets.gauge import ContextGauge, GaugeState
 from ..widgets.message import MessageData, MessageView
 from ..widgets.transcript import Transcript
 from .chat_commands import SlashCommands
+
+if TYPE_CHECKING:  # the session module loads pydantic and SQLite: measured 250 ms before the first frame
+    from foldchat.engine import Session, Usage
 
 UI_INTERVAL = 0.12
 
@@ -107,6 +108,8 @@ class ChatScreen(SlashCommands, Screen[None]):
     # -- start-up -----------------------------------------------------------------------------------
     @work(group="startup", exit_on_error=False)
     async def open_session(self) -> None:
+        from foldchat.engine import Session
+
         from ..presenters import transcript_state
 
         self.status = "opening the conversation…"

@@ -1,4 +1,4 @@
-# Everything a fresh machine needs: `make run` opens the app, `make test` runs the test suite.
+# Everything a fresh machine needs: `make run` opens the app, `make test` runs ruff, mypy and the test suite.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -18,6 +18,7 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/pytest -q
 
 bench: $(STAMP)

@@ -65,9 +65,10 @@ def pair_tool_results(messages: Sequence[Message], notes: list[str]) -> list[Mes
         leftovers: list[Message] = []
         wanted = set(message.call_ids)
         for position, result in enumerate(messages[i:run_end]):
-            if result.tool_call_id in wanted and result.tool_call_id not in results:
-                results[result.tool_call_id] = (position, result)  # type: ignore[index]
-            elif not result.tool_call_id and (unanswered := [c for c in message.call_ids if c not in results]):
+            call_id = result.tool_call_id
+            if call_id is not None and call_id in wanted and call_id not in results:
+                results[call_id] = (position, result)
+            elif not call_id and (unanswered := [c for c in message.call_ids if c not in results]):
                 # exports that dropped the ids: the result right after a call answers it
                 notes.append(f"tool result without a call id matched to call {unanswered[0]!r} by position")
                 results[unanswered[0]] = (position, result.evolve(tool_call_id=unanswered[0]))

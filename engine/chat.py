@@ -17,17 +17,19 @@ from dataclasses import dataclass
 from . import snapshot as snap
 from .adapt import TargetRules, adapt, rules_for
 from .alternation import current_turn_start, repair
-from .condense import condense
+from .condense import condense_oversized
 from .config import Settings
 from .events import EventSink, ignore_events
-from .fold import FoldReport, FoldRequest, fold_context
+from .fold import FoldRequest, fold_context
 from .messages import Message
 from .models import ModelRegistry
 from .policy import FoldHistory, Trigger
-from .providers import Failed, Finished, ModelTarget, ProviderEvent, TextDelta, stream_reply
-from .snapshot import Snapshot
-from .store import Store, StoredFold, StoredMessage
+from .providers import Failed, Finished, ModelTarget, ProviderEvent, TextDelta, missing_key, stream_reply
+from .report import FoldReport
+from .snapshot import snapshot_text
+from .store import Store, StoredMessage
 from .summarizers import RulesSummarizer, Summarizer
+from .summarizers.llm import llm_with_fallback
 
 SAVE_INTERVAL = 0.3
 
@@ -84,15 +86,8 @@ class ChatSession:
         return repair(messages).messages
 
     def _condense_kept(self, kept: list[Message], target: ModelTarget) -> list[Message]:
-        counter = self.registry.counter(target)
         threshold = self.settings.fold.policy().message_threshold(target.window)
-        turn = current_turn_start(kept)
-        out = list(kept)
-        for index in range(turn):
-            message = out[index]
-            if message.role in ("tool", "assistant") and (tokens := counter.count_message(message)) > threshold:
-                out[index] = condense(message, tokens, threshold // 2)
-        return out
+        return condense_oversized(kept, current_turn_start(kept), self.registry.counter(target), threshold).messages
 
     def adapted_context(self, target: ModelTarget, exclude: frozenset[int] = frozenset()) -> list[Message]:
         """The context as `target` accepts it (ids, reasoning, images; DESIGN §8)."""
@@ -272,9 +267,6 @@ class ChatSession:
 
 
 def choose_summarizer(settings: Settings, registry: ModelRegistry, target: ModelTarget) -> Summarizer:
-    from .providers import missing_key
-    from .summarizers.llm import llm_with_fallback
-
     if settings.summarizer == "rules":
         return RulesSummarizer()
     model = registry.resolve(settings.summarizer_model) if settings.summarizer_model else target
@@ -283,13 +275,6 @@ def choose_summarizer(settings: Settings, registry: ModelRegistry, target: Model
     if model.is_local:
         model = registry.prepare(model)
     return llm_with_fallback(model, settings.request_timeout)
-
-
-def snapshot_text(fold: StoredFold) -> str:
-    """The snapshot message text for a stored fold: the user's edit if there is one."""
-    if fold.edited_text:
-        return fold.edited_text
-    return snap.render_message_text(Snapshot.model_validate(fold.snapshot))
 
 
 def _sendable(stored: StoredMessage) -> bool:

@@ -7,8 +7,12 @@ stays in the transcript.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 from .facts import first_error_line, identifiers
 from .messages import Message
+from .tokens import TokenCounter
 
 CONDENSED_MARK = "[condensed by Foldchat:"
 
@@ -37,3 +41,29 @@ def condense(message: Message, original_tokens: int, token_budget: int) -> Messa
 
 def is_condensed(message: Message) -> bool:
     return isinstance(message.content, str) and message.content.startswith(CONDENSED_MARK)
+
+
+@dataclass(frozen=True)
+class CondensedContext:
+    """Messages after the oversized pass, and the positions (in `messages`) that were condensed."""
+
+    messages: list[Message]
+    positions: tuple[int, ...]
+
+
+def condense_oversized(
+    messages: Sequence[Message], before: int, counter: TokenCounter, threshold: int
+) -> CondensedContext:
+    """Condense each tool output or reply above `threshold` tokens among `messages[:before]`.
+
+    `before` is where the current turn starts: it is always kept verbatim (DESIGN §3.5). The fold and
+    the rebuilt context both go through here, so the context the fold reported is the one sent later.
+    """
+    out = list(messages)
+    positions: list[int] = []
+    for index in range(min(before, len(out))):
+        message = out[index]
+        if message.role in ("tool", "assistant") and (tokens := counter.count_message(message)) > threshold:
+            out[index] = condense(message, tokens, threshold // 2)
+            positions.append(index)
+    return CondensedContext(out, tuple(positions))

@@ -13,7 +13,7 @@ import os
 import re
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_settings import (
@@ -27,6 +27,8 @@ from pydantic_settings import (
 from .errors import ConfigError
 from .paths import default_config_file
 from .policy import FoldPolicy
+
+_POLICY = FoldPolicy()  # the defaults of every [fold] key
 
 
 class _Section(BaseModel):
@@ -44,20 +46,38 @@ class ModelAlias(_Section):
 
 
 class FoldSettings(_Section):
-    """The fold policy (DESIGN §5); ratios are shares of the model's context window."""
+    """The fold policy (DESIGN §5); ratios are shares of the model's context window.
 
-    trigger_ratio: float = Field(0.80, gt=0, le=1, description="Fold when context + reserve reaches this share.")
-    trigger_tokens: int | None = Field(None, gt=0, description="Also fold at this many tokens, if set.")
-    target_ratio: float = Field(0.50, gt=0, le=1, description="After a fold, usage is at or below this share.")
-    reset_ratio: float = Field(0.70, gt=0, le=1, description="Re-arm auto folds once usage drops below this.")
-    cooldown_messages: int = Field(4, ge=0, description="...and this many messages arrived since the last fold.")
-    min_messages: int = Field(6, ge=0, description="Never fold automatically below this many messages.")
-    keep_ratio: float = Field(0.30, gt=0, le=1, description="Budget of the verbatim recent turns.")
-    snapshot_ratio: float = Field(0.15, gt=0, le=1, description="Most the snapshot may take.")
-    message_ratio: float = Field(
-        0.50, gt=0, le=1, description="Condense single messages above this share of the target."
+    The defaults are `FoldPolicy`'s (one place for them); this section only adds validation and the
+    descriptions `config.example.toml` documents.
+    """
+
+    trigger_ratio: float = Field(
+        _POLICY.trigger_ratio, gt=0, le=1, description="Fold when context + reserve reaches this share."
     )
-    reserved_output: int = Field(1024, ge=0, description="Tokens reserved for the reply, counted in usage.")
+    trigger_tokens: int | None = Field(
+        _POLICY.trigger_tokens, gt=0, description="Also fold at this many tokens, if set."
+    )
+    target_ratio: float = Field(
+        _POLICY.target_ratio, gt=0, le=1, description="After a fold, usage is at or below this share."
+    )
+    reset_ratio: float = Field(
+        _POLICY.reset_ratio, gt=0, le=1, description="Re-arm auto folds once usage drops below this."
+    )
+    cooldown_messages: int = Field(
+        _POLICY.cooldown_messages, ge=0, description="...and this many messages arrived since the last fold."
+    )
+    min_messages: int = Field(
+        _POLICY.min_messages, ge=0, description="Never fold automatically below this many messages."
+    )
+    keep_ratio: float = Field(_POLICY.keep_ratio, gt=0, le=1, description="Budget of the verbatim recent turns.")
+    snapshot_ratio: float = Field(_POLICY.snapshot_ratio, gt=0, le=1, description="Most the snapshot may take.")
+    message_ratio: float = Field(
+        _POLICY.message_ratio, gt=0, le=1, description="Condense single messages above this share of the target."
+    )
+    reserved_output: int = Field(
+        _POLICY.reserved_output, ge=0, description="Tokens reserved for the reply, counted in usage."
+    )
 
     @model_validator(mode="after")
     def _target_below_trigger(self) -> FoldSettings:
@@ -66,8 +86,7 @@ class FoldSettings(_Section):
         return self
 
     def policy(self) -> FoldPolicy:
-        data = self.model_dump(exclude={"reserved_output"})
-        return FoldPolicy(**data)
+        return FoldPolicy(**self.model_dump())
 
 
 class LocalModelSettings(_Section):
@@ -182,7 +201,7 @@ def _variable_for(location: tuple[str, ...]) -> str | None:
 
 
 def describe_validation_error(error: ValidationError) -> str:
-    first: dict[str, Any] = error.errors()[0]
+    first = error.errors()[0]
     where = ".".join(str(part) for part in first["loc"]) or "config"
     message = first["msg"]
     if first["type"] == "extra_forbidden":

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from .fold import FoldReport
+from .report import FoldReport
 
 
 @dataclass(frozen=True)

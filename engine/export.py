@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .chat import snapshot_text
 from .errors import ExportError, StorageError
 from .paths import create_private_file, export_dir
+from .snapshot import snapshot_text
 from .store import Store, StoredMessage
 from .terminal import json_safe, visible
 

@@ -2,63 +2,35 @@
 
 `fold_context` is the one entry point: the CLI's `compress`, `foldchat ask` and the TUI all call it.
 It never mutates its input and never loses a message: it returns a new context plus a `FoldReport`;
-on any failure inside the pipeline the caller keeps the original context.
+on any failure inside the pipeline the caller keeps the original context. Each DESIGN §6 step is one
+small function below, in pipeline order.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
 
 from . import snapshot as snap
 from .alternation import current_turn_start, repair
-from .condense import condense
+from .condense import condense_oversized
 from .errors import CurrentTurnTooLarge, FoldFailed
 from .events import EventSink, FoldCompleted, FoldProgress, FoldStarted, ignore_events
 from .events import FoldFailed as FoldFailedEvent
 from .invariants import violations
 from .messages import Message
 from .policy import Decision, FoldHistory, FoldPolicy, Trigger, decide
-from .snapshot import Snapshot
+from .report import FoldReport
+from .snapshot import Snapshot, is_snapshot_message
 from .snapshot_fit import fit_snapshot
-from .split import safe_split
+from .split import Split, safe_split
 from .summarizers.base import Summarizer, SummaryRequest
 from .tokens import TokenCounter
 
 MAX_CONSOLIDATION_DEPTH = 5
-
-
-@dataclass(frozen=True)
-class FoldReport:
-    """What a fold did, with counts from the target model's tokenizer."""
-
-    compressed: bool
-    reason: str
-    tokens_before: int
-    tokens_after: int
-    window: int
-    reserved_output: int
-    trigger_tokens: int
-    target_tokens: int
-    folded_messages: int = 0
-    kept_messages: int = 0
-    summarizer: str = ""
-    duration_ms: float = 0.0
-    trigger: str | None = None
-    snapshot_tokens: int = 0
-    chunks: int = 0
-    consolidation_depth: int = 0
-    split_phase: int = 0
-    covers: tuple[int, int] | None = None
-    condensed_messages: tuple[int, ...] = ()
-    repairs: tuple[str, ...] = ()
-    over_target: bool = False
-    pinned_kept: tuple[int, int] = (0, 0)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+MIN_SNAPSHOT_BUDGET = 64  # tokens: below this no snapshot says anything useful
+ACK_OVERHEAD = 3  # tokens litellm adds around the acknowledgement beyond its text
 
 
 @dataclass(frozen=True)
@@ -86,186 +58,248 @@ class FoldRequest:
     on_event: EventSink = ignore_events
 
 
-def is_snapshot_message(message: Message) -> bool:
-    return message.role == "user" and snap.SNAPSHOT_OPEN in message.text
+@dataclass(frozen=True)
+class _Context:
+    """The repaired context a fold starts from, split into system prompts and the rest."""
+
+    messages: list[Message]
+    systems: list[Message]
+    rest: list[Message]
+    keep_from: int  # where the current turn starts in `rest`
+    tokens_before: int
+    repairs: tuple[str, ...]
+    started: float
+
+
+@dataclass(frozen=True)
+class _Summary:
+    snapshot: Snapshot
+    chunks: int
+    depth: int
+    covers: tuple[int, int]
 
 
 def fold_context(messages: Sequence[Message], request: FoldRequest) -> FoldResult:
     """Fold `messages` if the policy (or `request.force`) says so; see the module docstring."""
-    started = time.perf_counter()
-    counter, window, policy = request.counter, request.window, request.policy
-    repaired = repair(messages)
-    context = repaired.messages
-    tokens_before = counter.count(context)
-    reserved = request.reserved_output
-    systems = [m for m in context if m.role == "system"]
-    rest = context[len(systems) :]
-    base = {
-        "tokens_before": tokens_before,
-        "window": window,
-        "reserved_output": reserved,
-        "trigger_tokens": policy.trigger_at(window),
-        "target_tokens": policy.target_at(window),
-        "repairs": tuple(repaired.notes),
-        "summarizer": request.summarizer.name,
-    }
-
-    def unchanged(reason: str) -> FoldResult:
-        report = FoldReport(
-            compressed=False,
-            reason=reason,
-            tokens_after=tokens_before,
-            kept_messages=len(context),
-            duration_ms=_ms(started),
-            **base,  # type: ignore[arg-type]
-        )
-        return FoldResult(list(context), report)
-
-    keep_from = current_turn_start(rest)
-    turn_tokens = sum(counter.count_message(m) for m in rest[keep_from:])
-    floor = counter.count(systems + rest[keep_from:]) + reserved if rest else 0
-    if floor > window:
-        raise CurrentTurnTooLarge(
-            f"the current turn alone needs {floor:,} tokens (with {reserved:,} reserved for the reply) "
-            f"but the window is {window:,}: shorten the last message or pick a model with a larger window"
-        )
-    decision = (
-        Decision(True, "forced fold", request.trigger or Trigger.MANUAL)
-        if request.force
-        else decide(
-            policy,
-            usage=tokens_before + reserved,
-            window=window,
-            message_count=len(rest),
-            history=request.history,
-        )
-    )
+    context = _prepare(messages, request.counter)
+    _check_current_turn_fits(context, request)
+    decision = _decide(context, request)
     if not decision.fold:
-        return unchanged(decision.reason)
-    if keep_from == 0:
-        return unchanged("nothing to fold: the context holds only the current turn")
+        return _unchanged(context, request, decision.reason)
+    if context.keep_from == 0:
+        return _unchanged(context, request, "nothing to fold: the context holds only the current turn")
     trigger = request.trigger or decision.trigger or Trigger.AUTO
-    request.on_event(FoldStarted(str(trigger), len(context), tokens_before))
+    request.on_event(FoldStarted(str(trigger), len(context.messages), context.tokens_before))
     try:
-        return _fold(context, systems, rest, keep_from, turn_tokens, request, decision, trigger, base, started)
+        return _fold(context, request, decision, trigger)
     except Exception as error:
         request.on_event(FoldFailedEvent(str(error)))
         raise
 
 
-def _fold(
-    context: list[Message],
-    systems: list[Message],
-    rest: list[Message],
-    keep_from: int,
-    turn_tokens: int,
-    request: FoldRequest,
-    decision: Decision,
-    trigger: Trigger,
-    base: dict[str, Any],
-    started: float,
-) -> FoldResult:
-    counter, window, policy, emit = request.counter, request.window, request.policy, request.on_event
-    reserved = request.reserved_output
-    target = policy.target_at(window)
+def _prepare(messages: Sequence[Message], counter: TokenCounter) -> _Context:
+    started = time.perf_counter()
+    repaired = repair(messages)
+    context = repaired.messages
+    systems = [m for m in context if m.role == "system"]
+    rest = context[len(systems) :]
+    return _Context(
+        messages=list(context),
+        systems=systems,
+        rest=list(rest),
+        keep_from=current_turn_start(rest),
+        tokens_before=counter.count(context),
+        repairs=tuple(repaired.notes),
+        started=started,
+    )
 
-    # 1. oversized messages before the current turn are condensed in the context
-    threshold = policy.message_threshold(window)
-    condensed: list[int] = []
-    rest = list(rest)
-    for index in range(keep_from):
-        message = rest[index]
-        if message.role in ("tool", "assistant") and (tokens := counter.count_message(message)) > threshold:
-            rest[index] = condense(message, tokens, threshold // 2)
-            condensed.append(message.key if message.key is not None else len(systems) + index)
-    if condensed:
-        emit(FoldProgress("condense", len(condensed), len(condensed)))
 
-    # 2. split: the tail's budget leaves room for the snapshot under the target
-    counts = [counter.count_message(m) for m in rest]
-    systems_tokens = sum(counter.count_message(m) for m in systems)
-    snapshot_budget = max(64, int(policy.snapshot_ratio * window))
-    overhead = counter.count_message(Message.assistant(snap.ACKNOWLEDGEMENT)) + 3
-    tail_budget = min(int(policy.keep_ratio * window), target - reserved - systems_tokens - snapshot_budget - overhead)
-    split = safe_split(rest, counts, max(tail_budget, turn_tokens), keep_from)
+def _check_current_turn_fits(context: _Context, request: FoldRequest) -> None:
+    """DESIGN §3.5: the current turn is never cut; say so clearly when it alone overflows the window."""
+    if not context.rest:
+        return
+    reserved, window = request.reserved_output, request.window
+    floor = request.counter.count(context.systems + context.rest[context.keep_from :]) + reserved
+    if floor > window:
+        raise CurrentTurnTooLarge(
+            f"the current turn alone needs {floor:,} tokens (with {reserved:,} reserved for the reply) "
+            f"but the window is {window:,}: shorten the last message or pick a model with a larger window"
+        )
+
+
+def _decide(context: _Context, request: FoldRequest) -> Decision:
+    if request.force:
+        return Decision(True, "forced fold", request.trigger or Trigger.MANUAL)
+    return decide(
+        request.policy,
+        usage=context.tokens_before + request.reserved_output,
+        window=request.window,
+        message_count=len(context.rest),
+        history=request.history,
+    )
+
+
+def _unchanged_report(context: _Context, request: FoldRequest, reason: str) -> FoldReport:
+    """What every report says (window, budgets, repairs) for a context left as it was."""
+    return FoldReport(
+        compressed=False,
+        reason=reason,
+        tokens_before=context.tokens_before,
+        tokens_after=context.tokens_before,
+        window=request.window,
+        reserved_output=request.reserved_output,
+        trigger_tokens=request.policy.trigger_at(request.window),
+        target_tokens=request.policy.target_at(request.window),
+        kept_messages=len(context.messages),
+        repairs=context.repairs,
+        summarizer=request.summarizer.name,  # read late: a fallback renames it ("rules (llm:x failed: ...)")
+        duration_ms=_ms(context.started),
+    )
+
+
+def _unchanged(context: _Context, request: FoldRequest, reason: str) -> FoldResult:
+    return FoldResult(list(context.messages), _unchanged_report(context, request, reason))
+
+
+def _fold(context: _Context, request: FoldRequest, decision: Decision, trigger: Trigger) -> FoldResult:
+    """Steps 1-4 of DESIGN §6 on a context the policy decided to fold."""
+    rest, condensed = _condense_step(context, request)
+    counts = [request.counter.count_message(m) for m in rest]
+    split = _split_step(context, request, rest, counts)
+    head, tail = rest[: split.index], rest[split.index :]
+    summary = _summarize_step(context, request, head)
+    room = _snapshot_room(context, request, sum(counts[split.index :]))
+    request.on_event(FoldProgress("rebuild", 0, 1))
+    snapshot = fit_snapshot(summary.snapshot, room, lambda s: _snapshot_tokens(request.counter, s))
+    folded = _rebuild(context.systems, snapshot, tail)
+    tokens_after = request.counter.count(folded)
+    if tokens_after >= context.tokens_before:
+        # a snapshot bigger than what it replaces helps nobody: keep the context as it is
+        reason = f"folding would not make the context smaller ({context.tokens_before:,} → {tokens_after:,} tokens)"
+        report = _unchanged_report(context, request, reason)
+        request.on_event(FoldCompleted(report))
+        return FoldResult(list(context.messages), report)
+    snapshot_message = folded[len(context.systems)]
+    report = replace(
+        _unchanged_report(context, request, decision.reason),
+        compressed=True,
+        tokens_after=tokens_after,
+        folded_messages=len(head),
+        kept_messages=len(tail),
+        trigger=str(trigger),
+        snapshot_tokens=request.counter.count_message(snapshot_message),
+        chunks=summary.chunks,
+        consolidation_depth=summary.depth,
+        split_phase=split.phase,
+        covers=summary.covers,
+        condensed_messages=tuple(condensed),
+        over_target=tokens_after + request.reserved_output > request.policy.target_at(request.window),
+        pinned_kept=(sum(1 for text in request.pinned if text in snapshot_message.text), len(request.pinned)),
+    )
+    request.on_event(FoldProgress("rebuild", 1, 1))
+    request.on_event(FoldCompleted(report))
+    return FoldResult(folded, report, snapshot, list(head))
+
+
+def _condense_step(context: _Context, request: FoldRequest) -> tuple[list[Message], list[int]]:
+    """Step 1: oversized messages before the current turn are condensed in the context.
+
+    Returns the new messages and the condensed ones' transcript ids (positions when unstored).
+    """
+    threshold = request.policy.message_threshold(request.window)
+    result = condense_oversized(context.rest, context.keep_from, request.counter, threshold)
+    offset = len(context.systems)
+    keys = [_key(context.rest[i], offset + i) for i in result.positions]
+    if keys:
+        request.on_event(FoldProgress("condense", len(keys), len(keys)))
+    return result.messages, keys
+
+
+def _split_step(context: _Context, request: FoldRequest, rest: list[Message], counts: list[int]) -> Split:
+    """Step 2: the tail's budget leaves room for the snapshot under the target."""
+    turn_tokens = sum(counts[context.keep_from :])
+    tail_budget = min(
+        int(request.policy.keep_ratio * request.window),
+        _under_target(context, request) - _snapshot_budget(request) - _ack_tokens(request.counter),
+    )
+    split = safe_split(rest, counts, max(tail_budget, turn_tokens), context.keep_from)
     if split is None:
         raise FoldFailed("no safe split point was found")
-    emit(FoldProgress("split", 1, 1, f"phase {split.phase}: folding {split.index} messages"))
-    head, tail = rest[: split.index], rest[split.index :]
+    request.on_event(FoldProgress("split", 1, 1, f"phase {split.phase}: folding {split.index} messages"))
+    return split
 
-    # 3. summarize the head (an earlier snapshot in it is merged, never duplicated)
-    previous = [snap.parse(m.text) for m in head if is_snapshot_message(m)]
-    to_summarize = [
+
+def _summarize_step(context: _Context, request: FoldRequest, head: list[Message]) -> _Summary:
+    """Step 3: summarize the head; an earlier snapshot in it is merged, never duplicated."""
+    previous = [parsed for m in head if is_snapshot_message(m) and (parsed := snap.parse(m.text)) is not None]
+    summary_request = SummaryRequest(
+        messages=_without_snapshots(head),
+        pinned=tuple(request.pinned),
+        focus=request.focus,
+        output_budget=_snapshot_budget(request),
+    )
+    summary, chunks, depth = summarize_chunked(summary_request, request.summarizer, request.counter, request.on_event)
+    for earlier in reversed(previous):
+        summary = snap.merge(earlier, summary)
+    offset = len(context.systems)
+    covers = (_key(head[0], offset), _key(head[-1], offset + len(head) - 1))
+    summary = summary.model_copy(
+        update={
+            "covers": f"{covers[0]}..{covers[1]}",
+            "tokens_before": context.tokens_before,
+            "pinned": list(dict.fromkeys([*summary.pinned, *request.pinned])),
+        }
+    )
+    return _Summary(summary, chunks, depth, covers)
+
+
+def _without_snapshots(head: list[Message]) -> list[Message]:
+    """The head minus earlier snapshot messages and the acknowledgements that follow them."""
+    return [
         m
         for i, m in enumerate(head)
         if not is_snapshot_message(m) and not (i > 0 and is_snapshot_message(head[i - 1]) and m.role == "assistant")
     ]
-    summary_request = SummaryRequest(
-        messages=to_summarize,
-        pinned=tuple(request.pinned),
-        focus=request.focus,
-        output_budget=snapshot_budget,
-    )
-    summary, chunks, depth = summarize_chunked(summary_request, request.summarizer, counter, emit)
-    base["summarizer"] = request.summarizer.name  # a fallback renames it ("rules (llm:x failed: ...)")
-    for earlier in reversed([p for p in previous if p is not None]):
-        summary = snap.merge(earlier, summary)
-    first_key = head[0].key if head[0].key is not None else len(systems)
-    last_key = head[-1].key if head[-1].key is not None else len(systems) + split.index - 1
-    summary.covers = f"{first_key}..{last_key}"
-    summary.tokens_before = base["tokens_before"]
-    summary.pinned = list(dict.fromkeys([*summary.pinned, *request.pinned]))
 
-    # 4. rebuild within the budget: the snapshot shrinks if the tail left it less room
-    room = target - reserved - systems_tokens - sum(counts[split.index :]) - overhead
-    budget = max(64, min(snapshot_budget, room))
-    emit(FoldProgress("rebuild", 0, 1))
 
-    def snapshot_size(candidate: Snapshot) -> int:
-        return counter.count_message(Message.user(snap.render_message_text(candidate)))
-
-    fitted = fit_snapshot(summary, budget, snapshot_size)
-    snapshot_message = Message.user(snap.render_message_text(fitted))
+def _rebuild(systems: list[Message], snapshot: Snapshot, tail: list[Message]) -> list[Message]:
+    """Step 4: system prompts + snapshot + acknowledgement + kept tail, checked against DESIGN §3."""
+    snapshot_message = Message.user(snap.render_message_text(snapshot))
     bridge = [Message.assistant(snap.ACKNOWLEDGEMENT)] if tail and tail[0].role == "user" else []
     folded = [*systems, snapshot_message, *bridge, *tail]
     problems = violations(folded, systems)
     if problems:
         raise FoldFailed("the folded context broke an invariant: " + "; ".join(problems))
-    tokens_after = counter.count(folded)
-    if tokens_after >= base["tokens_before"]:
-        # a snapshot bigger than what it replaces helps nobody: keep the context as it is
-        report = FoldReport(
-            compressed=False,
-            reason=f"folding would not make the context smaller ({base['tokens_before']:,} → {tokens_after:,} tokens)",
-            tokens_after=base["tokens_before"],
-            kept_messages=len(context),
-            duration_ms=_ms(started),
-            **base,
-        )
-        emit(FoldCompleted(report))
-        return FoldResult(list(context), report)
-    pinned_kept = sum(1 for text in request.pinned if text in snapshot_message.text)
-    report = FoldReport(
-        compressed=True,
-        reason=decision.reason,
-        tokens_after=tokens_after,
-        folded_messages=len(head),
-        kept_messages=len(tail),
-        duration_ms=_ms(started),
-        trigger=str(trigger),
-        snapshot_tokens=counter.count_message(snapshot_message),
-        chunks=chunks,
-        consolidation_depth=depth,
-        split_phase=split.phase,
-        covers=(first_key, last_key),
-        condensed_messages=tuple(condensed),
-        over_target=tokens_after + reserved > target,
-        pinned_kept=(pinned_kept, len(request.pinned)),
-        **base,
-    )
-    emit(FoldProgress("rebuild", 1, 1))
-    emit(FoldCompleted(report))
-    return FoldResult(folded, report, fitted, list(head))
+    return folded
+
+
+def _snapshot_budget(request: FoldRequest) -> int:
+    return max(MIN_SNAPSHOT_BUDGET, int(request.policy.snapshot_ratio * request.window))
+
+
+def _under_target(context: _Context, request: FoldRequest) -> int:
+    """Tokens the snapshot and the tail may share: the target minus the reply reserve and system prompts."""
+    systems_tokens = sum(request.counter.count_message(m) for m in context.systems)
+    return request.policy.target_at(request.window) - request.reserved_output - systems_tokens
+
+
+def _snapshot_room(context: _Context, request: FoldRequest, tail_tokens: int) -> int:
+    """The snapshot's budget once the tail is chosen: it shrinks if the tail left it less room."""
+    room = _under_target(context, request) - tail_tokens - _ack_tokens(request.counter)
+    return max(MIN_SNAPSHOT_BUDGET, min(_snapshot_budget(request), room))
+
+
+def _ack_tokens(counter: TokenCounter) -> int:
+    return counter.count_message(Message.assistant(snap.ACKNOWLEDGEMENT)) + ACK_OVERHEAD
+
+
+def _snapshot_tokens(counter: TokenCounter, candidate: Snapshot) -> int:
+    return counter.count_message(Message.user(snap.render_message_text(candidate)))
+
+
+def _key(message: Message, position: int) -> int:
+    """A message's transcript id, or its position in the context when it was never stored."""
+    return message.key if message.key is not None else position
 
 
 def chunk_messages(messages: Sequence[Message], counts: Sequence[int], budget: int | None) -> list[list[Message]]:

@@ -39,7 +39,7 @@ def violations(messages: Sequence[Message], system_prompts: Sequence[Message] | 
             while index < len(rest) and rest[index].role == "tool":
                 results.append(rest[index].tool_call_id)
                 index += 1
-            if sorted(results) != sorted(ids) or len(set(ids)) != len(ids):
+            if sorted(results, key=str) != sorted(ids) or len(set(ids)) != len(ids):
                 found.append(f"tool calls {ids} answered by {results}")
     snapshots = sum(m.text.count(SNAPSHOT_OPEN) for m in rest if m.role == "user")
     if snapshots > 1:

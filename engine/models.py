@@ -91,10 +91,7 @@ class ModelRegistry:
         return counter
 
     def reserved_output(self, target: ModelTarget) -> int:
-        reserve = self.settings.fold.reserved_output
-        if target.max_output_tokens:
-            reserve = min(reserve, target.max_output_tokens)
-        return min(reserve, target.window // 4)
+        return self.settings.fold.policy().reply_reserve(target.window, target.max_output_tokens)
 
     def close(self) -> None:
         self.local.stop()

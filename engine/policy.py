@@ -1,7 +1,8 @@
 """When to fold (DESIGN §5): trigger, target, hysteresis, cooldown and the emergency rule.
 
 The policy is a pure function of the current usage and of what happened since the last fold, so the
-CLI, the TUI and tests all decide the same way.
+CLI, the TUI and tests all decide the same way. `FoldPolicy`'s field defaults are the only place the
+default knobs are written down: the config's `[fold]` section and `foldchat compress` read them from here.
 """
 
 from __future__ import annotations
@@ -41,12 +42,16 @@ class FoldPolicy:
     """The snapshot never takes more than this share of the window."""
     message_ratio: float = 0.50
     """A single message above this share of the fold target is condensed before splitting."""
+    reserved_output: int = 1024
+    """Tokens reserved for the reply, counted in usage (see `reply_reserve` for the caps)."""
 
     def __post_init__(self) -> None:
         for name in ("trigger_ratio", "target_ratio", "reset_ratio", "keep_ratio", "snapshot_ratio"):
             value = getattr(self, name)
             if not 0 < value <= 1:
                 raise ValueError(f"{name} must be between 0 and 1, got {value}")
+        if self.reserved_output < 0:
+            raise ValueError(f"reserved_output must not be negative, got {self.reserved_output}")
         if self.target_ratio >= self.trigger_ratio:
             raise ValueError(f"target_ratio ({self.target_ratio}) must be below trigger_ratio ({self.trigger_ratio})")
 
@@ -63,6 +68,14 @@ class FoldPolicy:
 
     def message_threshold(self, window: int) -> int:
         return max(1, int(self.message_ratio * self.target_at(window)))
+
+    def reply_reserve(self, window: int, max_output_tokens: int | None = None) -> int:
+        """Tokens kept free for the reply: `reserved_output`, but never more than the model may write
+        nor a quarter of its window. The one rule for the app, `foldchat ask` and `foldchat compress`."""
+        reserve = self.reserved_output
+        if max_output_tokens:
+            reserve = min(reserve, max_output_tokens)
+        return min(reserve, window // 4)
 
 
 @dataclass(frozen=True)

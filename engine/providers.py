@@ -285,7 +285,8 @@ def _chunk_events(chunk: Any, acc: _Accumulator) -> list[ProviderEvent]:
 
 
 def backoff(attempt: int) -> float:
-    return min(8.0, 0.5 * 2**attempt) * (0.8 + 0.4 * random.random())
+    delay: float = min(8.0, 0.5 * 2**attempt) * (0.8 + 0.4 * random.random())
+    return delay
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from .messages import Message
 
 SNAPSHOT_OPEN = "<state_snapshot"
 SNAPSHOT_CLOSE = "</state_snapshot>"
@@ -154,3 +158,24 @@ def _join_covers(first: str, second: str) -> str:
     if not starts_ends:
         return first or second
     return f"{starts_ends[0][0]}..{starts_ends[-1][-1]}"
+
+
+class FoldRecord(Protocol):
+    """What `snapshot_text` needs of a stored fold (the store's `StoredFold` is one)."""
+
+    @property
+    def snapshot(self) -> dict[str, Any]: ...
+
+    @property
+    def edited_text(self) -> str | None: ...
+
+
+def snapshot_text(fold: FoldRecord) -> str:
+    """The snapshot message text for a stored fold: the user's edit if there is one."""
+    if fold.edited_text:
+        return fold.edited_text
+    return render_message_text(Snapshot.model_validate(fold.snapshot))
+
+
+def is_snapshot_message(message: Message) -> bool:
+    return message.role == "user" and SNAPSHOT_OPEN in message.text

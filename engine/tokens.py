@@ -21,9 +21,6 @@ REPLY_PRIMING_TOKENS = 3  # litellm counts "<|start|>assistant<|message|>" once 
 class TokenCounter(Protocol):
     """Counts tokens the way a given model's provider will."""
 
-    @property
-    def tokenizer_key(self) -> str: ...
-
     def count_message(self, message: Message) -> int: ...
 
     def count(self, messages: Sequence[Message]) -> int: ...
@@ -39,9 +36,8 @@ class CachedCounter:
         self._priming = priming
         self._cache: dict[Message, int] = {}
 
-    @property
-    def tokenizer_key(self) -> str:
-        return self._key
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self._key}>"
 
     def count_message(self, message: Message) -> int:
         cached = self._cache.get(message)
@@ -107,7 +103,6 @@ class ModelInfo:
     max_output_tokens: int | None
     input_cost_per_token: float
     output_cost_per_token: float
-    supports_vision: bool
 
 
 def model_info(model: str, window_override: int | None = None) -> ModelInfo:
@@ -129,5 +124,4 @@ def model_info(model: str, window_override: int | None = None) -> ModelInfo:
         max_output_tokens=raw.get("max_output_tokens"),
         input_cost_per_token=float(raw.get("input_cost_per_token") or 0.0),
         output_cost_per_token=float(raw.get("output_cost_per_token") or 0.0),
-        supports_vision=bool(raw.get("supports_vision")),
     )

@@ -1,12 +1,30 @@
-"""Shared test setup: offline litellm, the synthetic conversations from bench/, an isolated home."""
+"""Shared test setup: offline litellm, the synthetic conversations from bench/, an isolated home, and
+the one `fake` fixture: an OpenAI-format server on 127.0.0.1."""
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from servers.fake_openai import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(ROOT / "tests"))
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeOpenAI]:
+    """A loopback OpenAI-format server (tests/servers/fake_openai.py), stopped after the test."""
+    from servers.fake_openai import FakeOpenAI  # importable once tests/ is on sys.path (above)
+
+    server = FakeOpenAI().start()
+    yield server
+    server.stop()

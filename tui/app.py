@@ -6,11 +6,11 @@ import argparse
 from functools import partial
 from pathlib import Path
 
+from foldchat.engine import OpenOptions
 from textual.app import App
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from .backend import AppOptions
 from .commands import COMMANDS
 from .screens.chat import ChatScreen
 
@@ -33,6 +33,9 @@ class SlashCommandProvider(Provider):
             score = matcher.match(command.usage)
             if score > 0:
                 yield Hit(score, matcher.highlight(command.usage), partial(self._run, command.name), help=command.help)
+
+
+AppOptions = OpenOptions  # how the app was started (CLI flags), plus injection points for tests
 
 
 class FoldchatApp(App[None]):

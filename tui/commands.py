@@ -1,8 +1,14 @@
-"""The slash commands: one table used by completion, the command palette, /help and dispatch."""
+"""The slash commands: one table (name → handler, argument hint, help) that dispatch, completion,
+the command palette and /help all read."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+
+from .screens.chat_commands import SlashCommands
+
+Handler = Callable[[SlashCommands, str], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -10,27 +16,31 @@ class SlashCommand:
     name: str
     args: str
     help: str
+    handler: Handler
+    needs_session: bool = True
+    """False for commands that work while the conversation is still opening (/help, /quit)."""
 
     @property
     def usage(self) -> str:
         return f"/{self.name} {self.args}".rstrip()
 
 
+S = SlashCommands
 COMMANDS: tuple[SlashCommand, ...] = (
-    SlashCommand("resummarize", "[focus]", "Fold the history now (optionally telling the snapshot what to focus on)"),
-    SlashCommand("unfold", "", "Undo the latest fold: the context is rebuilt without it"),
-    SlashCommand("folds", "", "Open the fold inspector for the latest fold (the chain is listed there)"),
-    SlashCommand("pin", "", "Pin the selected message (or the last one): quoted verbatim in every snapshot"),
-    SlashCommand("model", "[name]", "Switch model (picker with window and price when no name is given)"),
-    SlashCommand("context", "", "What the context is made of: system, snapshot, history, tools, input, reserve"),
-    SlashCommand("new", "", "Start a new conversation"),
-    SlashCommand("history", "", "Browse, search, resume, rename and delete conversations"),
-    SlashCommand("system", "[text]", "Set the system prompt (or show it)"),
-    SlashCommand("export", "[md|json]", "Write this conversation to a file in the current directory"),
-    SlashCommand("retry", "", "Regenerate the last reply (the old one stays in the transcript)"),
-    SlashCommand("help", "", "Every command and key"),
-    SlashCommand("quit", "", "Quit Foldchat"),
-)
+    SlashCommand("resummarize", "[focus]", "Fold the history now (optionally telling the snapshot what to focus on)", S.slash_resummarize),
+    SlashCommand("unfold", "", "Undo the latest fold: the context is rebuilt without it", S.slash_unfold),
+    SlashCommand("folds", "", "Open the fold inspector for the latest fold (the chain is listed there)", S.slash_folds),
+    SlashCommand("pin", "", "Pin the selected message (or the last one): quoted verbatim in every snapshot", S.slash_pin),
+    SlashCommand("model", "[name]", "Switch model (picker with window and price when no name is given)", S.slash_model),
+    SlashCommand("context", "", "What the context is made of: system, snapshot, history, tools, input, reserve", S.slash_context),
+    SlashCommand("new", "", "Start a new conversation", S.slash_new),
+    SlashCommand("history", "", "Browse, search, resume, rename and delete conversations", S.slash_history),
+    SlashCommand("system", "[text]", "Set the system prompt (or show it)", S.slash_system),
+    SlashCommand("export", "[md|json]", "Write this conversation to a file in the current directory", S.slash_export),
+    SlashCommand("retry", "", "Regenerate the last reply (the old one stays in the transcript)", S.slash_retry),
+    SlashCommand("help", "", "Every command and key", S.slash_help, needs_session=False),
+    SlashCommand("quit", "", "Quit Foldchat", S.slash_quit, needs_session=False),
+)  # fmt: skip
 BY_NAME = {c.name: c for c in COMMANDS}
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+
+from foldchat.engine import SNAPSHOT_SECTIONS, Session, is_snapshot_message
 
 from .commands import COMMANDS
 from .screens.fold_inspector import FoldView
@@ -11,9 +12,6 @@ from .screens.model_picker import ModelChoice
 from .widgets.fold_marker import marker_text
 from .widgets.message import MessageData
 from .widgets.transcript import FoldItem, Item
-
-if TYPE_CHECKING:
-    from .backend import Backend
 
 
 @dataclass(frozen=True)
@@ -25,15 +23,15 @@ class TranscriptState:
     per_turn: int
 
 
-def transcript_state(backend: Backend) -> TranscriptState:
+def transcript_state(session: Session) -> TranscriptState:
     """Every message, a marker after each active fold, and the numbers for the gauge."""
-    transcript = backend.transcript()
-    folds = backend.folds()
-    pins = backend.store.pinned_ids(backend.conversation_id)
+    transcript = session.transcript()
+    folds = session.folds()
+    pins = session.pinned_ids()
     pinned_texts = [m.message.text for m in transcript if m.id in pins]
     markers: dict[int, list[FoldItem]] = {}
     for fold in folds:
-        text = backend.snapshot_text(fold)
+        text = session.snapshot_text(fold)
         kept = sum(1 for t in pinned_texts if t in text)
         covered = sum(1 for m in transcript if fold.first_message_id <= m.id <= fold.last_message_id)
         label = marker_text(covered, fold.tokens_before, fold.tokens_after, fold.summarizer, (kept, len(pinned_texts)))
@@ -48,27 +46,24 @@ def transcript_state(backend: Backend) -> TranscriptState:
         items=items,
         pinned=set(pins),
         folded_upto=folds[-1].last_message_id if folds else 0,
-        cost=backend.session.total_cost(),
+        cost=session.total_cost(),
         per_turn=max(per_turn, 50),
     )
 
 
-def fold_view(backend: Backend, fold_id: int) -> FoldView:
-    from foldchat.engine.snapshot import SECTIONS, Snapshot, parse
-
-    fold = backend.store.fold(fold_id)
-    text = backend.snapshot_text(fold)
-    snapshot = parse(text) if fold.edited_text else Snapshot.model_validate(fold.snapshot)
-    snapshot = snapshot or Snapshot()
+def fold_view(session: Session, fold_id: int) -> FoldView:
+    fold = session.fold_record(fold_id)
+    text = session.snapshot_text(fold)
+    snapshot = session.snapshot_of(fold)
     sections: list[tuple[str, list[str]]] = []
-    for name in SECTIONS:
+    for name in SNAPSHOT_SECTIONS:
         value = getattr(snapshot, name)
         sections.append((name, [value] if isinstance(value, str) and value else list(value or [])))
-    transcript = backend.transcript()
+    transcript = session.transcript()
     covered_messages = [m for m in transcript if fold.first_message_id <= m.id <= fold.last_message_id]
     covered = len(covered_messages)
     preview = [f"{m.message.role}: {' '.join(m.message.text.split())[:100]}" for m in covered_messages[:200]]
-    chain = [f"#{f.id} ({f.trigger}, {f.tokens_after:,} tok)" for f in backend.folds() if f.id <= fold.id]
+    chain = [f"#{f.id} ({f.trigger}, {f.tokens_after:,} tok)" for f in session.folds() if f.id <= fold.id]
     return FoldView(
         fold_id=fold.id, sections=sections, snapshot_text=text, edited=fold.edited_text is not None,
         covers=(fold.first_message_id, fold.last_message_id), covered_count=covered,
@@ -77,31 +72,23 @@ def fold_view(backend: Backend, fold_id: int) -> FoldView:
     )  # fmt: skip
 
 
-def model_choices(backend: Backend) -> list[ModelChoice]:
-    from foldchat.engine.errors import FoldchatError
-
-    names = list(dict.fromkeys([backend.target.name, *backend.registry.names(), backend.registry.default_name()]))
+def model_choices(session: Session) -> list[ModelChoice]:
     choices = []
-    for name in names:
-        try:
-            target = backend.registry.resolve(name)
-            usage = backend.session.usage(target)
-        except FoldchatError:
-            continue
+    for target, usage in session.model_usages():
         fit = f"fits ({usage.used:,})" if usage.used < usage.trigger else "will fold first"
         choices.append(
-            ModelChoice(name, target.window, target.input_cost_per_token * 1e6, target.output_cost_per_token * 1e6, fit)
+            ModelChoice(
+                target.name, target.window, target.input_cost_per_token * 1e6, target.output_cost_per_token * 1e6, fit
+            )
         )
     return choices
 
 
-def context_breakdown(backend: Backend, typed: int) -> str:
+def context_breakdown(session: Session, typed: int) -> str:
     """/context: where the tokens go, by kind."""
-    from foldchat.engine.fold import is_snapshot_message
-
-    counter = backend.registry.counter(backend.target)
+    counter = session.counter()
     parts = {"system": 0, "snapshot": 0, "history": 0, "tools": 0}
-    for message in backend.session.context():
+    for message in session.context():
         tokens = counter.count_message(message)
         if message.role == "system":
             parts["system"] += tokens
@@ -111,13 +98,13 @@ def context_breakdown(backend: Backend, typed: int) -> str:
             parts["tools"] += tokens
         else:
             parts["history"] += tokens
-    usage = backend.usage()
+    usage = session.usage()
     parts["input (typing)"] = typed
     parts["reserved for the reply"] = usage.reserved
     total = sum(parts.values())
     rows = "\n".join(f"| {k} | {v:,} | {100 * v / usage.window:.1f}% |" for k, v in parts.items())
     return (
-        f"## Context · {backend.target.name}\n\n| part | tokens | of window |\n|---|---:|---:|\n{rows}\n"
+        f"## Context · {session.target.name}\n\n| part | tokens | of window |\n|---|---:|---:|\n{rows}\n"
         f"| **total** | **{total:,}** | **{100 * total / usage.window:.1f}%** |\n\n"
         f"Window {usage.window:,} · folds at {usage.trigger:,} · folds down to {usage.target:,}"
     )

@@ -8,19 +8,11 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from foldchat.cli.inputs import check_text_argument, read_text, record_id
-from foldchat.cli.runtime import add_config_option, open_runtime, progress_printer
-from foldchat.engine import visible
-from foldchat.engine.errors import (
-    CurrentTurnTooLarge,
-    DiskFull,
-    InputTooLarge,
-    ProviderError,
-    StorageError,
-    UsageError,
-)
+from foldchat.cli.runtime import add_config_option, progress_printer
+from foldchat.engine import InputTooLarge, ProviderError, UsageError, visible
 
 if TYPE_CHECKING:
-    from foldchat.engine.chat import ChatSession
+    from foldchat.engine import Session
 
 DESCRIPTION = """\
 Send TEXT (or stdin with '-') to a model and stream the reply to stdout. Both messages are stored.
@@ -56,37 +48,35 @@ def read_prompt(text: str, limit: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from foldchat.engine.chat import ChatSession
-    from foldchat.engine.config import load_settings
-    from foldchat.engine.policy import Trigger
+    from foldchat.engine import CurrentTurnTooLarge, OpenOptions, Session, UnknownModel, load_settings
 
-    prompt = read_prompt(args.text, load_settings(args.config).max_input_bytes)
+    settings = load_settings(args.config)
+    prompt = read_prompt(args.text, settings.max_input_bytes)  # bad input creates nothing
     system = check_text_argument(args.system, "--system") if args.system else None
-    with open_runtime(args) as rt:
-        if args.conversation is not None:
-            conversation = rt.store.conversation(args.conversation)
-        else:
-            conversation = None if args.new else rt.store.latest_conversation()
-        # the model is checked before a new conversation exists: a typo must not leave an empty one behind
-        target = _model(args.model or (conversation and conversation.model) or rt.registry.default_name(), rt)
-        if conversation is None:
-            conversation = rt.store.conversation(rt.store.create_conversation())
-        switched = conversation.model is not None and target.name != conversation.model
-        if target.name != conversation.model:
-            rt.store.set_conversation_model(conversation.id, target.name)
-        session = ChatSession(rt.store, rt.registry, rt.settings, conversation.id)
+    options = OpenOptions(
+        config=args.config, settings=settings, conversation=args.conversation, new=args.new, model=args.model
+    )
+    with Session.open(options) as session:
+        try:
+            session.connect(remember=True)  # an unknown model fails here, before any message is stored
+        except UnknownModel:
+            session.discard_if_empty()  # a typo must not leave an empty conversation behind
+            raise UnknownModel(
+                f"unknown model {session.model_name!r}: litellm has no context window for it; add it to "
+                "config.toml as an alias with context_window (see [models.*] in config.example.toml)"
+            ) from None
         if system:
             session.set_system_prompt(system)
         message_id = session.add_user_message(prompt)  # committed before anything can fail
-        target = rt.registry.prepare(target, progress_printer(sys.stderr.isatty()))
+        session.prepare_model(progress_printer(sys.stderr.isatty()))
         try:
-            report = session.fold(target, trigger=Trigger.SWITCH if switched else None)
+            report = session.fold_if_needed()
         except CurrentTurnTooLarge as error:
             # kept, marked, and left out of every later context: the next ask starts clean
-            rt.store.mark_unsent(message_id, f"not sent: too big for {target.name}")
+            session.mark_unsent(message_id, f"not sent: too big for {session.target.name}")
             raise CurrentTurnTooLarge(
-                f"{error}. The message was not sent; it is kept as unsent in conversation {conversation.id} "
-                "and later messages are not affected"
+                f"{error}. The message was not sent; it is kept as unsent in conversation "
+                f"{session.conversation_id} and later messages are not affected"
             ) from None
         if report is not None and report.compressed:
             print(
@@ -94,29 +84,16 @@ def run(args: argparse.Namespace) -> int:
                 f"{report.tokens_after:,} tokens · {report.summarizer}",
                 file=sys.stderr,
             )
-        return asyncio.run(stream(session, target))
+        return asyncio.run(stream(session))
 
 
-def _model(name: str, rt: Any) -> Any:
-    from foldchat.engine.errors import UnknownModel
-    from foldchat.engine.models import check_model_name
-
-    try:
-        return check_model_name(name, rt.registry)
-    except UnknownModel:  # the engine's hint names compress's --context-window, which ask does not have
-        raise UnknownModel(
-            f"unknown model {name!r}: litellm has no context window for it; add it to config.toml as an "
-            "alias with context_window (see [models.*] in config.example.toml)"
-        ) from None
-
-
-async def stream(session: ChatSession, target: Any) -> int:
-    from foldchat.engine.providers import Failed, Retrying, TextDelta
+async def stream(session: Session) -> int:
+    from foldchat.engine import DiskFull, Failed, Retrying, StorageError, TextDelta
 
     shown: list[str] = []
     failure: str | None = None
     try:
-        async for event in session.reply(target):
+        async for event in session.reply():
             if isinstance(event, TextDelta):
                 text = event.text.lstrip() if not shown else event.text
                 sys.stdout.write(visible(text))
@@ -124,7 +101,9 @@ async def stream(session: ChatSession, target: Any) -> int:
                 if text:
                     shown.append(text)
             elif isinstance(event, Retrying):
-                print(f"foldchat: {visible(event.reason)}; retry {event.attempt} in {event.delay:.1f} s", file=sys.stderr)
+                print(
+                    f"foldchat: {visible(event.reason)}; retry {event.attempt} in {event.delay:.1f} s", file=sys.stderr
+                )
             elif isinstance(event, Failed):
                 failure = event.error
     except StorageError as error:  # the disk filled up (or failed) mid-reply: keep what the user saw
@@ -141,7 +120,7 @@ async def stream(session: ChatSession, target: Any) -> int:
 
 def _unsaved_reply(text: str, conversation_id: int, problem: str) -> str:
     """Where the reply the user saw went, since the database could not take it."""
-    from foldchat.engine.recovery import save_unsaved_text
+    from foldchat.engine import save_unsaved_text
 
     if not text:
         return f"{problem}: the reply could not be saved; free some space and ask again"

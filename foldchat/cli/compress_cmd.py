@@ -7,7 +7,9 @@ import json
 import sys
 from typing import Any
 
-from foldchat.engine.errors import UsageError
+from foldchat.engine import FoldPolicy, UsageError
+
+DEFAULTS = FoldPolicy()  # the engine's defaults, shown in --help (policy.py imports nothing heavy)
 
 HELP = "fold a JSON array of chat messages (OpenAI format) and print the result"
 DESCRIPTION = """\
@@ -67,29 +69,31 @@ def add_parser(commands: Any) -> None:
     p.add_argument(
         "--trigger-ratio",
         type=_ratio,
-        default=0.80,
+        default=DEFAULTS.trigger_ratio,
         metavar="R",
-        help="fold when usage reaches R x window (default 0.80)",
+        help="fold when usage reaches R x window (default %(default)s)",
     )
     p.add_argument(
         "--target-ratio",
         type=_ratio,
-        default=0.50,
+        default=DEFAULTS.target_ratio,
         metavar="R",
-        help="after a fold, usage is at or below R x window (default 0.50)",
+        help="after a fold, usage is at or below R x window (default %(default)s)",
     )
     p.add_argument(
         "--keep-ratio",
         type=_ratio,
-        default=0.30,
+        default=DEFAULTS.keep_ratio,
         metavar="R",
-        help="budget of the verbatim recent turns, R x window (default 0.30)",
+        help="budget of the verbatim recent turns, R x window (default %(default)s)",
     )
     p.add_argument(
         "--reserve-output",
         type=_non_negative_int,
         metavar="N",
-        help="tokens reserved for the reply, counted in usage (default: min(4096, window/10))",
+        default=DEFAULTS.reserved_output,
+        help="tokens reserved for the reply, counted in usage (default %(default)s); like in the app, never "
+        "more than the model's output cap nor a quarter of the window",
     )
     p.add_argument("--focus", metavar="TEXT", help="what the snapshot should pay most attention to")
     p.add_argument(
@@ -138,64 +142,30 @@ def read_json(path: str, limit: int) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from foldchat.engine.messages import parse_messages
-    from foldchat.engine.policy import FoldPolicy
-    from foldchat.engine.tokens import model_info
+    from foldchat.engine import CompressOptions, compress_messages, dump_messages, load_settings
 
     try:
         policy = FoldPolicy(
-            trigger_ratio=args.trigger_ratio, target_ratio=args.target_ratio, keep_ratio=args.keep_ratio
+            trigger_ratio=args.trigger_ratio,
+            target_ratio=args.target_ratio,
+            keep_ratio=args.keep_ratio,
+            reserved_output=args.reserve_output,
         )
     except ValueError as error:
         raise UsageError(str(error)) from None
-    from foldchat.engine.config import load_settings
-
-    settings = load_settings(args.config)
-    messages = parse_messages(read_json(args.file, settings.max_input_bytes))
-    info = model_info(args.model, args.context_window)
-    if args.summarizer == "rules":
-        from foldchat.engine.summarizers import RulesSummarizer
-
-        return fold_and_print(args, messages, info, policy, RulesSummarizer())
-    from foldchat.engine.models import ModelRegistry, check_model_name
-    from foldchat.engine.providers import missing_key
-    from foldchat.engine.summarizers.llm import llm_with_fallback
-
-    registry = ModelRegistry(settings)
-    try:  # the local model's server, if the summarizer is local, stops with the command
-        name = args.summarizer_model or args.model
-        summarizer_target = check_model_name(name, registry)
-        key = missing_key(summarizer_target)
-        if key is not None:  # falling back to rules in silence would hide why the snapshot is not an LLM's
-            raise UsageError(f"--summarizer llm with {name!r} needs {key} set (or use --summarizer rules)")
-        target = registry.prepare(summarizer_target)
-        summarizer = llm_with_fallback(target, settings.request_timeout)
-        return fold_and_print(args, messages, info, policy, summarizer)
-    finally:
-        registry.close()
-
-
-def fold_and_print(args: argparse.Namespace, messages: Any, info: Any, policy: Any, summarizer: Any) -> int:
-    from foldchat.engine.fold import FoldRequest, fold_context
-    from foldchat.engine.messages import dump_messages
-    from foldchat.engine.tokens import LiteLLMCounter
-
-    reserve = args.reserve_output
-    if reserve is None:
-        reserve = min(4096, info.window // 10, info.max_output_tokens or 4096)
-    result = fold_context(
-        messages,
-        FoldRequest(
-            counter=LiteLLMCounter(args.model),
-            window=info.window,
-            summarizer=summarizer,
-            policy=policy,
-            reserved_output=reserve,
-            force=args.force,
-            pinned=tuple(args.pin),
-            focus=args.focus,
-        ),
+    options = CompressOptions(
+        model=args.model,
+        context_window=args.context_window,
+        policy=policy,
+        force=args.force,
+        summarizer=args.summarizer,
+        summarizer_model=args.summarizer_model,
+        config=args.config,
+        focus=args.focus,
+        pinned=tuple(args.pin),
     )
+    data = read_json(args.file, load_settings(args.config).max_input_bytes)  # bounded before parsing
+    result = compress_messages(data, options)
     output = {"messages": dump_messages(result.messages), "report": result.report.to_dict()}
     from foldchat.engine import json_safe
 

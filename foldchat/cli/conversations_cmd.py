@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from foldchat.cli.inputs import record_id
-from foldchat.cli.runtime import add_config_option, open_runtime
+from foldchat.cli.runtime import add_config_option, open_workspace
 from foldchat.engine import visible
 
 
@@ -40,10 +40,10 @@ def _when(stamp: float) -> str:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    with open_runtime(args) as rt:
-        rows = rt.store.conversations(search=args.search)
+    with open_workspace(args) as workspace:
+        rows = workspace.conversations(search=args.search)
         if not rows and args.search:
-            print(f"no conversation matches {args.search!r}", file=sys.stderr)
+            print(visible(f"no conversation matches {args.search!r}"), file=sys.stderr)
             return 0
         if not rows:
             print('no conversations yet: foldchat ask "hello" starts one', file=sys.stderr)
@@ -56,17 +56,17 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from foldchat.engine.export import status_suffix
+    from foldchat.engine import status_suffix
 
-    with open_runtime(args) as rt:
-        conversation = rt.store.conversation(args.id)
+    with open_workspace(args) as workspace:
+        conversation = workspace.conversation(args.id)
         print(
             visible(
                 f"# {conversation.title or 'untitled'} (conversation {conversation.id}, {conversation.model or '-'})"
             )
         )
-        folds = {f.last_message_id: f for f in rt.store.folds(args.id)}
-        for stored in rt.store.messages(args.id):
+        folds = {f.last_message_id: f for f in workspace.folds(args.id)}
+        for stored in workspace.transcript(args.id):
             message = stored.message
             calls = "".join(f"\n  → {c.name}({c.arguments})" for c in message.tool_calls)
             print(visible(f"\n[{stored.id}] {message.role}{status_suffix(stored)}: {message.text}{calls}"))
@@ -82,12 +82,10 @@ def run_show(args: argparse.Namespace) -> int:
 def run_export(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from foldchat.engine.export import export_conversation, write_export
-
-    with open_runtime(args) as rt:
+    with open_workspace(args) as workspace:
         if args.save is None:
-            sys.stdout.write(export_conversation(rt.store, args.id, args.format))
+            sys.stdout.write(workspace.export(args.id, args.format))
             return 0
         directory = Path(args.save).expanduser() if args.save else None
-        print(write_export(rt.store, args.id, args.format, directory))
+        print(workspace.write_export(args.id, args.format, directory))
     return 0

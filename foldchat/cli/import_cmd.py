@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from foldchat.cli.runtime import add_config_option, open_runtime
+from foldchat.cli.runtime import add_config_option, open_workspace
 
 
 def add_parser(commands: Any) -> None:
@@ -26,12 +26,11 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from foldchat.cli.compress_cmd import read_json
-    from foldchat.engine.config import load_settings
-    from foldchat.engine.importer import import_conversations
+    from foldchat.engine import load_settings
 
     # the whole file is read and checked before the database is touched
     data = read_json(args.file, load_settings(args.config).max_input_bytes)
-    with open_runtime(args) as rt:
-        for cid in import_conversations(rt.store, data, args.model):
+    with open_workspace(args) as workspace:
+        for cid in workspace.import_data(data, args.model):
             print(cid)
     return 0

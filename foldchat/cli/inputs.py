@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any, BinaryIO
 
-from foldchat.engine.errors import InputTooLarge, UsageError
+from foldchat.engine import InputTooLarge, UsageError
 
 SQLITE_MAX_ID = 2**63 - 1
 

@@ -15,8 +15,7 @@ from collections.abc import Sequence
 from foldchat import __version__
 from foldchat.cli import ask_cmd, compress_cmd, conversations_cmd, import_cmd, models_cmd
 from foldchat.cli.inputs import record_id
-from foldchat.engine import visible
-from foldchat.engine.errors import FoldchatError
+from foldchat.engine import FoldchatError, visible
 
 COMMANDS = (ask_cmd, compress_cmd, conversations_cmd, import_cmd, models_cmd)
 

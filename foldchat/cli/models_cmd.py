@@ -7,7 +7,6 @@ from typing import Any
 
 from foldchat.cli.runtime import add_config_option
 from foldchat.engine import visible
-from foldchat.engine.errors import UsageError
 
 
 def add_parser(commands: Any) -> None:
@@ -20,24 +19,20 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from foldchat.engine.config import load_settings
-    from foldchat.engine.models import ModelRegistry
+    from foldchat.engine import OpenOptions, Workspace
 
-    registry = ModelRegistry(load_settings(args.config))
-    default = registry.default_name()
-    names = registry.names() + ([default] if default not in registry.names() else [])
-    print(f"{'name':<24} {'model':<36} {'window':>9} {'$/1M in':>9} {'$/1M out':>9}")
-    for name in names:
-        try:
-            t = registry.resolve(name)
-        except UsageError as error:
-            print(visible(f"{name:<24} {str(error)[:60]}"))
-            continue
-        mark = " (default)" if name == default else ""
-        print(
-            visible(
-                f"{name:<24} {t.litellm_model:<36} {t.window:>9,} {t.input_cost_per_token * 1e6:>9.2f} "
-                f"{t.output_cost_per_token * 1e6:>9.2f}{mark}"
+    with Workspace.open(OpenOptions(config=args.config)) as workspace:
+        print(f"{'name':<24} {'model':<36} {'window':>9} {'$/1M in':>9} {'$/1M out':>9}")
+        for entry in workspace.known_models():
+            t = entry.target
+            if t is None:
+                print(visible(f"{entry.name:<24} {entry.problem[:60]}"))
+                continue
+            mark = " (default)" if entry.is_default else ""
+            print(
+                visible(
+                    f"{entry.name:<24} {t.litellm_model:<36} {t.window:>9,} {t.input_cost_per_token * 1e6:>9.2f} "
+                    f"{t.output_cost_per_token * 1e6:>9.2f}{mark}"
+                )
             )
-        )
     return 0

@@ -1,18 +1,15 @@
-"""What the conversation commands share: settings, the database and the model registry."""
+"""What the conversation commands share: the workspace (settings, database, models) and progress lines."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported when a command runs, not when `foldchat` starts
-    from foldchat.engine.config import Settings
-    from foldchat.engine.models import ModelRegistry
-    from foldchat.engine.store import Store
+    from foldchat.engine import Workspace
 
 
 def add_config_option(parser: argparse.ArgumentParser) -> None:
@@ -23,31 +20,16 @@ def add_config_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-@dataclass
-class Runtime:
-    settings: Settings
-    store: Store
-    registry: ModelRegistry
-
-
 @contextmanager
-def open_runtime(args: argparse.Namespace) -> Iterator[Runtime]:
-    from foldchat.engine.config import load_settings
-    from foldchat.engine.models import ModelRegistry
-    from foldchat.engine.paths import default_database
-    from foldchat.engine.store import Store
+def open_workspace(args: argparse.Namespace) -> Iterator[Workspace]:
+    """The config (from --config or the usual lookup), the database and the models, closed after."""
+    from foldchat.engine import OpenOptions, Workspace
 
-    settings = load_settings(getattr(args, "config", None))
-    store = Store(settings.database or default_database())
-    registry = ModelRegistry(settings)
-    try:
-        yield Runtime(settings, store, registry)
-    finally:
-        registry.close()
-        store.close()
+    with Workspace.open(OpenOptions(config=getattr(args, "config", None))) as workspace:
+        yield workspace
 
 
-def progress_printer(enabled: bool):  # type: ignore[no-untyped-def]
+def progress_printer(enabled: bool) -> Callable[[str, int, int], None]:
     """A progress callback for slow set-up steps, drawn on stderr when it is a terminal."""
     shown: set[str] = set()
 

@@ -36,3 +36,24 @@ def test_invalid_ratios_are_refused():
         FoldPolicy(target_ratio=0.9)
     with pytest.raises(ValueError, match="between 0 and 1"):
         FoldPolicy(keep_ratio=1.5)
+
+
+def test_the_reply_reserve_is_capped_by_the_model_output_and_a_quarter_of_the_window():
+    policy = FoldPolicy(reserved_output=1024)
+    assert policy.reply_reserve(128_000) == 1024
+    assert policy.reply_reserve(128_000, max_output_tokens=256) == 256
+    assert policy.reply_reserve(2000, max_output_tokens=4096) == 500
+    assert FoldPolicy(reserved_output=0).reply_reserve(8000) == 0
+
+
+def test_config_and_compress_take_their_defaults_from_the_policy():
+    from dataclasses import fields
+
+    from foldchat.engine.config import FoldSettings
+
+    from foldchat.cli.compress_cmd import DEFAULTS
+
+    policy = FoldPolicy()
+    assert FoldSettings().policy() == policy
+    assert set(FoldSettings.model_fields) == {f.name for f in fields(FoldPolicy)}
+    assert policy == DEFAULTS

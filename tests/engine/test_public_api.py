@@ -1,14 +1,62 @@
+"""The engine's public surface is pinned, and the two faces (tui/, the CLI) use nothing else."""
+
+import ast
 import subprocess
 import sys
+from pathlib import Path
 
 import foldchat.engine as engine
 
+ROOT = Path(__file__).resolve().parents[2]
+FACES = (ROOT / "tui", ROOT / "foldchat")
+SUBMODULES = {p.stem for p in (ROOT / "engine").glob("*.py")} | {"summarizers"}
+
 EXPECTED = {
+    # the application API
+    "CompressOptions",
+    "ModelEntry",
+    "OpenOptions",
+    "Session",
+    "Usage",
+    "Workspace",
+    "compress_messages",
+    # values the faces receive
+    "Conversation",
+    "Failed",
+    "Finished",
+    "ModelTarget",
+    "ProviderEvent",
+    "Retrying",
+    "SNAPSHOT_SECTIONS",
+    "StoredFold",
+    "StoredMessage",
+    "TextDelta",
+    "is_snapshot_message",
+    "status_suffix",
+    "load_settings",
+    "save_unsaved_text",
+    # text we did not write, and crashes
+    "visible",
+    "json_safe",
+    "crash_line",
+    "write_crash_log",
+    # errors
+    "ConfigError",
     "CurrentTurnTooLarge",
+    "DiskFull",
+    "ExportError",
+    "InputTooLarge",
+    "StorageError",
+    "UnknownModel",
+    "FoldFailed",
+    "FoldchatError",
+    "InvalidMessage",
+    "ProviderError",
+    "UsageError",
+    # the fold pipeline
     "Decision",
     "FoldCompleted",
     "FoldEvent",
-    "FoldFailed",
     "FoldFailedEvent",
     "FoldHistory",
     "FoldPolicy",
@@ -17,8 +65,6 @@ EXPECTED = {
     "FoldRequest",
     "FoldResult",
     "FoldStarted",
-    "FoldchatError",
-    "InvalidMessage",
     "Message",
     "RulesSummarizer",
     "Snapshot",
@@ -26,7 +72,6 @@ EXPECTED = {
     "SummaryRequest",
     "ToolCall",
     "Trigger",
-    "UsageError",
     "decide",
     "dump_messages",
     "fold_context",
@@ -39,10 +84,76 @@ def test_public_api_is_pinned():
     assert all(hasattr(engine, name) for name in engine.__all__)
 
 
-def test_engine_never_imports_a_ui_toolkit_and_litellm_only_lazily():
-    code = (
-        "import sys, foldchat.engine, foldchat.engine.fold, foldchat.engine.tokens;"
-        "print(sorted(m for m in ('textual', 'rich', 'litellm') if m in sys.modules))"
+def engine_imports(path: Path) -> list[str]:
+    """Every module name a file imports from the engine, as written (`foldchat.engine.x`)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            # `from foldchat import engine` and `from foldchat.engine import store` name modules too
+            parents = {"foldchat": lambda a: True, "foldchat.engine": lambda a: a in SUBMODULES}
+            wanted = parents.get(node.module, lambda a: False)
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names if wanted(a.name)]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            continue
+        found += [n for n in names if n.startswith("foldchat.engine")]
+    return found
+
+
+def test_the_faces_import_only_the_public_engine_api():
+    offenders = {
+        f"{path.relative_to(ROOT)}: {name}"
+        for face in FACES
+        for path in face.rglob("*.py")
+        for name in engine_imports(path)
+        if name != "foldchat.engine"
+    }
+    assert not offenders, "import these from foldchat.engine (add them to __all__ if needed):\n" + "\n".join(
+        sorted(offenders)
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[]"
+    assert sum(len(engine_imports(p)) for face in FACES for p in face.rglob("*.py")) > 10  # the walk found them
+
+
+def test_the_import_check_catches_a_submodule_import(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "from foldchat.engine import Session\nfrom foldchat.engine.store import Store\n"
+        "import foldchat.engine.fold\nfrom foldchat import engine\nfrom foldchat.engine import chat\n"
+        "def f():\n    from foldchat.engine.chat import X\n"
+    )
+    assert engine_imports(sample) == [
+        "foldchat.engine",
+        "foldchat.engine.store",
+        "foldchat.engine.fold",
+        "foldchat.engine",
+        "foldchat.engine",
+        "foldchat.engine.chat",
+        "foldchat.engine.chat",
+    ]
+
+
+def loaded_after(code: str, watched: tuple[str, ...] = ("textual", "rich", "litellm")) -> list[str]:
+    probe = f"{code}; import sys; print(sorted(m for m in {watched!r} if m in sys.modules))"
+    return eval(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout)
+
+
+def test_engine_never_imports_a_ui_toolkit_and_litellm_only_lazily():
+    assert loaded_after("import foldchat.engine, foldchat.engine.fold, foldchat.engine.tokens") == []
+
+
+def test_the_application_api_loads_without_litellm_or_a_ui_toolkit():
+    assert loaded_after("from foldchat.engine import Session, Workspace, OpenOptions, compress_messages") == []
+
+
+def test_cli_start_up_parses_arguments_without_litellm_or_textual():
+    code = (
+        "from foldchat.cli.main import build_parser; p = build_parser(); "
+        "p.parse_args(['ask', 'hi']); p.parse_args(['compress', 'x.json', '--model', 'gpt-4o']); p.parse_args([])"
+    )
+    assert loaded_after(code) == []
+
+
+def test_the_first_screen_imports_neither_litellm_nor_pydantic():
+    # pydantic, pydantic-settings and the store load in the worker that opens the session (~250 ms)
+    assert loaded_after("import foldchat.tui.app", ("litellm", "pydantic", "sqlite3")) == []

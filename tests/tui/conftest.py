@@ -3,21 +3,13 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 from foldchat.engine.config import FoldSettings, ModelAlias, Settings
-from foldchat.tui.app import make_app
-from foldchat.tui.backend import AppOptions
+from foldchat.tui.app import AppOptions, make_app
 
 from servers.fake_openai import FakeOpenAI
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI().start()
-    yield server
-    server.stop()
 
 
 def settings_for(fake: FakeOpenAI, window: int = 16000) -> Settings:

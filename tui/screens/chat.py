@@ -1,8 +1,10 @@
 """The chat screen: transcript, live gauge, composer, folds you can watch.
 
 Engine work runs off the UI thread (`asyncio.to_thread` inside async workers), so typing never waits:
-the backend opens in the background, a message typed before the model is ready is sent when it is,
-folds report their steps while you type, and Esc stops a streaming reply (the partial text is kept).
+the session opens in the background, a message typed before the model is ready is sent when it is,
+folds run in their own `fold_history` worker and report their steps while you type, replies stream in
+the `stream_reply` worker, and Esc stops a streaming reply (the partial text is kept). Everything the
+screen does to the conversation goes through the engine's `Session` (held as `backend`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,19 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
+from foldchat.engine import (
+    Failed,
+    Finished,
+    FoldchatError,
+    FoldCompleted,
+    FoldEvent,
+    FoldFailedEvent,
+    FoldProgress,
+    FoldStarted,
+    OpenOptions,
+    Retrying,
+    TextDelta,
+)
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -20,19 +35,17 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Label, Markdown, OptionList, ProgressBar
 from textual.widgets.option_list import Option
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker, WorkerFailed, WorkerState
 
-from ..backend import AppOptions, Backend
-from ..commands import completions, parse
+from ..commands import BY_NAME, completions, parse
 from ..widgets.composer import Composer
 from ..widgets.gauge import ContextGauge, GaugeState
 from ..widgets.message import MessageData, MessageView
 from ..widgets.transcript import Transcript
 from .chat_commands import SlashCommands
 
-if TYPE_CHECKING:
-    from foldchat.engine.events import FoldEvent
-
+if TYPE_CHECKING:  # the session module loads pydantic and SQLite: measured 250 ms before the first frame
+    from foldchat.engine import Session, Usage
 
 UI_INTERVAL = 0.12
 
@@ -59,10 +72,10 @@ class ChatScreen(SlashCommands, Screen[None]):
 
     status: reactive[str] = reactive("starting…")
 
-    def __init__(self, options: AppOptions) -> None:
+    def __init__(self, options: OpenOptions) -> None:
         super().__init__()
         self.options = options
-        self.backend: Backend | None = None
+        self.backend: Session | None = None
         self.model_ready = False
         self.queued: list[str] = []
         self.streaming = False
@@ -86,7 +99,7 @@ class ChatScreen(SlashCommands, Screen[None]):
         self.query_one(Composer).focus()
         self.query_one("#suggestions").display = False
         # after the first frame: the backend's imports would otherwise compete with it for the GIL
-        self.call_after_refresh(self.open_backend)
+        self.call_after_refresh(self.open_session)
 
     def watch_status(self, status: str) -> None:
         if self.is_mounted:
@@ -94,27 +107,27 @@ class ChatScreen(SlashCommands, Screen[None]):
 
     # -- start-up -----------------------------------------------------------------------------------
     @work(group="startup", exit_on_error=False)
-    async def open_backend(self) -> None:
-        from foldchat.engine.errors import FoldchatError
+    async def open_session(self) -> None:
+        from foldchat.engine import Session
 
         from ..presenters import transcript_state
 
         self.status = "opening the conversation…"
         try:
-            backend = await asyncio.to_thread(Backend.open, self.options)
-            state = await asyncio.to_thread(transcript_state, backend)
+            session = await asyncio.to_thread(Session.open, self.options)
+            state = await asyncio.to_thread(transcript_state, session)
             await self.query_one(Transcript).show(state.items, pinned=state.pinned, folded_upto=state.folded_upto)
             self.status = "loading model support…"
-            await asyncio.to_thread(backend.connect)  # litellm: seconds, so after the transcript is up
+            await asyncio.to_thread(session.connect)  # litellm: seconds, so after the transcript is up
         except FoldchatError as error:
             self.status = f"could not start: {error}"
             self.notify(str(error), title="Foldchat could not start", severity="error", timeout=30)
             return
-        self.backend = backend
-        if backend.settings.theme in self.app.available_themes:
-            self.app.theme = backend.settings.theme
+        self.backend = session
+        if session.settings.theme in self.app.available_themes:
+            self.app.theme = session.settings.theme
         for text in self.queued:
-            await asyncio.to_thread(backend.session.add_user_message, text)
+            await asyncio.to_thread(session.add_user_message, text)
         if self.queued:
             self.queued.clear()
             await self.refresh_transcript()
@@ -124,30 +137,28 @@ class ChatScreen(SlashCommands, Screen[None]):
 
     @work(group="startup", exit_on_error=False)
     async def prepare_model(self) -> None:
-        from foldchat.engine.errors import FoldchatError
-
-        backend = self.backend
-        assert backend is not None
+        session = self.backend
+        assert session is not None
         self.model_ready = False
-        name = backend.target.name
-        self.status = f"starting {name}…" if backend.target.is_local else f"model: {name}"
+        name = session.target.name
+        self.status = f"starting {name}…" if session.target.is_local else f"model: {name}"
 
         def progress(step: str, done: int, total: int) -> None:
             percent = f" {100 * done // total}%" if total > 1 else ""
             self.app.call_from_thread(setattr, self, "status", f"{step}{percent}…")
 
         try:
-            backend.target = await asyncio.to_thread(backend.registry.prepare, backend.target, progress)
-            await asyncio.to_thread(backend.typed_tokens, "warm up the tokenizer")
+            await asyncio.to_thread(session.prepare_model, progress)
+            await asyncio.to_thread(session.typed_tokens, "warm up the tokenizer")
         except FoldchatError as error:
             self.status = f"{name}: {error}"
             self.notify(f"{error}. Pick another model with /model.", title="Model not available", severity="error")
             return
         self.model_ready = True
-        self.status = f"{name} · {backend.target.window:,} token window"
+        self.status = f"{name} · {session.target.window:,} token window"
         await self.refresh_usage()
         if self.unanswered():
-            self.run_turn()
+            self.stream_reply()
 
     def unanswered(self) -> bool:
         views = [v for v in self.query_one(Transcript).message_views() if v.data.role != "system"]
@@ -165,7 +176,7 @@ class ChatScreen(SlashCommands, Screen[None]):
         usage = await asyncio.to_thread(self.backend.usage)
         self.set_usage(usage, state.cost, state.per_turn)
 
-    def set_usage(self, usage: Any, cost: float | None = None, per_turn: int | None = None) -> None:
+    def set_usage(self, usage: Usage, cost: float | None = None, per_turn: int | None = None) -> None:
         assert self.backend is not None
         old = self.gauge_state
         self.gauge_state = GaugeState(
@@ -184,7 +195,7 @@ class ChatScreen(SlashCommands, Screen[None]):
     async def refresh_usage(self) -> None:
         if self.backend is not None:
             usage = await asyncio.to_thread(self.backend.usage)
-            cost = await asyncio.to_thread(self.backend.session.total_cost)
+            cost = await asyncio.to_thread(self.backend.total_cost)
             self.set_usage(usage, cost)
 
     # -- composer -----------------------------------------------------------------------------------
@@ -229,20 +240,29 @@ class ChatScreen(SlashCommands, Screen[None]):
             await self.query_one(Transcript).append(MessageData(None, "user", text, status="queued"))
             self.notify("Queued: it is sent as soon as the model is ready")
             return
-        stored_id = await asyncio.to_thread(self.backend.session.add_user_message, text)
+        stored_id = await asyncio.to_thread(self.backend.add_user_message, text)
         await self.query_one(Transcript).append(MessageData(stored_id, "user", text))
         if not self.model_ready:
             self.notify("Queued: it is sent as soon as the model is ready")
         elif not self.streaming:
-            self.run_turn()
+            self.stream_reply()
 
-    # -- a turn: fold if needed, then stream --------------------------------------------------------
+    # -- slash commands ---------------------------------------------------------------------------
+    async def run_slash(self, name: str, arg: str = "") -> None:
+        command = BY_NAME.get(name)
+        if command is None:
+            self.notify(f"Unknown command /{name}. Type / to see the commands, or F1 for help.", severity="warning")
+            return
+        if command.needs_session and self.backend is None:
+            self.notify("Still starting: try again in a moment")
+            return
+        await command.handler(self, arg)
+
+    # -- folding: its own worker, progress posted from the engine's thread ------------------------------
     def post_fold_event(self, event: FoldEvent) -> None:
         self.post_message(FoldEventPosted(event))  # thread-safe
 
     def on_fold_event_posted(self, message: FoldEventPosted) -> None:
-        from foldchat.engine.events import FoldCompleted, FoldFailed, FoldProgress, FoldStarted
-
         event = message.event
         step = self.query_one("#fold-step", Label)
         bar = self.query_one("#fold-bar", ProgressBar)
@@ -255,54 +275,56 @@ class ChatScreen(SlashCommands, Screen[None]):
             step.update(f"{event.step}{detail}")
             if event.total:
                 bar.update(total=event.total, progress=event.done)
-        elif isinstance(event, FoldCompleted | FoldFailed):
+        elif isinstance(event, FoldCompleted | FoldFailedEvent):
             self.remove_class("-folding")
 
-    async def fold(self, *, force: bool, focus: str | None = None, trigger: Any = None) -> bool:
-        from foldchat.engine.errors import FoldchatError
+    @work(group="fold", exit_on_error=False)
+    async def fold_history(self, force: bool, focus: str | None = None) -> bool:
+        """Fold per the policy (or now, with `force`); True when the history was folded.
 
-        assert self.backend is not None
+        A forced fold (/resummarize) recounts the gauge afterwards; an automatic one is followed by
+        the reply, which does.
+        """
+        session = self.backend
+        assert session is not None
         before = self.gauge_state.tokens
         try:
-            report = await asyncio.to_thread(
-                self.backend.session.fold, self.backend.target, force=force, focus=focus, trigger=trigger,
-                on_event=self.post_fold_event,
-            )  # fmt: skip
+            if force:
+                report = await asyncio.to_thread(session.fold_now, focus, self.post_fold_event)
+            else:
+                report = await asyncio.to_thread(session.fold_if_needed, self.post_fold_event)
         except FoldchatError as error:
             self.remove_class("-folding")
             self.notify(str(error), title="Could not fold", severity="error")
             return False
         self.remove_class("-folding")
+        folded = report is not None and report.compressed
         if report is None or not report.compressed:
             if force:
                 reason = report.reason if report is not None else "the conversation is empty"
                 self.notify(f"Nothing folded: {reason}")
-            return False
-        await self.refresh_transcript()
-        self.notify(
-            f"Folded {report.folded_messages} messages · {before:,} → {report.tokens_after:,} tokens · {report.summarizer}",
-            title="Folded",
-        )
-        return True
+        else:
+            await self.refresh_transcript()
+            self.notify(
+                f"Folded {report.folded_messages} messages · {before:,} → {report.tokens_after:,} tokens · {report.summarizer}",
+                title="Folded",
+            )
+        if force:
+            await self.refresh_usage()
+        return folded
 
+    # -- a reply: fold if needed, then stream ---------------------------------------------------------
     @work(group="reply", exclusive=True, exit_on_error=False)
-    async def run_turn(self, regenerate: bool = False) -> None:
-        from foldchat.engine.errors import FoldchatError
-        from foldchat.engine.policy import Trigger
-        from foldchat.engine.providers import Failed, Finished, Retrying, TextDelta
-
-        backend = self.backend
-        if backend is None or not self.model_ready:
+    async def stream_reply(self, regenerate: bool = False) -> None:
+        session = self.backend
+        if session is None or not self.model_ready:
             return
         self.streaming = True
         try:
-            trigger = Trigger.SWITCH if backend.switched else None
-            backend.switched = False
             try:
-                await self.fold(force=False, trigger=trigger)
-            except FoldchatError as error:
-                self.notify(str(error), severity="error")
-                return
+                await self.fold_history(force=False).wait()
+            except WorkerFailed:
+                return  # the fold worker has said what went wrong
             transcript = self.query_one(Transcript)
             if regenerate:
                 for view in transcript.message_views()[::-1]:
@@ -310,50 +332,54 @@ class ChatScreen(SlashCommands, Screen[None]):
                         break
                     view.add_class("-superseded")
             view = await transcript.append(
-                MessageData(None, "assistant", "", status="streaming", model=backend.target.name)
+                MessageData(None, "assistant", "", status="streaming", model=session.target.name)
             )
             assert isinstance(view, MessageView)
-            stream = Markdown.get_stream(view.markdown)
-            counter = backend.registry.counter(backend.target)
-            last_ui = 0.0
-            pending = ""
-            try:
-                async for event in backend.session.reply(backend.target, regenerate=regenerate):
-                    if isinstance(event, TextDelta):
-                        view.data.text += event.text
-                        pending += event.text
-                        if time.monotonic() - last_ui >= UI_INTERVAL:  # the screen follows at ~8 Hz, not per token
-                            last_ui = time.monotonic()
-                            await stream.write(pending)
-                            pending = ""
-                            self.update_gauge(streaming=counter.count_text(view.data.text))
-                            transcript.scroll_end(animate=False)
-                    elif isinstance(event, Retrying):
-                        self.status = f"{event.reason}; retrying in {event.delay:.1f} s…"
-                    elif isinstance(event, Finished):
-                        view.set_status("complete")
-                    elif isinstance(event, Failed):
-                        view.set_status("error", event.error)
-                        self.notify(f"{event.error}. /retry tries again; /model picks another model.",
-                                    title="Reply failed", severity="error", timeout=15)  # fmt: skip
-            except asyncio.CancelledError:
-                view.set_status("interrupted", "stopped")
-                raise
-            finally:
-                if pending:
-                    await stream.write(pending)
-                await stream.stop()
-                self.update_gauge(streaming=0)
-                transcript.scroll_end(animate=False)
+            await self.show_reply(session, view, regenerate)
         finally:
             self.streaming = False
-            self.status = f"{backend.target.name} · {backend.target.window:,} token window"
+            self.status = f"{session.target.name} · {session.target.window:,} token window"
             await self.refresh_usage()
         if self.fold_requested is not None:
             focus, self.fold_requested = self.fold_requested, None
             await self.slash_resummarize(focus)
         if self.unanswered():
-            self.run_turn()
+            self.stream_reply()
+
+    async def show_reply(self, session: Session, view: MessageView, regenerate: bool) -> None:
+        """Stream the reply into `view`; the screen follows at ~8 Hz, not per token."""
+        transcript = self.query_one(Transcript)
+        stream = Markdown.get_stream(view.markdown)
+        last_ui = 0.0
+        pending = ""
+        try:
+            async for event in session.reply(regenerate=regenerate):
+                if isinstance(event, TextDelta):
+                    view.data.text += event.text
+                    pending += event.text
+                    if time.monotonic() - last_ui >= UI_INTERVAL:
+                        last_ui = time.monotonic()
+                        await stream.write(pending)
+                        pending = ""
+                        self.update_gauge(streaming=session.count_text(view.data.text))
+                        transcript.scroll_end(animate=False)
+                elif isinstance(event, Retrying):
+                    self.status = f"{event.reason}; retrying in {event.delay:.1f} s…"
+                elif isinstance(event, Finished):
+                    view.set_status("complete")
+                elif isinstance(event, Failed):
+                    view.set_status("error", event.error)
+                    self.notify(f"{event.error}. /retry tries again; /model picks another model.",
+                                title="Reply failed", severity="error", timeout=15)  # fmt: skip
+        except asyncio.CancelledError:
+            view.set_status("interrupted", "stopped")
+            raise
+        finally:
+            if pending:
+                await stream.write(pending)
+            await stream.stop()
+            self.update_gauge(streaming=0)
+            transcript.scroll_end(animate=False)
 
     def action_stop(self) -> None:
         if self.streaming:
@@ -364,7 +390,7 @@ class ChatScreen(SlashCommands, Screen[None]):
         if self.backend is None or not self.model_ready or self.streaming:
             self.notify("Nothing to regenerate right now")
             return
-        self.run_turn(regenerate=True)
+        self.stream_reply(regenerate=True)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # a bug in a worker becomes a one-line notification, never a traceback on screen

@@ -1,7 +1,8 @@
 """The slash commands of the chat screen, as a mixin: one `slash_<name>` coroutine per command.
 
-`ChatScreen` provides `backend`, `streaming`, `fold`, `refresh_transcript`, `prepare_model` and the rest
-of the state these handlers use; this module only turns commands into engine calls and screens.
+`tui/commands.py` maps names to these handlers. `ChatScreen` provides `backend` (the engine's
+`Session`), `streaming`, `fold_history`, `refresh_transcript`, `prepare_model` and the rest of the
+state they use; this module only turns commands into `Session` calls and screens.
 """
 
 from __future__ import annotations
@@ -9,62 +10,56 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from ..commands import BY_NAME
+from foldchat.engine import FoldchatError
+
 from ..widgets.fold_marker import FoldMarker
 from ..widgets.message import MessageView
 from ..widgets.transcript import Transcript
 
 if TYPE_CHECKING:
-    from foldchat.engine.providers import ModelTarget
-
-    from ..backend import Backend
+    from foldchat.engine import Session
 
 
 class SlashCommands:
     """Mixed into `ChatScreen` (a Textual `Screen`)."""
 
-    backend: Backend | None
+    backend: Session | None
     streaming: bool
     fold_requested: str | None
 
-    async def run_slash(self, name: str, arg: str = "") -> None:
-        if name not in BY_NAME:
-            self.notify(f"Unknown command /{name}. Type / to see the commands, or F1 for help.", severity="warning")
-            return
-        if name in ("quit", "help"):
-            await self.run_action(name if name == "help" else "app.quit")
-            return
-        if self.backend is None:
-            self.notify("Still starting: try again in a moment")
-            return
-        handler = getattr(self, f"slash_{name}")
-        await handler(arg)
+    @property
+    def session(self) -> Session:
+        assert self.backend is not None, "slash commands that need the session run once it is open"
+        return self.backend
 
+    async def slash_help(self, _: str) -> None:
+        await self.run_action("help")
+
+    async def slash_quit(self, _: str) -> None:
+        await self.run_action("app.quit")
+
+    # -- folds ------------------------------------------------------------------------------------
     async def slash_resummarize(self, arg: str) -> None:
         if self.streaming:
             self.fold_requested = arg
             self.notify("Folding as soon as the reply is complete")
             return
-        await self.fold(force=True, focus=arg or None)
-        await self.refresh_usage()
+        self.fold_history(force=True, focus=arg or None)
 
     async def slash_unfold(self, _: str) -> None:
-        assert self.backend is not None
-        fold = self.backend.store.active_fold(self.backend.conversation_id)
+        fold = await asyncio.to_thread(self.session.active_fold)
         if fold is None:
             self.notify("No fold to undo")
             return
         await self.undo(fold.id)
 
     async def undo(self, fold_id: int) -> None:
-        assert self.backend is not None
-        await asyncio.to_thread(self.backend.store.undo_fold, fold_id)
+        await asyncio.to_thread(self.session.undo_fold, fold_id)
         await self.refresh_transcript()
         self.notify(f"Fold {fold_id} undone: the context holds the original messages again")
 
     async def slash_folds(self, _: str) -> None:
-        assert self.backend is not None
-        fold = self.backend.store.active_fold(self.backend.conversation_id)
+        fold = await asyncio.to_thread(self.session.active_fold)
         if fold is None:
             self.notify("No folds yet: /resummarize folds now")
             return
@@ -74,8 +69,7 @@ class SlashCommands:
         from ..presenters import fold_view
         from .fold_inspector import FoldInspector
 
-        assert self.backend is not None
-        view = await asyncio.to_thread(fold_view, self.backend, fold_id)
+        view = await asyncio.to_thread(fold_view, self.session, fold_id)
         self.app.push_screen(FoldInspector(view), self.on_inspector_done)
 
     async def on_inspector_done(self, action: Any) -> None:
@@ -84,7 +78,7 @@ class SlashCommands:
         if action.action == "undo":
             await self.undo(action.fold_id)
         elif action.action == "edit":
-            await asyncio.to_thread(self.backend.store.edit_fold, action.fold_id, action.text)
+            await asyncio.to_thread(self.session.edit_fold, action.fold_id, action.text)
             await self.refresh_transcript()
             self.notify("Snapshot edited: the corrected text is what the model sees from now on")
         elif action.action == "refold":
@@ -93,6 +87,7 @@ class SlashCommands:
     async def on_fold_marker_selected(self, event: FoldMarker.Selected) -> None:
         await self.inspect(event.fold_id)
 
+    # -- pins -------------------------------------------------------------------------------------
     async def slash_pin(self, _: str) -> None:
         focused = self.focused if isinstance(self.focused, MessageView) else None
         views = [v for v in self.query_one(Transcript).message_views() if v.data.id is not None]
@@ -106,36 +101,31 @@ class SlashCommands:
         await self.toggle_pin(event.view)
 
     async def toggle_pin(self, view: MessageView) -> None:
-        assert self.backend is not None and view.data.id is not None
+        assert view.data.id is not None
         pinned = not view.pinned
-        await asyncio.to_thread(self.backend.store.pin, view.data.id, pinned)
+        await asyncio.to_thread(self.session.pin, view.data.id, pinned)
         view.set_pinned(pinned)
         self.notify("Pinned: quoted verbatim in every snapshot" if pinned else "Unpinned")
 
+    # -- the model --------------------------------------------------------------------------------
     async def slash_model(self, arg: str) -> None:
         from ..presenters import model_choices
         from .model_picker import ModelPicker
 
-        assert self.backend is not None
         if arg:
             await self.switch_model(arg)
             return
-        choices = await asyncio.to_thread(model_choices, self.backend)
-        self.app.push_screen(ModelPicker(choices, self.backend.target.name), self.on_model_picked)
+        choices = await asyncio.to_thread(model_choices, self.session)
+        self.app.push_screen(ModelPicker(choices, self.session.target.name), self.on_model_picked)
 
     async def on_model_picked(self, name: str | None) -> None:
         if name:
             await self.switch_model(name)
 
     async def switch_model(self, name: str) -> None:
-        from foldchat.engine.errors import FoldchatError
-        from foldchat.engine.models import check_model_name
-
-        backend = self.backend
-        assert backend is not None
+        session = self.session
         try:
-            target: ModelTarget = await asyncio.to_thread(check_model_name, name, backend.registry)
-            usage = await asyncio.to_thread(backend.session.usage, target)
+            target, usage = await asyncio.to_thread(session.check_model, name)
         except FoldchatError as error:
             self.notify(str(error), title="Cannot switch", severity="error")
             return
@@ -146,9 +136,7 @@ class SlashCommands:
             self.notify(
                 f"{name}: the conversation fits ({usage.used:,} of {usage.window:,} tokens)", title="Model switched"
             )
-        backend.target = target
-        backend.switched = True
-        await asyncio.to_thread(backend.store.set_conversation_model, backend.conversation_id, target.name)
+        await asyncio.to_thread(session.switch_model, target)
         self.set_usage(usage)
         self.prepare_model()
 
@@ -156,74 +144,67 @@ class SlashCommands:
         from ..presenters import context_breakdown
         from .info import InfoScreen
 
-        assert self.backend is not None
         typed = self.gauge_state.typing
-        text = await asyncio.to_thread(context_breakdown, self.backend, typed)
+        text = await asyncio.to_thread(context_breakdown, self.session, typed)
         self.app.push_screen(InfoScreen(text, "context-screen"))
 
+    # -- conversations ----------------------------------------------------------------------------
     async def slash_new(self, _: str) -> None:
         await self.switch_conversation(None)
 
     async def switch_conversation(self, conversation_id: int | None) -> None:
-        assert self.backend is not None
         if self.streaming:
             self.workers.cancel_group(self, "reply")
-        previous = self.backend.target.name
-        await asyncio.to_thread(self.backend.switch_conversation, conversation_id)
+        previous = self.session.target.name
+        await asyncio.to_thread(self.session.switch_conversation, conversation_id)
         await self.refresh_transcript()
-        if self.backend.target.name != previous:
+        if self.session.target.name != previous:
             self.prepare_model()
-        self.notify(f"Conversation {self.backend.conversation_id}")
+        self.notify(f"Conversation {self.session.conversation_id}")
 
     async def slash_history(self, _: str) -> None:
         from .history import ConversationRow, HistoryScreen
 
-        assert self.backend is not None
         rows = [
             ConversationRow(c.id, c.title, c.model, c.updated_at, c.message_count)
-            for c in await asyncio.to_thread(self.backend.store.conversations)
+            for c in await asyncio.to_thread(self.session.conversations)
         ]
         self.app.push_screen(HistoryScreen(rows), self.on_history_done)
 
     async def on_history_done(self, action: Any) -> None:
         if action is None or self.backend is None:
             return
-        store = self.backend.store
+        session = self.session
         if action.action == "resume":
             await self.switch_conversation(action.conversation_id)
         elif action.action == "rename":
-            await asyncio.to_thread(store.rename_conversation, action.conversation_id, action.title)
+            await asyncio.to_thread(session.rename_conversation, action.conversation_id, action.title)
             self.notify(f"Renamed to “{action.title}”")
         elif action.action == "delete":
-            if action.conversation_id == self.backend.conversation_id:
+            if action.conversation_id == session.conversation_id:
                 self.notify("That is the open conversation: /new first, then delete it", severity="warning")
                 return
-            await asyncio.to_thread(store.delete_conversation, action.conversation_id)
+            await asyncio.to_thread(session.delete_conversation, action.conversation_id)
             self.notify(f"Conversation {action.conversation_id} deleted")
 
     async def slash_system(self, arg: str) -> None:
-        assert self.backend is not None
         if not arg:
-            prompts = [m.message.text for m in self.backend.transcript() if m.message.role == "system"]
+            prompts = await asyncio.to_thread(self.session.system_prompts)
             self.notify("\n".join(prompts) or "No system prompt. /system TEXT sets one.", title="System prompt")
             return
-        await asyncio.to_thread(self.backend.session.set_system_prompt, arg)
+        await asyncio.to_thread(self.session.set_system_prompt, arg)
         await self.refresh_transcript()
         self.notify("System prompt set")
 
     async def slash_export(self, arg: str) -> None:
-        from foldchat.engine.errors import FoldchatError
-        from foldchat.engine.export import write_export
-
-        assert self.backend is not None
         fmt = arg or "md"
         if fmt not in ("md", "json"):
             self.notify("Use /export md or /export json", severity="warning")
             return
         try:  # an unwritable exports folder is a message, not a crash
-            path = await asyncio.to_thread(write_export, self.backend.store, self.backend.conversation_id, fmt)
+            path = await asyncio.to_thread(self.session.write_export, fmt)
         except FoldchatError as error:
-            self.notify(str(error), title="Export failed", severity="error")
+            self.notify(str(error), title="Export failed", severity="error", markup=False)
             return
         self.notify(f"Exported to {path}")
 

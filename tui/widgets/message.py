@@ -13,7 +13,7 @@ from textual.message import Message as TextualMessage
 from textual.widgets import Collapsible, Markdown, Static
 
 if TYPE_CHECKING:
-    from foldchat.engine.store import StoredMessage
+    from foldchat.engine import StoredMessage
 
 RESULT_PREVIEW_LINES = 200
 _MARKDOWN = re.compile(r"(^|\n)(#{1,6} |[-*+] |\d+\. |```|> )|\*\*|`[^`]+`|\[[^\]]+\]\(")

@@ -93,10 +93,5 @@ class Transcript(VerticalScroll):
         finally:
             self._loading = False
 
-    def mark_folded(self, upto: int) -> None:
-        self.folded_upto = upto
-        for view in self.query(MessageView):
-            view.set_class(view.data.id is not None and view.data.id <= upto, "-folded")
-
     def message_views(self) -> list[MessageView]:
         return list(self.query(MessageView))

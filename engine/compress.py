@@ -1,0 +1,72 @@
+"""Folding a message list that lives outside the database: what `foldchat compress` runs.
+
+The same pipeline, policy and reply-reserve rule as a conversation in the app; only the messages come
+from JSON and nothing is stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from .config import load_settings
+from .errors import UsageError
+from .fold import FoldRequest, FoldResult, fold_context
+from .messages import parse_messages
+from .models import ModelRegistry, check_model_name
+from .policy import FoldPolicy
+from .providers import missing_key
+from .summarizers import RulesSummarizer
+from .summarizers.llm import llm_with_fallback
+from .tokens import LiteLLMCounter, model_info
+
+
+@dataclass(frozen=True)
+class CompressOptions:
+    """How to fold: the model whose tokenizer and window count, the policy, and who summarizes."""
+
+    model: str
+    context_window: int | None = None
+    """Overrides litellm's window (required for models litellm does not know)."""
+    policy: FoldPolicy = field(default_factory=FoldPolicy)
+    force: bool = False
+    summarizer: Literal["rules", "llm"] = "rules"
+    summarizer_model: str | None = None
+    """For `llm`: config alias, litellm model or 'local' (default: `model`)."""
+    config: str | Path | None = None
+    """Config file, read only for the LLM summarizer's model aliases."""
+    focus: str | None = None
+    pinned: Sequence[str] = ()
+
+
+def compress_messages(data: Any, options: CompressOptions) -> FoldResult:
+    """Fold the OpenAI-format message list `data` if the policy (or `force`) says so."""
+    messages = parse_messages(data)
+    info = model_info(options.model, options.context_window)
+    request = FoldRequest(
+        counter=LiteLLMCounter(options.model),
+        window=info.window,
+        summarizer=RulesSummarizer(),
+        policy=options.policy,
+        reserved_output=options.policy.reply_reserve(info.window, info.max_output_tokens),
+        force=options.force,
+        pinned=tuple(options.pinned),
+        focus=options.focus,
+    )
+    if options.summarizer == "rules":
+        return fold_context(messages, request)
+    settings = load_settings(options.config)
+    registry = ModelRegistry(settings)
+    try:  # the local model's server, if the summarizer is local, stops with the command
+        name = options.summarizer_model or options.model
+        summarizer_target = check_model_name(name, registry)
+        key = missing_key(summarizer_target)
+        if key is not None:  # falling back to rules in silence would hide why the snapshot is not an LLM's
+            raise UsageError(f"--summarizer llm with {name!r} needs {key} set (or use --summarizer rules)")
+        target = registry.prepare(summarizer_target)
+        summarizer = llm_with_fallback(target, settings.request_timeout)
+        return fold_context(messages, replace(request, summarizer=summarizer))
+    finally:
+        registry.close()

@@ -1,0 +1,41 @@
+"""What a fold did (DESIGN §6): the report every caller of `fold_context` gets back.
+
+It lives apart from the pipeline so that events (which carry it) and the pipeline (which emits
+events) do not import each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class FoldReport:
+    """What a fold did, with counts from the target model's tokenizer."""
+
+    compressed: bool
+    reason: str
+    tokens_before: int
+    tokens_after: int
+    window: int
+    reserved_output: int
+    trigger_tokens: int
+    target_tokens: int
+    folded_messages: int = 0
+    kept_messages: int = 0
+    summarizer: str = ""
+    duration_ms: float = 0.0
+    trigger: str | None = None
+    snapshot_tokens: int = 0
+    chunks: int = 0
+    consolidation_depth: int = 0
+    split_phase: int = 0
+    covers: tuple[int, int] | None = None
+    condensed_messages: tuple[int, ...] = ()
+    repairs: tuple[str, ...] = ()
+    over_target: bool = False
+    pinned_kept: tuple[int, int] = (0, 0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

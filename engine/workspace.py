@@ -1,0 +1,127 @@
+"""Everything the conversations share: settings, the database and the model registry.
+
+A `Workspace` is what the shell commands that read or manage conversations (`list`, `show`,
+`export`, `import`, `models`) open; a `Session` (session.py) opens one conversation inside it. Opening
+a workspace reads the config and the database, nothing slower: litellm stays unloaded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from .config import Settings, load_settings
+from .errors import UsageError
+from .export import export_conversation, write_export
+from .importer import import_conversations
+from .models import ModelRegistry, check_model_name
+from .options import OpenOptions
+from .paths import default_database
+from .providers import ModelTarget
+from .store import Conversation, Store, StoredFold, StoredMessage
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    """A model Foldchat knows by name, or why it cannot be used."""
+
+    name: str
+    target: ModelTarget | None
+    problem: str = ""
+    is_default: bool = False
+
+
+class Workspace:
+    def __init__(self, settings: Settings, registry: ModelRegistry, database: Path) -> None:
+        self.settings = settings
+        self.registry = registry
+        self.database = database
+        self._store: Store | None = None
+
+    @classmethod
+    def open(cls, options: OpenOptions | None = None) -> Workspace:
+        options = options or OpenOptions()
+        settings = options.settings or load_settings(options.config)
+        return cls(settings, ModelRegistry(settings), options.database or settings.database or default_database())
+
+    @property
+    def store(self) -> Store:
+        """The database, opened (and created) on first use: `foldchat models` never touches it."""
+        if self._store is None:
+            self._store = Store(self.database)
+        return self._store
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.registry.close()
+        if self._store is not None:
+            self._store.close()
+
+    # -- conversations ----------------------------------------------------------------------------
+    def choose_conversation(self, conversation_id: int | None = None, new: bool = False) -> Conversation:
+        """The conversation to open: `conversation_id`, else a new one with `new`, else the latest
+        (a new one when there is none). The one place both faces decide it."""
+        if conversation_id is not None:
+            return self.store.conversation(conversation_id)
+        latest = None if new else self.store.latest_conversation()
+        return latest or self.store.conversation(self.store.create_conversation())
+
+    def conversations(self, search: str | None = None) -> list[Conversation]:
+        """Most recent first; with `search`, only those whose title or messages contain it."""
+        return self.store.conversations(search=search)
+
+    def conversation(self, conversation_id: int) -> Conversation:
+        return self.store.conversation(conversation_id)
+
+    def transcript(self, conversation_id: int) -> list[StoredMessage]:
+        return self.store.messages(conversation_id)
+
+    def folds(self, conversation_id: int, include_undone: bool = False) -> list[StoredFold]:
+        return self.store.folds(conversation_id, include_undone)
+
+    def rename(self, conversation_id: int, title: str) -> None:
+        self.store.rename_conversation(conversation_id, title)
+
+    def delete(self, conversation_id: int) -> None:
+        self.store.delete_conversation(conversation_id)
+
+    def export(self, conversation_id: int, fmt: str) -> str:
+        """The conversation as Markdown (`md`) or JSON (`json`)."""
+        return export_conversation(self.store, conversation_id, fmt)
+
+    def write_export(self, conversation_id: int, fmt: str, directory: Path | None = None) -> Path:
+        """The conversation written to a new private file (default: the exports folder); its path."""
+        return write_export(self.store, conversation_id, fmt, directory)
+
+    def import_data(self, data: Any, model: str | None = None) -> list[int]:
+        """Conversations from a JSON message list or a ChatGPT export; returns their ids."""
+        return import_conversations(self.store, data, model)
+
+    # -- models -----------------------------------------------------------------------------------
+    def default_model_name(self) -> str:
+        return self.registry.default_name()
+
+    def resolve_model(self, name: str) -> ModelTarget:
+        """The target for an alias, litellm model string or 'local'; `UsageError` when unknown."""
+        return check_model_name(name, self.registry)
+
+    def known_models(self) -> list[ModelEntry]:
+        """The local model, the config's aliases and the default, each resolved (or why it cannot be)."""
+        default = self.registry.default_name()
+        names = list(dict.fromkeys([*self.registry.names(), default]))
+        entries = []
+        for name in names:
+            try:
+                entries.append(ModelEntry(name, self.registry.resolve(name), is_default=name == default))
+            except UsageError as error:
+                entries.append(ModelEntry(name, None, str(error), name == default))
+        return entries

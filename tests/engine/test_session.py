@@ -1,0 +1,126 @@
+"""session.py: the application API both faces drive, against a real SQLite file and a loopback server."""
+
+from __future__ import annotations
+
+import pytest
+from foldchat.engine import (
+    Finished,
+    FoldCompleted,
+    FoldStarted,
+    Message,
+    OpenOptions,
+    Session,
+    TextDelta,
+    Workspace,
+)
+from foldchat.engine.config import FoldSettings, ModelAlias, Settings
+
+
+def settings_for(fake, window: int = 16000) -> Settings:
+    alias = {"model": "openai/fake-model", "api_base": fake.base_url, "api_key_env": "FAKE_KEY"}
+    return Settings(
+        default_model="fake",
+        request_timeout=3,
+        max_retries=0,
+        models={"fake": ModelAlias(**alias, context_window=window), "small": ModelAlias(**alias, context_window=2000)},
+        fold=FoldSettings(min_messages=2, cooldown_messages=0, reserved_output=64),
+    )
+
+
+@pytest.fixture
+def options(fake, tmp_path, monkeypatch) -> OpenOptions:
+    monkeypatch.setenv("FAKE_KEY", "sk-test")
+    return OpenOptions(settings=settings_for(fake), database=tmp_path / "app.db")
+
+
+def test_opening_continues_the_latest_conversation_unless_told_otherwise(options):
+    with Session.open(options) as first:
+        first.add_user_message("hello")
+    with Session.open(options) as again:
+        assert again.conversation_id == first.conversation_id
+        assert [m.message.text for m in again.transcript()] == ["hello"]
+    with Session.open(OpenOptions(**{**options.__dict__, "new": True})) as fresh:
+        assert fresh.conversation_id != first.conversation_id
+    with Session.open(OpenOptions(**{**options.__dict__, "conversation": first.conversation_id})) as chosen:
+        assert chosen.conversation_id == first.conversation_id
+
+
+def test_remembering_the_model_makes_the_next_fold_check_a_switch(options):
+    with Session.open(options) as session:
+        session.connect(remember=True)
+        assert session.conversation().model == "fake" and not session.switched
+    with Session.open(OpenOptions(**{**options.__dict__, "model": "small"})) as session:
+        session.connect(remember=True)
+        assert session.switched and session.conversation().model == "small"
+        session.add_user_message("hi")
+        session.fold_if_needed()
+        assert not session.switched  # consumed by the check
+
+
+async def test_a_reply_streams_and_is_stored_with_its_cost(options):
+    with Session.open(options) as session:
+        session.connect()
+        session.add_user_message("Say something")
+        events = [event async for event in session.reply()]
+        assert any(isinstance(e, TextDelta) for e in events) and isinstance(events[-1], Finished)
+        stored = session.transcript()[-1]
+        assert stored.message.role == "assistant" and stored.status == "complete" and stored.message.text
+        assert session.usage().tokens > 0
+
+
+def fill(session: Session, turns: int = 8) -> None:
+    for n in range(turns):
+        session.add_user_message(f"Question {n} about ticket PAY-{n}: " + "details " * 300)
+        session.store.append(session.conversation_id, Message.assistant("ok " * 200))
+    session.add_user_message("And now?")
+
+
+def test_fold_now_then_undo_and_edit_through_the_session(options):
+    with Session.open(options) as session:
+        session.connect()
+        fill(session)
+        seen: list[object] = []
+        report = session.fold_now(focus="tickets", on_event=seen.append)
+        assert report is not None and report.compressed
+        assert isinstance(seen[0], FoldStarted) and isinstance(seen[-1], FoldCompleted)
+        fold = session.active_fold()
+        assert fold is not None and [f.id for f in session.folds()] == [fold.id]
+        assert "PAY-0" in session.snapshot_text(fold)
+        assert session.snapshot_of(fold).user_requests
+        session.edit_fold(fold.id, "<state_snapshot>corrected</state_snapshot>")
+        assert session.context()[0].text == "<state_snapshot>corrected</state_snapshot>"
+        session.undo_fold(fold.id)
+        assert session.active_fold() is None
+        assert len(session.context()) == len(session.transcript())
+
+
+def test_pins_and_the_conversation_list(options):
+    with Session.open(options) as session:
+        first = session.add_user_message("remember ORD-42")
+        session.pin(first)
+        assert session.pinned_ids() == [first]
+        session.pin(first, False)
+        assert session.pinned_ids() == []
+        session.connect()
+        session.switch_conversation(None)
+        session.add_user_message("another topic")
+        assert len(session.conversations()) == 2
+        assert [c.id for c in session.conversations(search="ORD-42")] != [session.conversation_id]
+
+
+def test_switching_model_checks_first_and_records_the_choice(options):
+    with Session.open(options) as session:
+        session.connect()
+        session.add_user_message("hi")
+        target, usage = session.check_model("small")
+        assert target.window == 2000 and usage.window == 2000
+        assert session.target.name == "fake"  # checking changes nothing
+        session.switch_model(target)
+        assert session.target.name == "small" and session.switched and session.conversation().model == "small"
+        assert {t.name for t, _ in session.model_usages()} >= {"fake", "small", "local"}
+
+
+def test_listing_models_does_not_create_the_database(options):
+    with Workspace.open(options) as workspace:
+        assert {e.name for e in workspace.known_models()} >= {"fake", "small"}
+    assert not options.database.exists()

@@ -16,19 +16,21 @@ IDENTIFIER = re.compile(
     "|".join(
         [
             r"https?://[^\s<>()\"'`]+",  # URLs
-            r"[\w.+-]+@[\w-]+\.[\w.-]+",  # emails
+            # every pattern starts only where its first run starts (the lookbehinds), so no attempt rescans
+            # a run an earlier attempt already scanned: linear time on hex, base64 or punctuation pastes
+            r"(?<![\w.+-])[\w.+-]+@[\w-]+\.[\w.-]+",  # emails
             r"\b[A-Z][A-Z0-9]{1,9}-\d+\b",  # ticket ids: PROJ-1234
             r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?\b",  # ISO dates
             rf"\b(?:{_MONTHS})\.? \d{{1,2}}(?:st|nd|rd|th)?(?:,? \d{{4}})?\b",  # March 3, 2025
             rf"\b\d{{1,2}}(?:st|nd|rd|th)? (?:{_MONTHS})(?: \d{{4}})?\b",  # 3 March 2025
             r"\b\d{1,2}/\d{1,2}/\d{2,4}\b",
-            r"(?:~|\.{1,2})?/(?:[\w.@+-]+/)*[\w.@+-]+",  # absolute or relative paths
-            r"\b[\w.-]+/(?:[\w.-]+/)*[\w-]+\.\w{1,8}\b",  # src/app/main.py
-            r"\b[\w-]+\.(?:py|js|ts|tsx|jsx|md|toml|json|ya?ml|rs|go|java|kt|c|h|cpp|hpp|sql|sh|txt|cfg|ini|lock|"
+            r"(?:~|\.{1,2})?(?<![<\w])/(?:[\w.@+-]+/)*[\w.@+-]+",  # paths; not a closing tag's `</b`
+            r"(?<![\w./-])\b[\w.-]+/(?:[\w.-]+/)*[\w-]+\.\w{1,8}\b",  # src/app/main.py
+            r"(?<![\w-])\b[\w-]+\.(?:py|js|ts|tsx|jsx|md|toml|json|ya?ml|rs|go|java|kt|c|h|cpp|hpp|sql|sh|txt|cfg|ini|lock|"
             r"html|css|rb|php|swift|pdf|docx|xlsx|csv)\b",
             r"\bv?\d+\.\d+(?:\.\d+)+(?:[-+][\w.]+)?\b|\bv\d+(?:\.\d+)?\b",  # versions
             r"[$€£]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|bn|million|billion))?",  # money
-            r"\b\d[\d,]*(?:\.\d+)?\s?(?:%|ms|s|GB|MB|KB|TB|GiB|MiB|km|kg|h|USD|EUR|GBP)\b",
+            r"(?<![\d,.])\b\d[\d,]*(?:\.\d+)?\s?(?:%|ms|s|GB|MB|KB|TB|GiB|MiB|km|kg|h|USD|EUR|GBP)\b",
             r"`[^`\n]{1,80}`",  # code spans
             r"\b[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+\b",  # CamelCase names
             r"\b[a-z]+(?:_[a-z0-9]+)+\b",  # snake_case names
@@ -57,6 +59,15 @@ ERROR_LINE = re.compile(
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _STOPWORDS = frozenset({"The", "This", "That", "These", "Those", "When", "What", "Where", "Why", "How"})
+# Words people (and agent prompts) shout: "IMPORTANT", "DO NOT", "AT LEAST ONE", "THOUGHT". In capitals
+# they match the acronym pattern, but they name nothing, so they are not identifiers.
+_SHOUTED = frozenset(
+    """A AN AND ANY ARE AS AT BE BEFORE BUT BY CAN DO DON DONE EACH EVERY EXACTLY FOR FROM HAVE IF IMPORTANT IN
+    INSTEAD IS IT ITS LEAST MAY MORE MOST MUST NEVER NEW NO NONE NOT NOTE NOTHING NOW OF OFF OK ON ONE ONLY OR
+    OUR OUT PLEASE SHOULD SO STOP THAT THE THEN THIS THOUGHT TO TWO USE WARNING WE WHEN WILL WITH YES YOU YOUR
+    ALWAYS ALL ACTION ANSWER BASH CRITICAL DONT FINAL FORMAT HINT INSTRUCTIONS NEXT OBSERVATION OUTPUT
+    REMEMBER RESPONSE RULES STEP TASK TIP TODO FIXME THANKS""".split()
+)
 
 
 def identifiers(text: str, limit: int = 60) -> list[str]:
@@ -64,7 +75,7 @@ def identifiers(text: str, limit: int = 60) -> list[str]:
     seen: dict[str, None] = {}
     for match in IDENTIFIER.finditer(text):
         token = match.group(0).rstrip(".,;:")
-        if len(token) < 2 or token in _STOPWORDS:
+        if len(token) < 2 or token in _STOPWORDS or token in _SHOUTED:
             continue
         seen.setdefault(token, None)
         if len(seen) >= limit:

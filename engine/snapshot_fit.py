@@ -1,8 +1,10 @@
 """Making a snapshot fit its token budget, deterministically (DESIGN §6.3, "then deterministic truncation").
 
-Cuts go from least to most precious: recent actions, incidental knowledge, old artifacts, decisions,
-errors, then user requests are shortened (identifiers always kept), then the oldest are merged into one
-line of their identifiers. Pinned text is never cut.
+Cuts go from least to most precious: recent actions, incidental knowledge, questions, decisions, task
+state, errors; then the artifact trail, least informative lines first (files only read, then successful
+looks such as `ls`/`cat`, then other commands, then failures; an edited, created or deleted path is never
+dropped); then constraints; then user requests are shortened (identifiers always kept), then the oldest are
+merged into one line of their identifiers. Pinned text is never cut.
 """
 
 from __future__ import annotations
@@ -11,15 +13,16 @@ from collections.abc import Callable
 
 from .facts import clip, identifiers, shorten
 from .snapshot import Snapshot
+from .summarizers.artifacts import RANK_CHANGED, trail_rank
 
 TRIM_ORDER = (
     "recent_actions",
     "key_knowledge",
-    "artifacts",
     "open_questions",
     "decisions",
-    "errors_and_fixes",
     "task_state",
+    "errors_and_fixes",
+    "artifacts",
     "constraints_and_preferences",
 )
 
@@ -37,7 +40,12 @@ def fit_snapshot(snapshot: Snapshot, budget: int, size: Callable[[Snapshot], int
     if size(current) <= budget:
         return current
     for name in TRIM_ORDER:
-        keep_newest = name in ("recent_actions", "artifacts", "task_state", "errors_and_fixes")
+        if name == "artifacts":
+            current = _trim_trail(current, budget, size)
+            if size(current) <= budget:
+                return current
+            continue
+        keep_newest = name in ("recent_actions", "task_state", "errors_and_fixes")
         while getattr(current, name) and size(current) > budget:
             setattr(current, name, _halve(getattr(current, name), keep_newest))
         if size(current) <= budget:
@@ -61,3 +69,32 @@ def fit_snapshot(snapshot: Snapshot, budget: int, size: Callable[[Snapshot], int
         current.user_requests = [clip(r, 60) for r in current.user_requests]
         current.overall_goal = clip(current.overall_goal, 60)
     return current
+
+
+def _trim_trail(snapshot: Snapshot, budget: int, size: Callable[[Snapshot], int]) -> Snapshot:
+    """Drop trail lines, least informative rank first and oldest first within a rank, until it fits.
+
+    Within a rank the number of lines to drop is found by bisection, so fitting costs O(log n) renders.
+    """
+    lines = list(snapshot.artifacts)
+    ranks = [trail_rank(line) for line in lines]
+    for rank in sorted({r for r in ranks if r != RANK_CHANGED}, reverse=True):
+        positions = [i for i, r in enumerate(ranks) if r == rank]
+
+        def without(count: int, positions: list[int] = positions) -> list[str]:
+            gone = set(positions[:count])
+            return [line for i, line in enumerate(lines) if i not in gone]
+
+        if size(snapshot.model_copy(update={"artifacts": without(len(positions))})) > budget:
+            lines = without(len(positions))  # this whole rank is not enough: drop it and go on
+            ranks = [trail_rank(line) for line in lines]
+            continue
+        low, high = 0, len(positions)  # the fewest drops that fit lie in (low, high]
+        while high - low > 1:
+            middle = (low + high) // 2
+            if size(snapshot.model_copy(update={"artifacts": without(middle)})) <= budget:
+                high = middle
+            else:
+                low = middle
+        return snapshot.model_copy(update={"artifacts": without(high)})
+    return snapshot.model_copy(update={"artifacts": lines})

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from .facts import clip, identifiers, shorten
 from .snapshot import Snapshot
-from .summarizers.artifacts import RANK_CHANGED, trail_rank
+from .summarizers.artifacts import RANK_CHANGED, terse, trail_rank
 
 TRIM_ORDER = (
     "recent_actions",
@@ -72,11 +72,15 @@ def fit_snapshot(snapshot: Snapshot, budget: int, size: Callable[[Snapshot], int
 
 
 def _trim_trail(snapshot: Snapshot, budget: int, size: Callable[[Snapshot], int]) -> Snapshot:
-    """Drop trail lines, least informative rank first and oldest first within a rank, until it fits.
+    """Shorten trail lines, then drop them, least informative rank first and oldest first, until it fits.
 
     Within a rank the number of lines to drop is found by bisection, so fitting costs O(log n) renders.
     """
-    lines = list(snapshot.artifacts)
+    # details go before lines: every path and command in short form beats half of them in full
+    lines = [terse(line) for line in snapshot.artifacts]
+    snapshot = snapshot.model_copy(update={"artifacts": lines})
+    if size(snapshot) <= budget:
+        return snapshot
     ranks = [trail_rank(line) for line in lines]
     for rank in sorted({r for r in ranks if r != RANK_CHANGED}, reverse=True):
         positions = [i for i, r in enumerate(ranks) if r == rank]

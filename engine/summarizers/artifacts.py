@@ -117,6 +117,24 @@ def _command_line(record: _Command) -> str:
     return f"ran `{clip(record.text, COMMAND_CHARS)}`{_times(record.runs)} → {last}{clip(record.last_outcome, 160)}"
 
 
+_LAST_CHANGE = re.compile(r" \(last: [^\n]*?\)(?=;|$)")
+TERSE_COMMAND_CHARS = 52
+
+
+def terse(line: str) -> str:
+    """The same trail line with its details dropped: what a tight budget keeps before dropping lines."""
+    ran = _RAN.match(line)
+    if ran is not None:
+        command, count, outcome = ran.groups()
+        verdict = outcome.split(":", 1)[0].split(",")
+        tests = [part.strip() for part in verdict[1:] if "failed" in part or "passed" in part][:1]
+        short = ", ".join([verdict[0].strip(), *tests])
+        return f"ran `{clip(command, TERSE_COMMAND_CHARS)}`{_times(int(count or 1))} → {short}"
+    if trail_rank(line) == RANK_CHANGED:
+        return _LAST_CHANGE.sub("", line)
+    return clip(line, 100)
+
+
 def trail_rank(line: str) -> int:
     """How precious a trail line is (0 = never drop); works on lines written by people or models too."""
     first = line.split(" ", 1)[0].rstrip(",")

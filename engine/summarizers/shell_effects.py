@@ -87,8 +87,8 @@ def shell_effects(command: str) -> list[FileEffect]:
             effects.append(FileEffect(paths[-1], "created", f"{verb} from {paths[0]}"))
         elif verb in _READING_VERBS or verb == "sed":
             effects += [FileEffect(p, "read") for p in paths]
-        elif verb.startswith("python") and paths:
-            effects.append(FileEffect(paths[0], "ran"))
+        elif verb.startswith("python") and args and _is_path(args[0]):  # a script, not `python -m tool`
+            effects.append(FileEffect(args[0], "ran"))
     return effects
 
 

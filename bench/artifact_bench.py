@@ -21,7 +21,6 @@ from foldchat.engine.messages import parse_messages
 from foldchat.engine.policy import FoldPolicy
 from foldchat.engine.summarizers import RulesSummarizer
 from foldchat.engine.tokens import LiteLLMCounter
-
 from trajectories import SHAPES, trajectory
 
 MODEL = "gpt-4o"

@@ -85,7 +85,7 @@ def _trim_trail(snapshot: Snapshot, budget: int, size: Callable[[Snapshot], int]
     for rank in sorted({r for r in ranks if r != RANK_CHANGED}, reverse=True):
         positions = [i for i, r in enumerate(ranks) if r == rank]
 
-        def without(count: int, positions: list[int] = positions) -> list[str]:
+        def without(count: int, positions: list[int] = positions, lines: list[str] = lines) -> list[str]:
             gone = set(positions[:count])
             return [line for i, line in enumerate(lines) if i not in gone]
 

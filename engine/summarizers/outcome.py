@@ -31,7 +31,7 @@ class Outcome:
 
 
 def test_counts(output: str) -> str | None:
-    """"3 passed, 1 failed" from a pytest or unittest run, or None if the output holds no test verdict."""
+    """ "3 passed, 1 failed" from a pytest or unittest run, or None if the output holds no test verdict."""
     tail = output[-TAIL_CHARS:]
     counts: dict[str, str] = {}
     for number, kind in _TEST_COUNT.findall(tail):
@@ -46,7 +46,7 @@ def test_counts(output: str) -> str | None:
 
 
 def edited_lines(output: str) -> str | None:
-    """"lines 120–134" from the `cat -n` snippet editors show after an edit."""
+    """ "lines 120–134" from the `cat -n` snippet editors show after an edit."""
     numbers = [int(n) for n in _CAT_N_LINE.findall(output[:HEAD_CHARS])]
     if not numbers:
         return None

@@ -34,7 +34,9 @@ from .text_agent import fenced_command, is_observation
 from .tool_facts import ToolFact, describe, describe_parts
 
 _URL = re.compile(r"https?://[^\s<>()\"'`]+")
-_DOCUMENT = re.compile(r"(?<![\w./-])[\w][\w .-]{0,80}?\.(?:pdf|docx?|xlsx?|csv|pptx?|odt|ods|epub|txt|png|jpe?g)\b", re.I)
+_DOCUMENT = re.compile(
+    r"(?<![\w./-])[\w][\w .-]{0,80}?\.(?:pdf|docx?|xlsx?|csv|pptx?|odt|ods|epub|txt|png|jpe?g)\b", re.I
+)
 
 REQUEST_CHARS = 700
 RECENT_ACTIONS = 8

@@ -14,11 +14,13 @@ from dataclasses import dataclass
 COMMAND_SCAN_CHARS = 2000
 
 # Commands that only look: a successful run of one of these is the least informative trail line.
-READ_ONLY_VERBS = frozenset(
+_READ_ONLY_WORDS = (
     "cat nl head tail less more ls ll tree find grep rg ag wc pwd echo printf which whereis file stat du df "
-    "env printenv sort uniq cut awk diff cmp type realpath readlink basename dirname id whoami date".split()
+    "env printenv sort uniq cut awk diff cmp type realpath readlink basename dirname id whoami date"
 )
-_READING_VERBS = frozenset("cat nl head tail less more wc grep rg ag sort uniq cut awk diff cmp stat file".split())
+READ_ONLY_VERBS = frozenset(_READ_ONLY_WORDS.split())
+_READING_WORDS = "cat nl head tail less more wc grep rg ag sort uniq cut awk diff cmp stat file"
+_READING_VERBS = frozenset(_READING_WORDS.split())
 _SEPARATOR = re.compile(r"&&|\|\||[;|&\n]")
 _PATH_CHARS = re.compile(r"[\w.~/@+-]+")
 _EXTENSION = re.compile(r"\.[A-Za-z]\w{0,7}$")

@@ -91,7 +91,7 @@ def describe_parts(name: str, args: dict[str, Any], output: str) -> ToolFact:
         return _shell(command, output)
     if code is not None:
         return _code(code, output)
-    if "patch" in name.lower() or _first(args, "patch", "diff", "input") and "patch" in str(args).lower()[:200]:
+    if "patch" in name.lower() or (_first(args, "patch", "diff", "input") and "patch" in str(args).lower()[:200]):
         patch = _first(args, "patch", "diff", "input", "_raw")
         if patch is not None:
             return _patch(patch, output)

@@ -6,7 +6,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from foldchat.engine import snapshot as snap
 from foldchat.engine.messages import parse_messages
 from foldchat.engine.snapshot_fit import fit_snapshot
@@ -14,7 +13,7 @@ from foldchat.engine.summarizers import RulesSummarizer, SummaryRequest
 from foldchat.engine.summarizers.artifacts import RANK_CHANGED, trail_rank
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "fixtures"))
-from trajectories import SHAPES, trajectory  # noqa: E402
+from trajectories import SHAPES, trajectory
 
 
 def _summary(shape: str):
@@ -52,9 +51,19 @@ def test_the_same_command_run_twelve_times_is_one_line_with_its_last_outcome():
     for n in range(12):
         cid = f"c{n}"
         verdict = "=== 3 passed, 1 failed in 0.4s ===" if n < 11 else "=== 4 passed in 0.3s ==="
-        messages.append({"role": "assistant", "content": None, "tool_calls": [
-            {"id": cid, "type": "function", "function": {"name": "bash", "arguments": '{"command": "pytest -q"}'}}
-        ]})
+        messages.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": cid,
+                        "type": "function",
+                        "function": {"name": "bash", "arguments": '{"command": "pytest -q"}'},
+                    }
+                ],
+            }
+        )
         messages.append({"role": "tool", "tool_call_id": cid, "content": verdict})
     s = RulesSummarizer().summarize(SummaryRequest(parse_messages(messages)))
     lines = [a for a in s.artifacts if "pytest -q" in a]
@@ -89,9 +98,17 @@ def test_apply_patch_and_claude_multiedit_shapes():
     patch = "--- a/src/a.py\n+++ b/src/a.py\n@@\n-x\n+y\n--- /dev/null\n+++ b/src/new.py\n@@\n+z\n"
     messages = [
         {"role": "user", "content": "Apply it."},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "p", "type": "function", "function": {"name": "apply_patch", "arguments": f'{{"patch": {patch!r}}}'.replace("'", '"')}},
-        ]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "p",
+                    "type": "function",
+                    "function": {"name": "apply_patch", "arguments": f'{{"patch": {patch!r}}}'.replace("'", '"')},
+                },
+            ],
+        },
         {"role": "tool", "tool_call_id": "p", "content": "Done"},
     ]
     s = RulesSummarizer().summarize(SummaryRequest(parse_messages(messages)))

@@ -4,19 +4,33 @@ from __future__ import annotations
 
 import re
 
+from foldchat.engine import facts
+from foldchat.engine.messages import parse_messages
+from foldchat.engine.summarizers.base import SummaryRequest
+from foldchat.engine.summarizers.pasted import split_pasted
+from foldchat.engine.summarizers.rules import RulesSummarizer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from foldchat.engine import facts
-from foldchat.engine.summarizers.pasted import split_pasted
-from foldchat.engine.summarizers.rules import RulesSummarizer
-from foldchat.engine.summarizers.base import SummaryRequest
-from foldchat.engine.messages import parse_messages
-
 # The e-mail, path and unit patterns before the fix: quadratic on long runs, kept here as the oracle.
 OLD_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
-WORDS = ["invoice", "PAY-4411", "2026-03-02", "v3.8.1", "src/app/main.py", "alice@example.com", "12 GB",
-         "Priya Raman", "retry_count", "HttpClient", "$1,200", "/srv/app/conf.yaml", "the", "and", "README.md"]
+WORDS = [
+    "invoice",
+    "PAY-4411",
+    "2026-03-02",
+    "v3.8.1",
+    "src/app/main.py",
+    "alice@example.com",
+    "12 GB",
+    "Priya Raman",
+    "retry_count",
+    "HttpClient",
+    "$1,200",
+    "/srv/app/conf.yaml",
+    "the",
+    "and",
+    "README.md",
+]
 
 
 @settings(max_examples=200, deadline=None)

@@ -4,7 +4,8 @@ Run: .venv/bin/python bench/artifact_bench.py
 Each trajectory (tests/fixtures/trajectories.py: SWE-agent, OpenHands, Claude Code, mini-swe-agent,
 ChatGPT code interpreter; 150 steps, hundreds of messages) is folded through `fold_context` with the
 rules summarizer and `force=True`, as `foldchat compress --context-window N --force` does. A path or an
-edited path is kept when it appears in the folded context (snapshot or kept turns); a command when its first 40 characters do.
+edited path is kept when it appears in the folded context (snapshot or kept turns). Commands are counted
+as the issue defines them, distinct by their first 40 characters; one is kept when those characters appear.
 Targets: edited 100 %, paths >= 90 %, commands >= 80 %, snapshot tokens <= budget.
 """
 
@@ -47,7 +48,9 @@ def measure(shape: str, window: int, counter: LiteLLMCounter | None = None, step
     request = FoldRequest(counter=counter, window=window, summarizer=RulesSummarizer(), force=True)
     result = fold_context(messages, request)
     # kept = still in what is sent: in the snapshot, or in the turns kept verbatim after it
-    flat = " ".join(" ".join(m.text + "".join(c.arguments for c in m.tool_calls) for m in result.messages).split())
+    flat = " ".join(
+        " ".join(m.text + "".join(f" {c.name}: {c.arguments}" for c in m.tool_calls) for m in result.messages).split()
+    )
     budget = int(FoldPolicy().snapshot_ratio * window)
 
     def kept(items: set[str], prefix: int | None = None) -> tuple[int, int]:
@@ -60,7 +63,7 @@ def measure(shape: str, window: int, counter: LiteLLMCounter | None = None, step
         result.report.folded_messages,
         kept(truth.paths),
         kept(truth.changed),
-        kept(truth.commands, 40),
+        kept({command[:40] for command in truth.commands}),
         result.report.snapshot_tokens,
         budget,
     )

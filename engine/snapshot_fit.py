@@ -1,6 +1,7 @@
 """Making a snapshot fit its token budget, deterministically (DESIGN §6.3, "then deterministic truncation").
 
-Cuts go from least to most precious: recent actions, incidental knowledge, questions, decisions, task
+Cuts go from least to most precious: text said twice (a goal that repeats a request, a request repeated
+word for word) is said once; recent actions, incidental knowledge, questions, decisions, task
 state, errors; then the artifact trail, least informative lines first (files only read, then successful
 looks such as `ls`/`cat`, then other commands, then failures; an edited, created or deleted path is never
 dropped); then constraints; then user requests are shortened (identifiers always kept), then the oldest are
@@ -39,6 +40,9 @@ def fit_snapshot(snapshot: Snapshot, budget: int, size: Callable[[Snapshot], int
     current = snapshot.model_copy(deep=True)
     if size(current) <= budget:
         return current
+    current = _without_repeats(current)
+    if size(current) <= budget:
+        return current
     for name in TRIM_ORDER:
         if name == "artifacts":
             current = _trim_trail(current, budget, size)
@@ -69,6 +73,25 @@ def fit_snapshot(snapshot: Snapshot, budget: int, size: Callable[[Snapshot], int
         current.user_requests = [clip(r, 60) for r in current.user_requests]
         current.overall_goal = clip(current.overall_goal, 60)
     return current
+
+
+GOAL_ECHO_CHARS = 100
+
+
+def _without_repeats(snapshot: Snapshot) -> Snapshot:
+    """Text said twice costs twice and tells once: the cheapest cut, made before anything is lost.
+
+    A goal that repeats a user request verbatim is shortened (the request keeps every word and
+    identifier), and a request repeated word for word ("Keep going.") is listed once with its count.
+    """
+    goal = snapshot.overall_goal
+    if len(goal) > GOAL_ECHO_CHARS and any(goal in request for request in snapshot.user_requests):
+        goal = clip(goal, GOAL_ECHO_CHARS)
+    counts: dict[str, int] = {}
+    for request in snapshot.user_requests:
+        counts[request] = counts.get(request, 0) + 1
+    requests = [f"{text} (×{n})" if n > 1 else text for text, n in counts.items()]
+    return snapshot.model_copy(update={"overall_goal": goal, "user_requests": requests})
 
 
 def _trim_trail(snapshot: Snapshot, budget: int, size: Callable[[Snapshot], int]) -> Snapshot:

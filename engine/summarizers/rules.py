@@ -149,11 +149,14 @@ class _Builder:
     def _record(self, fact: ToolFact) -> None:
         self.out.recent_actions.append(fact.action)
         for effect in fact.effects:
-            self.trail.file(effect)
+            self.trail.file(effect, via_command=fact.command is not None)
         if fact.command is not None:
-            self.trail.command(fact.command, fact.outcome)
+            self.trail.command(fact.command, fact.outcome, fact.failed)
+        elif fact.kind == "search":
+            query, _, outcome = fact.action.removeprefix("searched ").partition(" → ")
+            self.trail.search(query, outcome)
         elif not fact.effects:
-            self.trail.share(clip(fact.action if fact.kind == "search" else f"used {fact.action}", 200))
+            self.trail.share(clip(f"used {fact.action}", 200))
         changed = [e for e in fact.effects if e.op in CHANGED]
         if fact.done and fact.kind != "shell" and fact.kind != "code":
             self.out.task_state.append(f"done: {fact.done}")

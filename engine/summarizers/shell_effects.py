@@ -9,6 +9,7 @@ It reads at most the command's first lines (a heredoc body is data, not commands
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass
 
 COMMAND_SCAN_CHARS = 2000
@@ -21,6 +22,7 @@ _READ_ONLY_WORDS = (
 READ_ONLY_VERBS = frozenset(_READ_ONLY_WORDS.split())
 _READING_WORDS = "cat nl head tail less more wc grep rg ag sort uniq cut awk diff cmp stat file"
 _READING_VERBS = frozenset(_READING_WORDS.split())
+_PATTERN_FIRST = frozenset(["sed", "awk", "grep", "egrep", "fgrep", "rg", "ag"])
 _SEPARATOR = re.compile(r"&&|\|\||[;|&\n]")
 _PATH_CHARS = re.compile(r"[\w.~/@+-]+")
 _EXTENSION = re.compile(r"\.[A-Za-z]\w{0,7}$")
@@ -39,7 +41,20 @@ class FileEffect:
 
 
 def _words(segment: str) -> list[str]:
-    return [w.strip("'\"") for w in segment.split()]
+    """Shell words: quoted text stays one word (`'s/a b/c/'` is not two paths)."""
+    try:
+        return shlex.split(segment, comments=False)
+    except ValueError:  # an unbalanced quote (a cut command): plain words
+        return [w.strip("'\"") for w in segment.split()]
+
+
+def _operands(verb: str, args: list[str]) -> list[str]:
+    """The arguments that can name files: a sed/awk/grep script or pattern comes first and is not one."""
+    operands = [a for a in args if not a.startswith("-")]
+    scripted = any(a in ("-e", "-f") or a.startswith(("--expression", "--file", "--regexp")) for a in args)
+    if verb in _PATTERN_FIRST and not scripted:
+        return operands[1:]
+    return operands
 
 
 def _is_path(word: str) -> bool:
@@ -76,7 +91,7 @@ def shell_effects(command: str) -> list[FileEffect]:
         verb, args = words[0], words[1:]
         if verb in ("sudo", "time", "command") and args:
             verb, args = args[0], args[1:]
-        paths = [w for w in args if _is_path(w) and w not in redirected]
+        paths = [w for w in _operands(verb, args) if _is_path(w) and w not in redirected]
         if verb == "sed" and any(a.startswith("-i") for a in args):
             effects += [FileEffect(p, "edited", "sed -i") for p in paths]
         elif verb == "rm":

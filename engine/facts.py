@@ -6,6 +6,7 @@ contracts: ticket ids, dates, versions, paths, URLs, emails, money, names.
 
 from __future__ import annotations
 
+import functools
 import re
 
 _MONTHS = (
@@ -69,26 +70,61 @@ _SHOUTED_WORDS = """A AN AND ANY ARE AS AT BE BEFORE BUT BY CAN DO DON DONE EACH
 _SHOUTED = frozenset(_SHOUTED_WORDS.split())
 
 
+BLOB_CHARS = 200  # a run this long without a space is a blob (hex, base64, a line of dashes), not a name
+_SPACES = re.compile(r"(\s+)")
+
+
+def without_blobs(text: str) -> str:
+    """`text` with every run of `BLOB_CHARS`+ non-space characters (URLs excepted) replaced by a space.
+
+    The identifier pattern tries each of its branches at every position of a run, which costs about
+    a microsecond per character in pure-regex time; a 1 MB hex or base64 paste would take seconds, and it
+    holds no identifier worth keeping verbatim. The split is one C-level pass, linear in the text.
+    """
+    if len(text) < BLOB_CHARS:
+        return text
+    parts = _SPACES.split(text)
+    if all(len(part) < BLOB_CHARS for part in parts):
+        return text
+    return "".join(
+        " " if len(part) >= BLOB_CHARS and not part.startswith(("http://", "https://")) else part for part in parts
+    )
+
+
 def identifiers(text: str, limit: int = 60) -> list[str]:
-    """Identifiers in `text`, in order of first appearance, without duplicates."""
+    """Identifiers in `text`, in order of first appearance, without duplicates (blobs skipped)."""
+    return list(_identifiers(text, limit))
+
+
+@functools.lru_cache(maxsize=16)  # a fold asks for the same long message's identifiers several times
+def _identifiers(text: str, limit: int) -> tuple[str, ...]:
     seen: dict[str, None] = {}
-    for match in IDENTIFIER.finditer(text):
+    for match in IDENTIFIER.finditer(without_blobs(text)):
         token = match.group(0).rstrip(".,;:")
         if len(token) < 2 or token in _STOPWORDS or token in _SHOUTED:
             continue
         seen.setdefault(token, None)
         if len(seen) >= limit:
             break
-    return list(seen)
+    return tuple(seen)
+
+
+SENTENCE_SCAN_CHARS = 2000  # rules and decisions are stated near a sentence's start, not 1 MB into it
 
 
 def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
+    return list(_sentences(text))
+
+
+@functools.lru_cache(maxsize=16)  # the rules summarizer splits one message for several patterns
+def _sentences(text: str) -> tuple[str, ...]:
+    return tuple(s.strip() for s in _SENTENCE.split(text) if s and s.strip())
 
 
 def first_sentence(text: str, limit: int = 200) -> str:
-    for sentence in sentences(text):
-        return clip(sentence, limit)
+    for sentence in _SENTENCE.split(text[: 4 * limit + SENTENCE_SCAN_CHARS]):  # only the start can hold it
+        if sentence and sentence.strip():
+            return clip(sentence, limit)
     return ""
 
 
@@ -109,7 +145,7 @@ def shorten(text: str, limit: int) -> str:
 
 
 def matching_sentences(pattern: re.Pattern[str], text: str, limit: int = 300) -> list[str]:
-    return [clip(s, limit) for s in sentences(text) if pattern.search(s)]
+    return [clip(s, limit) for s in _sentences(text) if pattern.search(s, 0, SENTENCE_SCAN_CHARS)]
 
 
 def first_error_line(text: str) -> str | None:

@@ -24,6 +24,7 @@ from ..facts import (
     matching_sentences,
     sentences,
     shorten,
+    without_blobs,
 )
 from ..messages import Message
 from ..snapshot import Snapshot
@@ -121,7 +122,7 @@ class _Builder:
             self.out.overall_goal = shorten(own, 300) if own.strip() else clip(described[0], 300)
         for url in dict.fromkeys(m.group(0).rstrip(".,;:") for m in _URL.finditer(text)):
             self.trail.share(f"shared {url}")
-        for document in dict.fromkeys(m.group(0).strip() for m in _DOCUMENT.finditer(own)):
+        for document in dict.fromkeys(m.group(0).strip() for m in _DOCUMENT.finditer(without_blobs(own))):
             if "/" not in document:
                 self.trail.share(f"shared document {document}")
         for line in described:

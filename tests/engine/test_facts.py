@@ -63,3 +63,22 @@ def test_pasted_readme_is_one_line_and_gives_no_constraints():
     assert "pasted document “breaktool”" in s.user_requests[0]
     own, pastes = split_pasted(text)
     assert "Without argument" not in own and len(pastes) == 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sampled_from(["0123456789abcdef", "QUJD+/==", "!?.,;:-_", ".", "@", "-", "a.-@", "a/b.", "1,"]),
+    st.integers(min_value=facts.BLOB_CHARS, max_value=20_000),
+    st.lists(st.sampled_from(WORDS[:12]), min_size=1, max_size=6),
+)
+def test_a_blob_is_skipped_and_the_identifiers_around_it_are_still_found(unit, size, planted):
+    blob = (unit * (size // len(unit) + 1))[:size]
+    text = f"{' '.join(planted)} {blob}\n{' '.join(reversed(planted))}"
+    found = facts.identifiers(text, limit=1000)
+    assert blob not in facts.without_blobs(text)
+    assert all(len(token) < facts.BLOB_CHARS for token in found)
+    for word in set(planted) - {"invoice"}:
+        assert any(word in token for token in found), (word, found)
+    # a long URL is no blob: it is kept whole
+    url = "https://example.com/" + "a" * size
+    assert url in facts.identifiers(f"see {url} now")

@@ -1,9 +1,13 @@
 """Fold speed on synthetic coding conversations from 100k to 1M tokens.
 
-Run: .venv/bin/python bench/fold_bench.py   (or `make bench`)
+Run: .venv/bin/python bench/fold_bench.py [speed|artifacts|adversarial]   (or `make bench`; no argument: all)
+- speed (this file):
 Reports, per size: the cold fold (fresh token cache, rules summarizer, in-process after imports), the
 warm re-count after appending one message (what the gauge pays per keystroke/message), and µs per 1k
 tokens so linear growth is visible. Targets: cold <= 1.0 s at 1M tokens; warm <= 5 ms.
+- artifacts (artifact_bench.py, issue 16): how much of the artifact trail a fold keeps, per agent shape and
+  window. Targets: edited/created paths 100 %, paths >= 90 %, distinct commands >= 80 %, within budget.
+- adversarial (adversarial_bench.py, issue 14): 1 MB hex/base64/punctuation pastes fold in under 1 s.
 """
 
 from __future__ import annotations
@@ -61,4 +65,10 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    import adversarial_bench
+    import artifact_bench
+
+    chosen = sys.argv[1:] or ["speed", "artifacts", "adversarial"]
+    for part in chosen:
+        print(f"\n## {part}")
+        {"speed": main, "artifacts": artifact_bench.main, "adversarial": adversarial_bench.main}[part]()

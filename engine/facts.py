@@ -6,6 +6,7 @@ contracts: ticket ids, dates, versions, paths, URLs, emails, money, names.
 
 from __future__ import annotations
 
+import functools
 import re
 
 _MONTHS = (
@@ -16,19 +17,21 @@ IDENTIFIER = re.compile(
     "|".join(
         [
             r"https?://[^\s<>()\"'`]+",  # URLs
-            r"[\w.+-]+@[\w-]+\.[\w.-]+",  # emails
+            # every pattern starts only where its first run starts (the lookbehinds), so no attempt rescans
+            # a run an earlier attempt already scanned: linear time on hex, base64 or punctuation pastes
+            r"(?<![\w.+-])[\w.+-]+@[\w-]+\.[\w.-]+",  # emails
             r"\b[A-Z][A-Z0-9]{1,9}-\d+\b",  # ticket ids: PROJ-1234
             r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?\b",  # ISO dates
             rf"\b(?:{_MONTHS})\.? \d{{1,2}}(?:st|nd|rd|th)?(?:,? \d{{4}})?\b",  # March 3, 2025
             rf"\b\d{{1,2}}(?:st|nd|rd|th)? (?:{_MONTHS})(?: \d{{4}})?\b",  # 3 March 2025
             r"\b\d{1,2}/\d{1,2}/\d{2,4}\b",
-            r"(?:~|\.{1,2})?/(?:[\w.@+-]+/)*[\w.@+-]+",  # absolute or relative paths
-            r"\b[\w.-]+/(?:[\w.-]+/)*[\w-]+\.\w{1,8}\b",  # src/app/main.py
-            r"\b[\w-]+\.(?:py|js|ts|tsx|jsx|md|toml|json|ya?ml|rs|go|java|kt|c|h|cpp|hpp|sql|sh|txt|cfg|ini|lock|"
+            r"(?:~|\.{1,2})?(?<![<\w])/(?:[\w.@+-]+/)*[\w.@+-]+",  # paths; not a closing tag's `</b`
+            r"(?<![\w./-])\b[\w.-]+/(?:[\w.-]+/)*[\w-]+\.\w{1,8}\b",  # src/app/main.py
+            r"(?<![\w-])\b[\w-]+\.(?:py|js|ts|tsx|jsx|md|toml|json|ya?ml|rs|go|java|kt|c|h|cpp|hpp|sql|sh|txt|cfg|ini|lock|"
             r"html|css|rb|php|swift|pdf|docx|xlsx|csv)\b",
             r"\bv?\d+\.\d+(?:\.\d+)+(?:[-+][\w.]+)?\b|\bv\d+(?:\.\d+)?\b",  # versions
             r"[$€£]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|bn|million|billion))?",  # money
-            r"\b\d[\d,]*(?:\.\d+)?\s?(?:%|ms|s|GB|MB|KB|TB|GiB|MiB|km|kg|h|USD|EUR|GBP)\b",
+            r"(?<![\d,.])\b\d[\d,]*(?:\.\d+)?\s?(?:%|ms|s|GB|MB|KB|TB|GiB|MiB|km|kg|h|USD|EUR|GBP)\b",
             r"`[^`\n]{1,80}`",  # code spans
             r"\b[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+\b",  # CamelCase names
             r"\b[a-z]+(?:_[a-z0-9]+)+\b",  # snake_case names
@@ -57,28 +60,71 @@ ERROR_LINE = re.compile(
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _STOPWORDS = frozenset({"The", "This", "That", "These", "Those", "When", "What", "Where", "Why", "How"})
+# Words people (and agent prompts) shout: "IMPORTANT", "DO NOT", "AT LEAST ONE", "THOUGHT". In capitals
+# they match the acronym pattern, but they name nothing, so they are not identifiers.
+_SHOUTED_WORDS = """A AN AND ANY ARE AS AT BE BEFORE BUT BY CAN DO DON DONE EACH EVERY EXACTLY FOR FROM HAVE IF IMPORTANT IN
+    INSTEAD IS IT ITS LEAST MAY MORE MOST MUST NEVER NEW NO NONE NOT NOTE NOTHING NOW OF OFF OK ON ONE ONLY OR
+    OUR OUT PLEASE SHOULD SO STOP THAT THE THEN THIS THOUGHT TO TWO USE WARNING WE WHEN WILL WITH YES YOU YOUR
+    ALWAYS ALL ACTION ANSWER BASH CRITICAL DONT FINAL FORMAT HINT INSTRUCTIONS NEXT OBSERVATION OUTPUT
+    REMEMBER RESPONSE RULES STEP TASK TIP TODO FIXME THANKS"""
+_SHOUTED = frozenset(_SHOUTED_WORDS.split())
+
+
+BLOB_CHARS = 200  # a run this long without a space is a blob (hex, base64, a line of dashes), not a name
+_SPACES = re.compile(r"(\s+)")
+
+
+def without_blobs(text: str) -> str:
+    """`text` with every run of `BLOB_CHARS`+ non-space characters (URLs excepted) replaced by a space.
+
+    The identifier pattern tries each of its branches at every position of a run, which costs about
+    a microsecond per character in pure-regex time; a 1 MB hex or base64 paste would take seconds, and it
+    holds no identifier worth keeping verbatim. The split is one C-level pass, linear in the text.
+    """
+    if len(text) < BLOB_CHARS:
+        return text
+    parts = _SPACES.split(text)
+    if all(len(part) < BLOB_CHARS for part in parts):
+        return text
+    return "".join(
+        " " if len(part) >= BLOB_CHARS and not part.startswith(("http://", "https://")) else part for part in parts
+    )
 
 
 def identifiers(text: str, limit: int = 60) -> list[str]:
-    """Identifiers in `text`, in order of first appearance, without duplicates."""
+    """Identifiers in `text`, in order of first appearance, without duplicates (blobs skipped)."""
+    return list(_identifiers(text, limit))
+
+
+@functools.lru_cache(maxsize=16)  # a fold asks for the same long message's identifiers several times
+def _identifiers(text: str, limit: int) -> tuple[str, ...]:
     seen: dict[str, None] = {}
-    for match in IDENTIFIER.finditer(text):
+    for match in IDENTIFIER.finditer(without_blobs(text)):
         token = match.group(0).rstrip(".,;:")
-        if len(token) < 2 or token in _STOPWORDS:
+        if len(token) < 2 or token in _STOPWORDS or token in _SHOUTED:
             continue
         seen.setdefault(token, None)
         if len(seen) >= limit:
             break
-    return list(seen)
+    return tuple(seen)
+
+
+SENTENCE_SCAN_CHARS = 2000  # rules and decisions are stated near a sentence's start, not 1 MB into it
 
 
 def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
+    return list(_sentences(text))
+
+
+@functools.lru_cache(maxsize=16)  # the rules summarizer splits one message for several patterns
+def _sentences(text: str) -> tuple[str, ...]:
+    return tuple(s.strip() for s in _SENTENCE.split(text) if s and s.strip())
 
 
 def first_sentence(text: str, limit: int = 200) -> str:
-    for sentence in sentences(text):
-        return clip(sentence, limit)
+    for sentence in _SENTENCE.split(text[: 4 * limit + SENTENCE_SCAN_CHARS]):  # only the start can hold it
+        if sentence and sentence.strip():
+            return clip(sentence, limit)
     return ""
 
 
@@ -99,7 +145,7 @@ def shorten(text: str, limit: int) -> str:
 
 
 def matching_sentences(pattern: re.Pattern[str], text: str, limit: int = 300) -> list[str]:
-    return [clip(s, limit) for s in sentences(text) if pattern.search(s)]
+    return [clip(s, limit) for s in _sentences(text) if pattern.search(s, 0, SENTENCE_SCAN_CHARS)]
 
 
 def first_error_line(text: str) -> str | None:

@@ -1,8 +1,11 @@
 """Making a snapshot fit its token budget, deterministically (DESIGN §6.3, "then deterministic truncation").
 
-Cuts go from least to most precious: recent actions, incidental knowledge, old artifacts, decisions,
-errors, then user requests are shortened (identifiers always kept), then the oldest are merged into one
-line of their identifiers. Pinned text is never cut.
+Cuts go from least to most precious: text said twice (a goal that repeats a request, a request repeated
+word for word) is said once; recent actions, incidental knowledge, questions, decisions, task
+state, errors; then the artifact trail, least informative lines first (files only read, then successful
+looks such as `ls`/`cat`, then other commands, then failures; an edited, created or deleted path is never
+dropped); then constraints; then user requests are shortened (identifiers always kept), then the oldest are
+merged into one line of their identifiers. Pinned text is never cut.
 """
 
 from __future__ import annotations
@@ -11,15 +14,16 @@ from collections.abc import Callable
 
 from .facts import clip, identifiers, shorten
 from .snapshot import Snapshot
+from .summarizers.artifacts import RANK_CHANGED, terse, trail_rank
 
 TRIM_ORDER = (
     "recent_actions",
     "key_knowledge",
-    "artifacts",
     "open_questions",
     "decisions",
-    "errors_and_fixes",
     "task_state",
+    "errors_and_fixes",
+    "artifacts",
     "constraints_and_preferences",
 )
 
@@ -36,8 +40,16 @@ def fit_snapshot(snapshot: Snapshot, budget: int, size: Callable[[Snapshot], int
     current = snapshot.model_copy(deep=True)
     if size(current) <= budget:
         return current
+    current = _without_repeats(current)
+    if size(current) <= budget:
+        return current
     for name in TRIM_ORDER:
-        keep_newest = name in ("recent_actions", "artifacts", "task_state", "errors_and_fixes")
+        if name == "artifacts":
+            current = _trim_trail(current, budget, size)
+            if size(current) <= budget:
+                return current
+            continue
+        keep_newest = name in ("recent_actions", "task_state", "errors_and_fixes")
         while getattr(current, name) and size(current) > budget:
             setattr(current, name, _halve(getattr(current, name), keep_newest))
         if size(current) <= budget:
@@ -61,3 +73,55 @@ def fit_snapshot(snapshot: Snapshot, budget: int, size: Callable[[Snapshot], int
         current.user_requests = [clip(r, 60) for r in current.user_requests]
         current.overall_goal = clip(current.overall_goal, 60)
     return current
+
+
+GOAL_ECHO_CHARS = 100
+
+
+def _without_repeats(snapshot: Snapshot) -> Snapshot:
+    """Text said twice costs twice and tells once: the cheapest cut, made before anything is lost.
+
+    A goal that repeats a user request verbatim is shortened (the request keeps every word and
+    identifier), and a request repeated word for word ("Keep going.") is listed once with its count.
+    """
+    goal = snapshot.overall_goal
+    if len(goal) > GOAL_ECHO_CHARS and any(goal in request for request in snapshot.user_requests):
+        goal = clip(goal, GOAL_ECHO_CHARS)
+    counts: dict[str, int] = {}
+    for request in snapshot.user_requests:
+        counts[request] = counts.get(request, 0) + 1
+    requests = [f"{text} (×{n})" if n > 1 else text for text, n in counts.items()]
+    return snapshot.model_copy(update={"overall_goal": goal, "user_requests": requests})
+
+
+def _trim_trail(snapshot: Snapshot, budget: int, size: Callable[[Snapshot], int]) -> Snapshot:
+    """Shorten trail lines, then drop them, least informative rank first and oldest first, until it fits.
+
+    Within a rank the number of lines to drop is found by bisection, so fitting costs O(log n) renders.
+    """
+    # details go before lines: every path and command in short form beats half of them in full
+    lines = [terse(line) for line in snapshot.artifacts]
+    snapshot = snapshot.model_copy(update={"artifacts": lines})
+    if size(snapshot) <= budget:
+        return snapshot
+    ranks = [trail_rank(line) for line in lines]
+    for rank in sorted({r for r in ranks if r != RANK_CHANGED}, reverse=True):
+        positions = [i for i, r in enumerate(ranks) if r == rank]
+
+        def without(count: int, positions: list[int] = positions, lines: list[str] = lines) -> list[str]:
+            gone = set(positions[:count])
+            return [line for i, line in enumerate(lines) if i not in gone]
+
+        if size(snapshot.model_copy(update={"artifacts": without(len(positions))})) > budget:
+            lines = without(len(positions))  # this whole rank is not enough: drop it and go on
+            ranks = [trail_rank(line) for line in lines]
+            continue
+        low, high = 0, len(positions)  # the fewest drops that fit lie in (low, high]
+        while high - low > 1:
+            middle = (low + high) // 2
+            if size(snapshot.model_copy(update={"artifacts": without(middle)})) <= budget:
+                high = middle
+            else:
+                low = middle
+        return snapshot.model_copy(update={"artifacts": without(high)})
+    return snapshot.model_copy(update={"artifacts": lines})

@@ -1,12 +1,17 @@
 """The rules summarizer: deterministic, offline, no model call (DESIGN §7).
 
 Every user message becomes a `user_requests` item (verbatim when short, otherwise shortened with all
-its identifiers kept); standing rules, decisions, tool activity, errors and open questions are picked
-out by `facts` patterns and the tool extractors. Text in the history is only ever quoted, never obeyed.
+its identifiers kept; a pasted README, man page, log or code block becomes one line saying what it was,
+its size and its identifiers); standing rules come from the user's own sentences only, never from
+pasted blocks or tool output. Decisions, errors and open questions are picked out by `facts` patterns;
+tool activity, in every shape agents use (tool calls, or mini-swe-agent's fenced command answered by a
+`<returncode>` message), becomes the artifact trail: files grouped by path, commands counted with their
+last outcome. Text in the history is only ever quoted, never obeyed.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from .. import snapshot as snap
@@ -19,11 +24,20 @@ from ..facts import (
     matching_sentences,
     sentences,
     shorten,
+    without_blobs,
 )
 from ..messages import Message
 from ..snapshot import Snapshot
+from .artifacts import CHANGED, ArtifactTrail
 from .base import SummaryRequest
-from .tool_facts import describe
+from .pasted import split_pasted
+from .text_agent import fenced_command, is_observation
+from .tool_facts import ToolFact, describe, describe_parts
+
+_URL = re.compile(r"https?://[^\s<>()\"'`]+")
+_DOCUMENT = re.compile(
+    r"(?<![\w./-])[\w][\w .-]{0,80}?\.(?:pdf|docx?|xlsx?|csv|pptx?|odt|ods|epub|txt|png|jpe?g)\b", re.I
+)
 
 REQUEST_CHARS = 700
 RECENT_ACTIONS = 8
@@ -48,7 +62,17 @@ class RulesSummarizer:
         for part in parts[1:]:
             merged = snap.merge(merged, part)
             merged.depth -= 1  # chunks of one fold are not extra folds
+        # the trail of the whole request, so a file touched in several chunks is still one line
+        merged.artifacts = artifact_lines(request.messages)
         return merged
+
+
+def artifact_lines(messages: Sequence[Message]) -> list[str]:
+    """The deterministic artifact trail of `messages` (what the LLM summarizer's snapshot is merged with)."""
+    builder = _Builder(SummaryRequest(messages))
+    for message in messages:
+        builder.add(message)
+    return builder.trail.lines()
 
 
 class _Builder:
@@ -63,6 +87,9 @@ class _Builder:
         self.pending_error: str | None = None
         self.unanswered: list[str] = []
         self.knowledge: dict[str, None] = {}
+        self.trail = ArtifactTrail()
+        self.explain_fix: int | None = None  # an error fixed by an edit, waiting for the reply that explains it
+        self.text_command: str | None = None  # a fenced command waiting for its `<returncode>` message
 
     def add(self, message: Message) -> None:
         if message.role == "user":
@@ -80,12 +107,26 @@ class _Builder:
                 return
         if not text.strip():
             return
+        if is_observation(text):  # a shell-only agent's command output, not the user speaking
+            self._record(describe_parts("bash", {"command": self.text_command or "(command)"}, text))
+            self.text_command = None
+            return
         self.user_text += "\n" + text
-        self.out.user_requests.append(shorten(text, REQUEST_CHARS))
-        self.out.constraints_and_preferences.extend(matching_sentences(CONSTRAINT, text))
-        self.unanswered = [s for s in sentences(text) if s.endswith("?")]
+        own, pastes = split_pasted(text)
+        described = [p.describe() for p in pastes]
+        request = shorten(own, REQUEST_CHARS) if own.strip() else ""
+        self.out.user_requests.append(" ".join([request, *(f"[{d}]" for d in described)]).strip())
+        self.out.constraints_and_preferences.extend(matching_sentences(CONSTRAINT, own))
+        self.unanswered = [s for s in sentences(own) if s.endswith("?")]
         if not self.out.overall_goal:
-            self.out.overall_goal = shorten(text, 300)
+            self.out.overall_goal = shorten(own, 300) if own.strip() else clip(described[0], 300)
+        for url in dict.fromkeys(m.group(0).rstrip(".,;:") for m in _URL.finditer(text)):
+            self.trail.share(f"shared {url}")
+        for document in dict.fromkeys(m.group(0).strip() for m in _DOCUMENT.finditer(without_blobs(own))):
+            if "/" not in document:
+                self.trail.share(f"shared document {document}")
+        for line in described:
+            self.trail.share(line)
 
     def _assistant(self, message: Message) -> None:
         text = message.text[:ASSISTANT_SCAN_CHARS]
@@ -95,22 +136,44 @@ class _Builder:
             if self.pending_error is not None:
                 self.out.errors_and_fixes.append(f"{self.pending_error} → {first_sentence(text, 200)}")
                 self.pending_error = None
+            elif self.explain_fix is not None:
+                self.out.errors_and_fixes[self.explain_fix] += f"; {first_sentence(text, 200)}"
+            self.explain_fix = None
             self.out.recent_actions.append(f"assistant: {first_sentence(text, 160)}")
             for ident in identifiers(text, limit=20):
                 self.knowledge.setdefault(ident, None)
         for call in message.tool_calls:
-            fact = describe(call, self.results.get(call.id))
-            self.out.artifacts.append(fact.action)
-            self.out.recent_actions.append(fact.action)
-            if fact.done:
-                self.out.task_state.append(f"done: {fact.done}")
-            if fact.error:
-                if self.pending_error is not None:
-                    self.out.errors_and_fixes.append(self.pending_error)
-                self.pending_error = fact.error
+            self._record(describe(call, self.results.get(call.id)))
+        if not message.tool_calls:
+            self.text_command = fenced_command(message.text)
+
+    def _record(self, fact: ToolFact) -> None:
+        self.out.recent_actions.append(fact.action)
+        for effect in fact.effects:
+            self.trail.file(effect, via_command=fact.command is not None)
+        if fact.command is not None:
+            self.trail.command(fact.command, fact.outcome, fact.failed)
+        elif fact.kind == "search":
+            query, _, outcome = fact.action.removeprefix("searched ").partition(" → ")
+            self.trail.search(query, outcome)
+        elif not fact.effects:
+            self.trail.share(clip(f"used {fact.action}", 200))
+        changed = [e for e in fact.effects if e.op in CHANGED]
+        if fact.done and fact.kind != "shell" and fact.kind != "code":
+            self.out.task_state.append(f"done: {fact.done}")
+        if self.pending_error is not None and changed and not fact.error:
+            fix = "; ".join(f"{e.op} {e.path}" + (f" ({clip(e.detail, 80)})" if e.detail else "") for e in changed)
+            self.out.errors_and_fixes.append(f"{self.pending_error} → fixed by: {fix}")
+            self.explain_fix = len(self.out.errors_and_fixes) - 1
+            self.pending_error = None
+        if fact.error:
+            if self.pending_error is not None:
+                self.out.errors_and_fixes.append(self.pending_error)
+            self.pending_error = fact.error
 
     def finish(self) -> Snapshot:
         out = self.out
+        out.artifacts = self.trail.lines()
         if self.pending_error is not None:
             out.errors_and_fixes.append(f"{self.pending_error} (not fixed yet)")
         out.open_questions = [clip(q, 240) for q in self.unanswered]

@@ -48,7 +48,8 @@ def test_rules_summary_covers_every_section_it_can_fill():
     assert s.user_requests[0].startswith("Fix BUG-77 in src/pay/invoice.py before 2026-12-03")
     assert len(s.user_requests) == 2
     assert any("Never touch the v2.1.0 API" in c for c in s.constraints_and_preferences)
-    assert "read src/pay/invoice.py (3 lines)" in s.artifacts
+    # one line per file: what was done to it, the last change, and how often it was read
+    assert "src/pay/invoice.py: edited (replaced `x = 1` with `x = 2`), read (3 lines)" in s.artifacts
     assert any(a.startswith("ran `pytest -q` → exit 1") for a in s.artifacts)
     assert any("searched 'retry' in src/ → 2 matching lines" in a for a in s.artifacts)
     assert any("replaced `x = 1` with `x = 2`" in a for a in s.artifacts)

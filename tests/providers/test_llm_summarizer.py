@@ -97,6 +97,41 @@ def test_an_injected_answer_cannot_drop_user_facts(fake):
         assert fact in rendered  # every user request came back verbatim
 
 
+def _edit(cid: str, path: str) -> list[dict]:
+    args = json.dumps({"command": "str_replace", "path": path, "old_str": "round(x, 2)", "new_str": "q(x)"})
+    call = {"id": cid, "type": "function", "function": {"name": "str_replace_editor", "arguments": args}}
+    snippet = f"The file {path} has been edited. Here's the result of running `cat -n` on a snippet:\n    12\tq(x)"
+    return [{"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": cid, "content": snippet}]  # fmt: skip
+
+
+def test_the_trail_is_a_fixed_section_the_llm_snapshot_cannot_drop(fake):
+    edited = [f"/testbed/src/{m}/service.py" for m in ("billing", "auth", "cache", "search")]
+    history = [{"role": "user", "content": "Fix the rounding in every service."}]
+    for n, path in enumerate(edited):
+        history += _edit(f"e{n}", path)
+    history += [{"role": "assistant", "content": "All four services use q() now."},
+                {"role": "user", "content": "Now run the tests."}]  # fmt: skip
+    # a model that kept one vague line and dropped every path
+    fake.reply = json.dumps(
+        {"overall_goal": "Fix rounding", "user_requests": ["Fix the rounding in every service."],
+         "artifacts": ["edited billing service", "model note: rounding helper q()"]}
+    )  # fmt: skip
+    target = ModelTarget(name="fake", litellm_model="openai/fake-model", window=16000, api_base=fake.base_url,
+                         api_key_env="HOME")  # fmt: skip
+    request = FoldRequest(counter=LiteLLMCounter("gpt-4o"), window=16000, summarizer=LLMSummarizer(target),
+                          force=True, policy=FoldPolicy(keep_ratio=0.01))  # fmt: skip
+    result = fold_context(parse_messages(history), request)
+    assert result.report.summarizer == "llm:fake"
+    s = snapshot_of(result)
+    for path in edited:
+        assert any(line.startswith(f"{path}: edited") for line in s.artifacts), s.artifacts
+    assert "model note: rounding helper q()" in s.artifacts  # the model's own lines are kept after the trail
+    system, user = (m["content"] for m in fake.requests[-1]["messages"])
+    assert "fixed section" in system
+    assert "<artifact_trail>" in user and f"{edited[0]}: edited" in user
+
+
 def test_transport_errors_are_retried_once(fake):
     fake.script = ["500", "ok"]
     fake.reply = json.dumps(GOOD)

@@ -6,10 +6,11 @@ import argparse
 from functools import partial
 from pathlib import Path
 
-from foldchat.engine import OpenOptions
+from foldchat.engine import OpenOptions, visible
 from textual.app import App
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.notifications import SeverityLevel
 
 from .commands import COMMANDS
 from .screens.chat import ChatScreen
@@ -48,6 +49,18 @@ class FoldchatApp(App[None]):
         super().__init__()
         self.options = options
         self.crash: tuple[Exception, Path | None] | None = None
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Every toast shows its text literally: most of it is text we did not write (errors, names)."""
+        super().notify(visible(message), title=visible(title), severity=severity, timeout=timeout, markup=markup)
 
     def _handle_exception(self, error: Exception) -> None:
         # Textual's handler renders a full traceback for the terminal; ours logs it and keeps one line

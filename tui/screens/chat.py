@@ -25,6 +25,7 @@ from foldchat.engine import (
     OpenOptions,
     Retrying,
     TextDelta,
+    visible,
 )
 from textual import work
 from textual.app import ComposeResult
@@ -85,10 +86,10 @@ class ChatScreen(SlashCommands, Screen[None]):
 
     # -- layout -------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Label(self.status, id="status")
+        yield Label(self.status, id="status", markup=False)
         yield Transcript()
         with Horizontal(id="fold-progress"):
-            yield Label("folding…", id="fold-step")
+            yield Label("folding…", id="fold-step", markup=False)
             yield ProgressBar(total=100, show_eta=False, id="fold-bar")
         yield OptionList(id="suggestions")
         yield Composer()
@@ -237,11 +238,11 @@ class ChatScreen(SlashCommands, Screen[None]):
         text = event.text.strip("\n")
         if self.backend is None:
             self.queued.append(text)
-            await self.query_one(Transcript).append(MessageData(None, "user", text, status="queued"))
+            await self.query_one(Transcript).append(MessageData(None, "user", visible(text), status="queued"))
             self.notify("Queued: it is sent as soon as the model is ready")
             return
         stored_id = await asyncio.to_thread(self.backend.add_user_message, text)
-        await self.query_one(Transcript).append(MessageData(stored_id, "user", text))
+        await self.query_one(Transcript).append(MessageData(stored_id, "user", visible(text)))
         if not self.model_ready:
             self.notify("Queued: it is sent as soon as the model is ready")
         elif not self.streaming:
@@ -355,8 +356,9 @@ class ChatScreen(SlashCommands, Screen[None]):
         try:
             async for event in session.reply(regenerate=regenerate):
                 if isinstance(event, TextDelta):
-                    view.data.text += event.text
-                    pending += event.text
+                    shown = visible(event.text)  # escape bytes from a model never reach the terminal
+                    view.data.text += shown
+                    pending += shown
                     if time.monotonic() - last_ui >= UI_INTERVAL:
                         last_ui = time.monotonic()
                         await stream.write(pending)

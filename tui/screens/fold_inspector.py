@@ -5,11 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from foldchat.engine import visible
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Markdown, TextArea
+
+from ..literal import literal
 
 
 @dataclass(frozen=True)
@@ -80,16 +83,18 @@ class FoldInspector(ModalScreen[InspectorAction | None]):
     def compose(self) -> ComposeResult:
         v = self.view
         with Vertical():
-            yield Label(f"Fold {v.fold_id}{' (edited)' if v.edited else ''}", classes="title")
+            yield Label(literal(f"Fold {v.fold_id}{' (edited)' if v.edited else ''}"), classes="title")
             yield Label(
-                f"covers messages {v.covers[0]}..{v.covers[1]} ({v.covered_count} messages) · "
-                f"{v.tokens_before:,} → {v.tokens_after:,} tokens · {v.summarizer} · trigger {v.trigger}\n"
-                f"chain: {' → '.join(v.chain)}",
+                literal(
+                    f"covers messages {v.covers[0]}..{v.covers[1]} ({v.covered_count} messages) · "
+                    f"{v.tokens_before:,} → {v.tokens_after:,} tokens · {v.summarizer} · trigger {v.trigger}\n"
+                    f"chain: {' → '.join(v.chain)}"
+                ),
                 id="facts",
             )
             with VerticalScroll(id="body"):
-                yield Markdown(snapshot_markdown(v))
-            yield TextArea(v.snapshot_text, id="editor", soft_wrap=True)
+                yield Markdown(visible(snapshot_markdown(v)))
+            yield TextArea(visible(v.snapshot_text), id="editor", soft_wrap=True)
             yield Input(placeholder="focus for the new fold (optional), Enter to fold", id="focus")
             with Horizontal():
                 yield Button("Undo", id="undo", variant="warning")

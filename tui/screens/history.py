@@ -13,6 +13,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
+from ..literal import literal
+
 
 @dataclass(frozen=True)
 class ConversationRow:
@@ -61,7 +63,7 @@ class HistoryScreen(ModalScreen[HistoryAction | None]):
             yield Input(placeholder="new title, Enter to save", id="rename")
 
     def _options(self, rows: list[ConversationRow]) -> list[Option]:
-        return [Option(r.label(), id=str(r.id)) for r in rows]
+        return [Option(literal(r.label()), id=str(r.id)) for r in rows]
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id != "search":

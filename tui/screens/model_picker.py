@@ -11,6 +11,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
+from ..literal import literal
+
 
 @dataclass(frozen=True)
 class ModelChoice:
@@ -44,8 +46,8 @@ class ModelPicker(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(f"Switch model (now: {self.current}) · window · price · fit")
-            yield OptionList(*[Option(c.label(), id=c.name) for c in self.choices], id="models")
+            yield Label(literal(f"Switch model (now: {self.current}) · window · price · fit"))
+            yield OptionList(*[Option(literal(c.label()), id=c.name) for c in self.choices], id="models")
             yield Input(placeholder="or type any litellm model, e.g. anthropic/claude-sonnet-4-5", id="custom")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

@@ -6,11 +6,14 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from foldchat.engine import visible
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message as TextualMessage
 from textual.widgets import Collapsible, Markdown, Static
+
+from ..literal import literal
 
 if TYPE_CHECKING:
     from foldchat.engine import StoredMessage
@@ -44,13 +47,13 @@ class MessageData:
         return cls(
             id=stored.id,
             role=message.role,
-            text=message.text,
+            text=visible(message.text),
             status=stored.status,
-            model=stored.model,
-            error=stored.error,
-            tool_calls=tuple((c.name, c.arguments) for c in message.tool_calls),
-            tool_name=message.name,
-            reasoning=str(message.extras.get("reasoning_content") or ""),
+            model=visible(stored.model) if stored.model else None,
+            error=visible(stored.error) if stored.error else None,
+            tool_calls=tuple((visible(c.name), visible(c.arguments)) for c in message.tool_calls),
+            tool_name=visible(message.name) if message.name else None,
+            reasoning=visible(str(message.extras.get("reasoning_content") or "")),
             superseded=stored.superseded_by is not None,
         )
 
@@ -103,7 +106,7 @@ class MessageView(Vertical, can_focus=True):
 
     def compose(self) -> ComposeResult:
         d = self.data
-        self.border_title = self.header_text()  # a title, not a child widget: one widget less per message
+        self.border_title = literal(self.header_text())  # a title, not a child widget: one widget less per message
         if d.reasoning:
             with Collapsible(title="thinking", collapsed=True):
                 yield Static(d.reasoning, markup=False)
@@ -121,7 +124,8 @@ class MessageView(Vertical, can_focus=True):
         elif d.text:  # plain user text: a Static costs far less layout than a Markdown block tree
             yield Static(d.text, markup=False, classes="plain")
         for name, arguments in d.tool_calls:
-            with Collapsible(title=f"→ {name}({arguments[:60]}{'…' if len(arguments) > 60 else ''})", collapsed=True):
+            title = literal(f"→ {name}({arguments[:60]}{'…' if len(arguments) > 60 else ''})")
+            with Collapsible(title=title, collapsed=True):  # type: ignore[arg-type]  # Content is what it stores
                 yield Static(arguments, markup=False)
 
     def set_status(self, status: str, error: str | None = None) -> None:
@@ -136,7 +140,7 @@ class MessageView(Vertical, can_focus=True):
         self.refresh_header()
 
     def refresh_header(self) -> None:
-        self.border_title = self.header_text()
+        self.border_title = literal(self.header_text())
 
     @property
     def markdown(self) -> Markdown:

@@ -1,0 +1,16 @@
+"""Text we did not write, ready for any widget: shown exactly as typed, never obeyed.
+
+Messages, titles, tool names and arguments, model names and provider errors may hold Textual markup
+(`[/quote]`, `[@click=...]`) or terminal control bytes. Every widget that shows such text gets it
+through `literal()`: a `Content` value (never parsed as markup) whose control characters are visible
+stand-ins (see `foldchat.engine.visible`).
+"""
+
+from __future__ import annotations
+
+from foldchat.engine import visible
+from textual.content import Content
+
+
+def literal(text: str) -> Content:
+    return Content(visible(text))

@@ -48,32 +48,27 @@ def test_bad_input_to_ask_new_creates_nothing(home, fake):
 
 
 def test_a_full_disk_mid_reply_keeps_the_text_shown_and_says_so(home, fake, monkeypatch, capsys):
-    from foldchat.engine.chat import ChatSession
-    from foldchat.engine.config import load_settings
-    from foldchat.engine.errors import DiskFull
-    from foldchat.engine.models import ModelRegistry
-    from foldchat.engine.store import Store
+    from foldchat.engine import DiskFull, OpenOptions, Session
 
     from foldchat.cli import ask_cmd
 
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
     fake.reply = " ".join(f"sentence{n} of a long answer" for n in range(3000))  # ~90 KB, streamed in words
-    store = Store(home / "foldchat.db")
-    settings = load_settings()
-    registry = ModelRegistry(settings)
-    session = ChatSession(store, registry, settings, store.create_conversation())
+    session = Session.open(OpenOptions(new=True, model="fake"))
+    session.connect(remember=True)
     session.add_user_message("tell me everything")
+    store = session.store
     pages = store.db.execute("PRAGMA page_count").fetchone()[0]
     store.db.execute(f"PRAGMA max_page_count = {pages + 8}")  # room for the first ~30 KB of the reply only
     with pytest.raises(DiskFull) as caught:
-        asyncio.run(ask_cmd.stream(session, registry.resolve("fake")))
+        asyncio.run(ask_cmd.stream(session))
     shown = capsys.readouterr().out.strip()
     message = str(caught.value)
     assert message.startswith("the disk is full: the reply shown above was not saved") and "\n" not in message
     saved = Path(message.rsplit("its text is in ", 1)[1])
     assert saved.read_text() == shown and len(shown) > 10_000
     assert saved.is_relative_to(home / "data") and (saved.stat().st_mode & 0o777) == 0o600
-    store.close()
+    session.close()
 
 
 def test_a_database_that_stops_growing_mid_reply_loses_nothing_shown(home, fake, monkeypatch):

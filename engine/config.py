@@ -91,7 +91,13 @@ class Settings(BaseSettings):
     summarizer: Literal["auto", "rules", "llm"] = Field("auto", description="Who writes fold snapshots.")
     summarizer_model: str | None = Field(None, description="A cheaper model for LLM folds.")
     database: Path | None = Field(None, description="SQLite file; default: foldchat.db in the user data dir.")
-    request_timeout: float = Field(120.0, gt=0, description="Seconds before a model call is given up.")
+    # -- model calls: how long to wait and how often to try again --
+    request_timeout: float = Field(
+        120.0, gt=0, description="Seconds one attempt may wait for data (a stall mid-reply ends it)."
+    )
+    request_deadline: float = Field(
+        180.0, gt=0, description="Seconds a reply may take to start, every retry included; then it fails."
+    )
     max_retries: int = Field(3, ge=0, description="Retries on 429, 5xx, timeouts and dropped connections.")
     theme: str = Field("textual-dark", description="Textual theme; 'textual-ansi' uses the terminal's own colours.")
     fold: FoldSettings = Field(default_factory=FoldSettings)

@@ -43,6 +43,7 @@ class ModelTarget:
     is_local: bool = False
     temperature: float | None = None
     extra_body: dict[str, Any] = field(default_factory=dict)
+    api_key: str | None = field(default=None, repr=False)  # a session key (the local server), never stored
 
     @property
     def provider(self) -> str:
@@ -183,7 +184,9 @@ def connection_arguments(target: ModelTarget) -> dict[str, Any]:
     kwargs: dict[str, Any] = {"model": target.litellm_model}
     if target.api_base:
         kwargs["api_base"] = target.api_base
-    if target.api_key_env and os.environ.get(target.api_key_env):
+    if target.api_key:
+        kwargs["api_key"] = target.api_key
+    elif target.api_key_env and os.environ.get(target.api_key_env):
         kwargs["api_key"] = os.environ[target.api_key_env]
     elif target.is_local or ((target.api_base or base_from_environment(target)) and not _standard_key_set(target)):
         # local and self-hosted servers need no key, but the OpenAI client refuses to send without one

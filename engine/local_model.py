@@ -157,6 +157,8 @@ def loopback_listener() -> socket.socket:
 class LocalModelServer:
     """One llama-cpp-python server child process, owned by this Foldchat process."""
 
+    keep_all_logits = False  # llama-cpp-python's default is True; only bench/local_memory_bench.py flips it
+
     def __init__(self, settings: LocalModelSettings) -> None:
         self.settings = settings
         self.process: subprocess.Popen[bytes] | None = None
@@ -197,7 +199,7 @@ class LocalModelServer:
             sys.executable, "-P", "-m", "foldchat.engine.local_server", "--listen_fd", str(listener.fileno()),
             "--model", str(self.model_path), "--model_alias", SERVED_NAME,
             "--n_ctx", str(self.settings.context_size), "--n_threads", str(threads),
-            "--chat_format", self.settings.chat_format, "--logits_all", "False", "--verbose", "False",
+            "--chat_format", self.settings.chat_format, "--logits_all", str(self.keep_all_logits), "--verbose", "False",
         ]  # fmt: skip
         self._log = self.log_path.open("wb")
         try:

@@ -152,7 +152,7 @@ def classify(
     if isinstance(error, EmptyReply):
         return Problem(f"{name}: the model sent an empty reply", False)
     if isinstance(error, TimeoutError) and not isinstance(error, litellm.Timeout) and deadline is not None:
-        return Problem(f"{name}: no answer within {deadline:.0f} s (request_deadline)", True)
+        return Problem(f"{name}: no answer within {deadline:.0f} s (request_deadline)", False)
     if isinstance(error, litellm.AuthenticationError):
         return Problem(f"{name}: authentication failed: check {key_variable(target)} (the key was rejected)", False)
     if isinstance(error, litellm.NotFoundError):

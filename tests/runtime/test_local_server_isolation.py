@@ -53,9 +53,10 @@ def hostile_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalMo
             patch.setenv(name, proxy)
         patch.delenv("no_proxy", raising=False)
         patch.delenv("NO_PROXY", raising=False)
-        patch.chdir(workdir)
         server = LocalModelServer(LocalModelSettings())
-        server.start()
+        with pytest.MonkeyPatch.context() as inside:
+            inside.chdir(workdir)  # only while starting: other tests run `python -m foldchat` themselves
+            server.start()
         yield server
         server.stop()
 

@@ -100,6 +100,18 @@ def test_the_child_environment_holds_no_provider_key_and_no_server_settings(host
     assert hostile_server.api_key not in cmdline  # the command line is readable by every local user
 
 
+def test_the_working_directory_cannot_shadow_the_installed_package(hostile_server):
+    # started from a folder holding `foldchat/`: it ran (the fixture got an answer) and cannot see that folder.
+    # An editable install maps foldchat.engine itself, so the lookup is also pinned down here: `-P` keeps
+    # the working directory off sys.path, and the child works from Foldchat's cache dir.
+    from foldchat.engine.paths import cache_dir
+
+    assert hostile_server.process is not None
+    pid = hostile_server.process.pid
+    assert Path(f"/proc/{pid}/cwd").resolve() == cache_dir().resolve()
+    assert "-P" in Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+
+
 def test_requests_without_the_session_key_are_refused_and_there_is_no_cors(hostile_server):
     url = f"{hostile_server.base_url}/models"
     assert _direct(urllib.request.Request(url))[0] == 401

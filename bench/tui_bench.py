@@ -196,7 +196,7 @@ def bench_elia(elia: str, tmp: Path) -> dict[str, float]:
     (home / ".config" / "elia").mkdir(parents=True)
     (home / ".config" / "elia" / "config.toml").write_text(
         f'default_model = "openai/gemma-3-270m"\n[[models]]\nname = "openai/gemma-3-270m"\napi_base = "{base}"\n'
-        'api_key = "none"\n'
+        f'api_key = "{server.api_key}"\n'  # the local server accepts only its session key
     )
     env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
            "XDG_DATA_HOME": str(home / ".local/share"), "TERM": "xterm-256color", "OPENAI_API_KEY": "none"}  # fmt: skip

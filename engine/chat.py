@@ -233,7 +233,11 @@ class ChatSession:
         ended = False
         try:
             async for event in stream_reply(
-                target, messages, timeout=self.settings.request_timeout, max_retries=self.settings.max_retries
+                target,
+                messages,
+                timeout=self.settings.request_timeout,
+                max_retries=self.settings.max_retries,
+                deadline=self.settings.request_deadline,
             ):
                 if isinstance(event, TextDelta):
                     text.append(event.text)
@@ -278,10 +282,17 @@ def choose_summarizer(settings: Settings, registry: ModelRegistry, target: Model
 
 
 def _sendable(stored: StoredMessage) -> bool:
-    """Failed or interrupted replies are sent back only if they hold text the user saw."""
+    """Failed or interrupted replies are sent back only if they hold text the user saw.
+
+    An empty assistant reply is never sent back, whatever its status: it says nothing, and older
+    databases stored empty streams as `complete`.
+    """
     if stored.superseded_by is not None:
+        return False
+    message = stored.message
+    says_something = bool(message.text.strip() or message.tool_calls)
+    if message.role == "assistant" and not says_something:
         return False
     if stored.status == "complete":
         return True
-    message = stored.message
-    return bool(message.text.strip() or message.tool_calls) and stored.status not in ("streaming", "unsent")
+    return says_something and stored.status not in ("streaming", "unsent")

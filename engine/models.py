@@ -46,7 +46,8 @@ class ModelRegistry:
         name = name or self.default_name()
         if name == LOCAL_ALIAS:
             local = self.settings.local
-            base = self.local.base_url if self.local.running else None
+            running = self.local.running
+            base = self.local.base_url if running else None
             return ModelTarget(
                 name=LOCAL_ALIAS,
                 litellm_model=f"openai/{SERVED_NAME}",
@@ -56,6 +57,7 @@ class ModelRegistry:
                 is_local=True,
                 temperature=local.temperature,
                 extra_body={"repeat_penalty": local.repeat_penalty},
+                api_key=self.local.api_key if running else None,
             )
         alias = self.settings.models.get(name)
         litellm_model = alias.model if alias else name
@@ -77,7 +79,7 @@ class ModelRegistry:
         if not target.is_local:
             return target
         base = self.local.start(progress or (lambda *_: None))
-        return replace(target, api_base=base)
+        return replace(target, api_base=base, api_key=self.local.api_key)
 
     def counter(self, target: ModelTarget) -> TokenCounter:
         key = target.litellm_model

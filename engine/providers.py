@@ -5,18 +5,27 @@ exactly one final `Finished` or `Failed`. Transient failures (429 honouring Retr
 timeouts, dropped connections, garbled streams) are retried with backoff as long as nothing was
 streamed yet; a failure after text arrived ends the reply with what came, so nothing shown is lost.
 Auth and bad-request errors are never retried and become one actionable line.
+
+A stream that stops without a finish reason ended early, whatever the HTTP status said (DESIGN §9):
+it is a `Failed` with the partial reply, never a `Finished`. So is a reply with nothing in it.
+
+Time: `timeout` bounds each attempt's wait for data (so a stall mid-reply ends it); `deadline` bounds
+the whole wait for the reply to *start*, every attempt and backoff included, so a hung provider costs
+at most `deadline` seconds. Once text flows, only stalls end it: a long reply is never cut for being
+long. Everything awaits asyncio, so cancelling the consuming task (Esc, Ctrl-C) stops the wait at once.
 """
 
 from __future__ import annotations
 
 import asyncio
-import random
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from .lazy import load_litellm
 from .messages import Message, ToolCall
+from .provider_errors import Problem, backoff, classify
 
 
 @dataclass(frozen=True)
@@ -34,6 +43,7 @@ class ModelTarget:
     is_local: bool = False
     temperature: float | None = None
     extra_body: dict[str, Any] = field(default_factory=dict)
+    api_key: str | None = field(default=None, repr=False)  # a session key (the local server), never stored
 
     @property
     def provider(self) -> str:
@@ -89,6 +99,14 @@ class Failed:
     error: str
     partial: Message | None
     retryable: bool = False
+
+
+class StreamEndedEarly(Exception):
+    """The stream closed without a finish reason: the reply is incomplete."""
+
+
+class EmptyReply(Exception):
+    """The stream finished properly but carried no text, reasoning or tool call."""
 
 
 ProviderEvent = TextDelta | ReasoningDelta | ToolCallDelta | UsageReport | Retrying | Finished | Failed
@@ -166,7 +184,9 @@ def connection_arguments(target: ModelTarget) -> dict[str, Any]:
     kwargs: dict[str, Any] = {"model": target.litellm_model}
     if target.api_base:
         kwargs["api_base"] = target.api_base
-    if target.api_key_env and os.environ.get(target.api_key_env):
+    if target.api_key:
+        kwargs["api_key"] = target.api_key
+    elif target.api_key_env and os.environ.get(target.api_key_env):
         kwargs["api_key"] = os.environ[target.api_key_env]
     elif target.is_local or ((target.api_base or base_from_environment(target)) and not _standard_key_set(target)):
         # local and self-hosted servers need no key, but the OpenAI client refuses to send without one
@@ -198,6 +218,7 @@ async def stream_reply(
     *,
     timeout: float = 120.0,
     max_retries: int = 3,
+    deadline: float | None = None,
     sleep: Sleep = asyncio.sleep,
 ) -> AsyncIterator[ProviderEvent]:
     """Stream one reply from `target`; see the module docstring for the event contract."""
@@ -206,34 +227,47 @@ async def stream_reply(
         yield Failed(f"{key} is not set: export it, or pick another model (--model local)", None)
         return
     litellm = load_litellm()
+    clock = _Deadline(deadline)
     attempt = 0
     while True:
         acc = _Accumulator()
         usage: UsageReport | None = None
         finish_reason: str | None = None
+        wait = clock.cap(timeout)
         try:
-            response = await litellm.acompletion(**call_arguments(target, messages, timeout))
-            async for chunk in response:
-                for event in _chunk_events(chunk, acc):
-                    yield event
-                finish_reason = _finish_reason(chunk) or finish_reason
-                chunk_usage = getattr(chunk, "usage", None)
-                if chunk_usage and getattr(chunk_usage, "prompt_tokens", None) is not None:
-                    usage = UsageReport(
-                        int(chunk_usage.prompt_tokens or 0),
-                        int(chunk_usage.completion_tokens or 0),
-                        target.cost(int(chunk_usage.prompt_tokens or 0), int(chunk_usage.completion_tokens or 0)),
-                    )
+            # until the first output arrives the deadline applies; nothing is yielded before that
+            async with asyncio.timeout(clock.remaining) as start_guard:
+                response = await litellm.acompletion(**call_arguments(target, messages, wait))
+                async for chunk in response:
+                    events = _chunk_events(chunk, acc)
+                    if acc.has_output:
+                        start_guard.reschedule(None)
+                    for event in events:
+                        yield event
+                    finish_reason = _finish_reason(chunk) or finish_reason
+                    chunk_usage = getattr(chunk, "usage", None)
+                    if chunk_usage and getattr(chunk_usage, "prompt_tokens", None) is not None:
+                        prompt, completion = (
+                            int(chunk_usage.prompt_tokens or 0),
+                            int(chunk_usage.completion_tokens or 0),
+                        )
+                        usage = UsageReport(prompt, completion, target.cost(prompt, completion))
+            if not _really_finished(response, finish_reason):
+                raise StreamEndedEarly()
+            if not acc.has_output:
+                raise EmptyReply()
         except asyncio.CancelledError:
             raise
         except Exception as error:
-            problem = classify(error, target)
+            problem = classify(error, target, wait=wait, deadline=deadline, started=acc.has_output)
             if problem.retryable and not acc.has_output and attempt < max_retries:
                 delay = problem.retry_after if problem.retry_after is not None else backoff(attempt)
-                attempt += 1
-                yield Retrying(attempt, delay, problem.message)
-                await sleep(delay)
-                continue
+                if clock.allows(delay):
+                    attempt += 1
+                    yield Retrying(attempt, delay, problem.message)
+                    await sleep(delay)
+                    continue
+                problem = Problem(f"{problem.message}; gave up after {clock.elapsed:.0f} s (request_deadline)", True)
             partial = acc.message() if acc.has_output else None
             suffix = " (partial reply kept)" if partial is not None else ""
             yield Failed(problem.message + suffix, partial, problem.retryable)
@@ -242,6 +276,45 @@ async def stream_reply(
             yield usage
         yield Finished(acc.message(), finish_reason, usage)
         return
+
+
+class _Deadline:
+    """The time left for a reply to start, across attempts; no deadline means only `timeout` applies."""
+
+    def __init__(self, seconds: float | None) -> None:
+        self.seconds = seconds
+        self.started = time.monotonic()
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    @property
+    def remaining(self) -> float | None:
+        return None if self.seconds is None else max(0.0, self.seconds - self.elapsed)
+
+    def cap(self, timeout: float) -> float:
+        remaining = self.remaining
+        return timeout if remaining is None else max(0.1, min(timeout, remaining))
+
+    def allows(self, delay: float) -> bool:
+        remaining = self.remaining
+        return remaining is None or delay < remaining
+
+
+def _really_finished(response: Any, finish_reason: str | None) -> bool:
+    """Whether the provider itself said the reply ended.
+
+    litellm fills in `stop` when a stream simply closes, so its own record of a finish reason seen in
+    the provider's chunks is what counts; without that record, the finish reason of the chunks does.
+    """
+    seen = getattr(response, "received_finish_reason", _UNKNOWN)
+    if seen is _UNKNOWN:
+        return finish_reason is not None
+    return seen is not None
+
+
+_UNKNOWN = object()
 
 
 def _finish_reason(chunk: Any) -> str | None:
@@ -282,71 +355,3 @@ def _chunk_events(chunk: Any, acc: _Accumulator) -> list[ProviderEvent]:
         slot["arguments"] += arguments
         events.append(ToolCallDelta(index, getattr(call, "id", None), name, arguments))
     return events
-
-
-def backoff(attempt: int) -> float:
-    delay: float = min(8.0, 0.5 * 2**attempt) * (0.8 + 0.4 * random.random())
-    return delay
-
-
-@dataclass(frozen=True)
-class Problem:
-    message: str
-    retryable: bool
-    retry_after: float | None = None
-
-
-def _retry_after(error: Exception) -> float | None:
-    for source in (getattr(error, "response", None), error):
-        headers = getattr(source, "headers", None) or getattr(source, "litellm_response_headers", None)
-        if headers is None:
-            continue
-        try:
-            value = headers.get("retry-after")
-        except AttributeError:
-            continue
-        if value is not None:
-            try:
-                return max(0.0, min(60.0, float(value)))
-            except ValueError:
-                return None
-    return None
-
-
-def _short(error: Exception) -> str:
-    text = str(getattr(error, "message", None) or error)
-    for prefix in ("litellm.", "OpenAIException - ", "AnthropicException - "):
-        text = text.replace(prefix, "")
-    line = " ".join(text.split())
-    return line[:240] + ("…" if len(line) > 240 else "")
-
-
-def classify(error: Exception, target: ModelTarget) -> Problem:
-    """What went wrong, in one actionable line, and whether trying again may help."""
-    litellm = load_litellm()
-    name = target.name
-    if isinstance(error, litellm.AuthenticationError):
-        env = target.api_key_env or missing_key(target) or "the provider's API key"
-        return Problem(f"{name}: authentication failed: check {env}", False)
-    if isinstance(error, litellm.NotFoundError):
-        return Problem(f"model {target.litellm_model} does not exist for provider {target.provider}", False)
-    if isinstance(error, litellm.ContextWindowExceededError):
-        return Problem(f"{name}: the conversation is larger than the model's window; /resummarize folds it", False)
-    if isinstance(error, litellm.RateLimitError):
-        return Problem(f"{name}: rate limited (429)", True, _retry_after(error))
-    if isinstance(error, litellm.Timeout):
-        return Problem(f"{name}: no answer within the timeout", True)
-    if isinstance(error, litellm.APIConnectionError):
-        return Problem(f"{name}: connection failed ({_short(error)})", True)
-    if isinstance(error, litellm.BadRequestError | litellm.UnprocessableEntityError | litellm.PermissionDeniedError):
-        return Problem(f"{name}: request rejected: {_short(error)}", False)
-    status = getattr(error, "status_code", None)
-    if isinstance(status, int) and status >= 500:
-        return Problem(f"{name}: server error {status}", True)
-    if isinstance(error, litellm.InternalServerError | litellm.ServiceUnavailableError | litellm.BadGatewayError):
-        return Problem(f"{name}: server error", True)
-    if isinstance(error, ConnectionError | TimeoutError | OSError):
-        return Problem(f"{name}: connection failed ({error})", True)
-    if isinstance(error, litellm.APIError):
-        return Problem(f"{name}: {_short(error)}", True)
-    return Problem(f"{name}: {type(error).__name__}: {_short(error)}", False)

@@ -9,7 +9,8 @@
   model as a fixed section, and merged back in front of the model's own artifact lines;
 - input chunked to the model's window by the fold pipeline (`input_budget`), output capped to the
   snapshot's share of the chat window;
-- transport errors are retried once; invalid JSON or a timeout raise `SummarizerFailed`, and
+- transport errors are retried once; a 429 waits its `Retry-After` (a few times, each wait shorter than
+  the timeout) as the chat path does; invalid JSON or a timeout raise `SummarizerFailed`, and
   `WithFallback` then writes the snapshot with the rules summarizer and says so in its name.
 """
 
@@ -17,11 +18,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..facts import identifiers, shorten
 from ..messages import Message
+from ..provider_errors import backoff, retry_after
 from ..providers import ModelTarget, connection_arguments
 from ..snapshot import LIST_SECTIONS, SECTIONS, Snapshot, render
 from .base import Summarizer, SummaryRequest
@@ -141,9 +144,18 @@ def trail_block(trail: Sequence[str]) -> str:
 class LLMSummarizer:
     """Snapshots written by `target` at temperature 0."""
 
-    def __init__(self, target: ModelTarget, *, timeout: float = 60.0) -> None:
+    def __init__(
+        self,
+        target: ModelTarget,
+        *,
+        timeout: float = 60.0,
+        max_rate_limit_retries: int = 3,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self.target = target
         self.timeout = timeout
+        self.max_rate_limit_retries = max_rate_limit_retries
+        self.sleep = sleep  # summaries run in a worker thread or the CLI: blocking is fine here
         self.calls = 0
 
     @property
@@ -176,19 +188,28 @@ class LLMSummarizer:
             pass
         if self.target.extra_body:
             kwargs["extra_body"] = dict(self.target.extra_body)
-        for attempt in (1, 2):
+        transport_failures = rate_limits = 0
+        while True:
             self.calls += 1
             try:
                 response = litellm.completion(**kwargs)
                 return str(response.choices[0].message.content or "")
             except litellm.Timeout:
                 raise SummarizerFailed(f"timed out after {self.timeout:.0f} s") from None
+            except litellm.RateLimitError as error:
+                # a 429 says "later", not "never": wait as told, like the chat path, then give up
+                rate_limits += 1
+                delay = retry_after(error)
+                delay = backoff(rate_limits - 1) if delay is None else delay
+                if rate_limits > self.max_rate_limit_retries or delay > self.timeout:
+                    raise SummarizerFailed(f"rate limited (429) {rate_limits} times") from None
+                self.sleep(delay)
             except (litellm.APIConnectionError, litellm.InternalServerError, litellm.ServiceUnavailableError) as error:
-                if attempt == 2:
+                transport_failures += 1
+                if transport_failures == 2:
                     raise SummarizerFailed(f"transport error: {type(error).__name__}") from None
             except Exception as error:
                 raise SummarizerFailed(f"{type(error).__name__}: {str(error)[:120]}") from None
-        raise SummarizerFailed("no reply")
 
     def summarize(self, request: SummaryRequest) -> Snapshot:
         extra = ""

@@ -52,6 +52,7 @@ async def test_several_turns_each_end_by_themselves(local_server):
     target = ModelTarget(
         name="local", litellm_model="openai/gemma-3-270m", window=8192, api_base=local_server.base_url,
         max_output_tokens=256, is_local=True, temperature=0.7, extra_body={"repeat_penalty": 1.3},
+        api_key=local_server.api_key,
     )  # fmt: skip
     messages = []
     for question in ["What is the capital of Italy?", "Tell me more.", "What food is it famous for?", "Thanks!"]:

@@ -46,6 +46,8 @@ def test_transient_failures_are_retried(home, fake, script, requests, stderr):
         ("401", 1, "authentication failed: check FAKE_API_KEY"),
         ("404", 1, "model openai/fake-model does not exist for provider openai"),
         ("400", 1, "request rejected"),
+        ("nofinish", 1, "the stream ended before the model finished its reply"),
+        ("empty", 3, "the stream ended before the reply began"),
     ],
 )
 def test_persistent_failures_exit_1_with_one_line_and_keep_the_user_message(home, fake, behaviour, requests, message):

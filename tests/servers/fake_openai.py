@@ -6,13 +6,17 @@ message answered by tool messages, tool_call_id at most 40 chars), and fails on 
 
     server.script = ["500", "429:1", "ok"]   # one behaviour per request, the last one repeats
 
-Behaviours: ok, slow (a chunk every 0.1 s for ~10 s), 500, 429:<retry-after>, hang, drop (a few
-chunks then the connection closes), garbage (malformed SSE), 401, 404, 400.
+Behaviours: ok, slow (a chunk every 0.1 s for ~10 s), 500, 429:<retry-after>, hang (no answer until
+`release()` or 60 s), drop (a few chunks then the connection closes), garbage (malformed SSE), 401,
+404, 400, nofinish (text, then the stream ends cleanly with neither a finish reason nor `[DONE]`),
+empty (a 200 event stream with no events at all), stall (a few chunks, then silence until `release()`
+or 60 s), blank (a well-formed stream that finishes with `stop` but carries no text).
 """
 
 from __future__ import annotations
 
 import json
+import threading
 import time
 from http.server import BaseHTTPRequestHandler
 from typing import Any
@@ -64,7 +68,16 @@ class FakeOpenAI(LoopbackServer):
     def __init__(self) -> None:
         self.script: list[str] = ["ok"]
         self.reply = REPLY
+        self.released = threading.Event()  # ends every `hang` and `stall` at once
+        self.headers: list[dict[str, str]] = []
         super().__init__()
+
+    def release(self) -> None:
+        self.released.set()
+
+    def stop(self) -> None:
+        self.release()
+        super().stop()
 
     def next_behaviour(self) -> str:
         if len(self.script) > 1:
@@ -82,6 +95,7 @@ class FakeOpenAI(LoopbackServer):
                 length = int(self.headers.get("content-length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 fake.requests.append(body)
+                fake.headers.append({k.lower(): v for k, v in self.headers.items()})
                 behaviour = fake.next_behaviour()
                 problems = openai_problems(body)
                 if problems:
@@ -99,7 +113,7 @@ class FakeOpenAI(LoopbackServer):
                 elif behaviour == "400":
                     self._error(400, "Invalid 'messages': bad request", "invalid_request_error")
                 elif behaviour == "hang":
-                    time.sleep(30)
+                    fake.released.wait(60)
                 elif not body.get("stream"):
                     self._json(200, {
                         "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
@@ -143,9 +157,14 @@ class FakeOpenAI(LoopbackServer):
                 self.send_header("content-type", "text/event-stream")
                 self.send_header("transfer-encoding", "chunked")
                 self.end_headers()
+                if behaviour == "empty":
+                    self._send(b"")
+                    return
                 words = fake.reply.split(" ")
                 if behaviour == "slow":
                     words = [f"word{n}" for n in range(100)]
+                if behaviour == "blank":
+                    words = []
                 self._send(self._chunk({"role": "assistant", "content": None}))
                 for n, word in enumerate(words):
                     if behaviour == "drop" and n == 3:
@@ -153,12 +172,18 @@ class FakeOpenAI(LoopbackServer):
                         self.connection.shutdown(2)
                         self.close_connection = True
                         return
+                    if behaviour == "stall" and n == 3:
+                        fake.released.wait(60)
+                        return
                     if behaviour == "garbage" and n == 0:
                         self._send(b"data: {this is not json\n\n")
                         continue
                     self._send(self._chunk({"content": (" " if n else "") + word}))
                     if behaviour == "slow":
                         time.sleep(0.1)
+                if behaviour == "nofinish":
+                    self._send(b"")
+                    return
                 self._send(self._chunk({}, "stop"))
                 if (body.get("stream_options") or {}).get("include_usage"):
                     self._send(self._chunk({}, usage={"prompt_tokens": 11, "completion_tokens": len(words),

@@ -16,6 +16,7 @@ from .fold import FoldRequest, FoldResult, fold_context
 from .messages import parse_messages
 from .models import ModelRegistry, check_model_name
 from .policy import FoldPolicy
+from .snapshot import mark_named_snapshots
 from .summarizers import RulesSummarizer
 from .summarizers.llm import llm_with_fallback
 from .tokens import LiteLLMCounter, model_info
@@ -40,8 +41,14 @@ class CompressOptions:
 
 
 def compress_messages(data: Any, options: CompressOptions) -> FoldResult:
-    """Fold the OpenAI-format message list `data` if the policy (or `force`) says so."""
-    messages = parse_messages(data)
+    """Fold the OpenAI-format message list `data` if the policy (or `force`) says so.
+
+    Plain JSON has no room for our mark, so the snapshot message we write carries
+    `"name": "foldchat_snapshot"` (OpenAI-format user messages allow a `name`), and on input only a user
+    message with that name is taken for an earlier snapshot: pasted text that merely contains
+    `<state_snapshot>` is an ordinary message. Message numbers in the report are 1-based positions in `data`.
+    """
+    messages = mark_named_snapshots(parse_messages(data))
     info = model_info(options.model, options.context_window)
     request = FoldRequest(
         counter=LiteLLMCounter(options.model),

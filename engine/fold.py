@@ -196,11 +196,11 @@ def _unchanged(context: _Context, request: FoldRequest, reason: str) -> FoldResu
 
 def _fold(context: _Context, request: FoldRequest, decision: Decision, trigger: Trigger) -> FoldResult:
     """Steps 0-4 of DESIGN §6 on a context the policy decided to fold."""
-    pruned = _prune_step(context, request)
-    if pruned.positions and not request.force:
-        only = _pruned_only(context, request, decision, trigger, pruned)
+    if not request.force:
+        only = _pruned_only(context, request, decision, trigger, _prune_step(context, request, to_target=True))
         if only is not None:
             return only
+    pruned = _prune_step(context, request, to_target=False)
     rest, condensed = _condense_step(context, request, pruned.messages)
     counts = [request.counter.count_message(m) for m in rest]
     split, summary, snapshot = _summarize_to_fit(context, request, rest, counts)
@@ -246,8 +246,10 @@ def _in_tail(split: Split, index: int) -> bool:
     return index >= split.index or index == split.kept_turn_start
 
 
-def _prune_step(context: _Context, request: FoldRequest) -> Pruned:
-    """Step 0: old tool outputs become stubs; the previous user turn and the newest exchange stay whole."""
+def _prune_step(context: _Context, request: FoldRequest, to_target: bool) -> Pruned:
+    """Step 0: old tool outputs become stubs; the previous user turn and the newest exchange stay whole.
+
+    With `to_target`, only as many as bring the context to the target (oldest first)."""
     rest, keep_from = context.rest, context.keep_from
     previous_turn = next((i for i in range(keep_from - 1, -1, -1) if rest[i].role == "user"), keep_from)
     counts = [request.counter.count_message(m) for m in rest]
@@ -258,13 +260,20 @@ def _prune_step(context: _Context, request: FoldRequest) -> Pruned:
         lambda i: i < previous_turn or keep_from < i < context.exchange_from,
         int(request.policy.prune_keep_ratio * request.window),
         lambda i: _number(request, rest[i], offset + i),
+        (_over_target(context, request), request.counter.count_message) if to_target else None,
     )
+
+
+def _over_target(context: _Context, request: FoldRequest) -> int:
+    return context.tokens_before + request.reserved_output - request.policy.target_at(request.window)
 
 
 def _pruned_only(
     context: _Context, request: FoldRequest, decision: Decision, trigger: Trigger, pruned: Pruned
 ) -> FoldResult | None:
     """A fold that only pruned tool outputs, if that alone reaches the target (no snapshot is written)."""
+    if not pruned.positions:
+        return None
     messages = [*context.systems, *pruned.messages]
     tokens_after = request.counter.count(messages)
     if tokens_after + request.reserved_output > request.policy.target_at(request.window):

@@ -44,27 +44,43 @@ def prune_tool_outputs(
     prunable: Callable[[int], bool],
     keep_tokens: int,
     number_of: Callable[[int], int],
+    needed: tuple[int, Callable[[Message], int]] | None = None,
 ) -> Pruned:
-    """Stub every `prunable` tool output that lies beyond the newest `keep_tokens` of outputs.
+    """Stub `prunable` tool outputs that lie beyond the newest `keep_tokens` of outputs, oldest first.
 
-    `number_of(position)` is the transcript number a stub points to.
+    `number_of(position)` is the transcript number a stub points to. With `needed` = (tokens, count),
+    pruning stops once that many tokens are saved (a fold lands near its target, not far below it).
     """
     out = list(messages)
     positions: list[int] = []
     owners = _call_owners(messages)
+    saved = 0
+    for index in _candidates(messages, counts, prunable, keep_tokens):
+        if needed is not None and saved >= needed[0]:
+            break
+        replacement = stub(owners.get(index), messages[index], number_of(index))
+        if len(replacement.text) < len(messages[index].text):  # a stub longer than the output saves nothing
+            out[index] = replacement
+            positions.append(index)
+            if needed is not None:
+                saved += counts[index] - needed[1](replacement)
+    return Pruned(out, tuple(positions))
+
+
+def _candidates(
+    messages: Sequence[Message], counts: Sequence[int], prunable: Callable[[int], bool], keep_tokens: int
+) -> list[int]:
+    """Positions of the outputs that may become stubs, oldest first."""
+    found: list[int] = []
     seen = 0
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
         if message.role != "tool" or is_pruned(message):
             continue
         seen += counts[index]
-        if seen <= keep_tokens or not prunable(index):
-            continue
-        replacement = stub(owners.get(index), message, number_of(index))
-        if len(replacement.text) < len(message.text):  # a stub longer than the output saves nothing
-            out[index] = replacement
-            positions.append(index)
-    return Pruned(out, tuple(sorted(positions)))
+        if seen > keep_tokens and prunable(index):
+            found.append(index)
+    return found[::-1]
 
 
 def _call_owners(messages: Sequence[Message]) -> dict[int, Message]:

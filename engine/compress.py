@@ -16,7 +16,7 @@ from .fold import FoldRequest, FoldResult, fold_context
 from .messages import parse_messages
 from .models import ModelRegistry, check_model_name
 from .policy import FoldPolicy
-from .snapshot import mark_named_snapshots
+from .snapshot import mark_named_snapshots, name_snapshots
 from .summarizers import RulesSummarizer
 from .summarizers.llm import llm_with_fallback
 from .tokens import LiteLLMCounter, model_info
@@ -61,12 +61,21 @@ def compress_messages(data: Any, options: CompressOptions) -> FoldResult:
         focus=options.focus,
     )
     if options.summarizer == "rules":
-        return fold_context(messages, request)
+        return _named(fold_context(messages, request), request)
     settings = load_settings(options.config)
     registry = ModelRegistry(settings)
     try:  # the local model's server, if the summarizer is local, stops with the command
         target = registry.prepare(check_model_name(options.summarizer_model or options.model, registry))
         summarizer = llm_with_fallback(target, settings.request_timeout)
-        return fold_context(messages, replace(request, summarizer=summarizer))
+        return _named(fold_context(messages, replace(request, summarizer=summarizer)), request)
     finally:
         registry.close()
+
+
+def _named(result: FoldResult, request: FoldRequest) -> FoldResult:
+    """The output JSON names its snapshot message; the counts are of exactly what is written."""
+    if not result.report.compressed:
+        return result
+    messages = name_snapshots(result.messages)
+    report = replace(result.report, tokens_after=request.counter.count(messages))
+    return replace(result, messages=messages, report=report)

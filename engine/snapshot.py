@@ -243,9 +243,14 @@ def snapshot_text(fold: FoldRecord) -> str:
     return render_message_text(stored_snapshot(fold.snapshot))
 
 
-def snapshot_message(text: str) -> Message:
-    """The one snapshot message of a context: marked as Foldchat's, and named so the mark survives JSON."""
-    return Message(role="user", content=text, name=SNAPSHOT_NAME, is_snapshot=True)
+def snapshot_message(text: str, named: bool = False) -> Message:
+    """The one snapshot message of a context, marked as Foldchat's; `named` for plain JSON output."""
+    return Message(role="user", content=text, name=SNAPSHOT_NAME if named else None, is_snapshot=True)
+
+
+def name_snapshots(messages: Iterable[Message]) -> list[Message]:
+    """For plain JSON output: our snapshot message carries `SNAPSHOT_NAME`, so the mark survives."""
+    return [snapshot_message(m.text, named=True) if is_snapshot_message(m) else m for m in messages]
 
 
 def is_snapshot_message(message: Message) -> bool:

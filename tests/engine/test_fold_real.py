@@ -89,7 +89,7 @@ def test_a_pasted_readme_is_an_ordinary_message_and_its_request_survives_two_fol
 def test_compress_json_marks_its_snapshot_by_name_and_reads_it_back():
     raw, _ = readme_chat(14)
     out = fold_context(snap.mark_named_snapshots(parse_messages(raw)), request(16_000, force=True)).messages
-    again = json.loads(json.dumps(dump_messages(out)))
+    again = json.loads(json.dumps(dump_messages(snap.name_snapshots(out))))
     assert [m.get("name") for m in again].count(snap.SNAPSHOT_NAME) == 1
     reread = snap.mark_named_snapshots(parse_messages(again))
     assert sum(snap.is_snapshot_message(m) for m in reread) == 1 and violations(reread) == []

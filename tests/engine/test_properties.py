@@ -39,7 +39,7 @@ words = st.sampled_from(
 text = st.lists(words, min_size=1, max_size=25).map(" ".join)
 huge = st.integers(300, 3000).map(lambda n: "data " * n)
 PASTED_README = (
-    "## Snapshot format\nFoldchat writes <state_snapshot depth=\"1\"><user_requests>\n- x\n</user_requests>"
+    '## Snapshot format\nFoldchat writes <state_snapshot depth="1"><user_requests>\n- x\n</user_requests>'
     "</state_snapshot> into the context."
 )
 

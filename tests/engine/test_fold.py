@@ -84,7 +84,7 @@ def test_events_report_each_step(coding100k):
 
 def test_current_turn_too_large_is_an_error_not_a_cut():
     messages = [Message.user("hi"), Message.assistant("hello"), Message.user("word " * 5000)]
-    with pytest.raises(CurrentTurnTooLarge, match="current user message .* alone need"):
+    with pytest.raises(CurrentTurnTooLarge, match=r"current user message .* alone need"):
         fold_context(messages, request(2000, force=True))
 
 

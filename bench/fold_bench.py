@@ -64,11 +64,39 @@ def main() -> None:
         )
 
 
+def agent_and_chat_table() -> None:
+    """Issue 10: a 1M-token agent trajectory (one request) folds in-process; post-fold usage on realistic cases."""
+    from trajectories import agent_trajectory, everyday_chat, imported_compressed_history, readme_chat
+
+    print(f"\n{'case':<34} {'tokens':>9} {'window':>8} {'fold s':>7} {'after/window':>13} {'facts kept':>11}")
+    cases = [("agent trajectory 1M, 1 request", *agent_trajectory(1_000_000), 200_000)]
+    for name, make in [("trip chat 60 turns", lambda: everyday_chat(60)), ("README paste chat", readme_chat),
+                       ("imported gemini snapshot", imported_compressed_history),
+                       ("agent trajectory 60k", lambda: agent_trajectory(60_000))]:  # fmt: skip
+        raw, facts = make()
+        cases.append((name, raw, facts, None))
+    for name, raw, facts, window in cases:
+        messages = parse_messages(raw)
+        counter = LiteLLMCounter(MODEL)
+        tokens = counter.count(messages)
+        window = window or int(tokens / 0.85)
+        counter = LiteLLMCounter(MODEL)  # cold: nothing counted yet
+        request = FoldRequest(counter=counter, window=window, summarizer=RulesSummarizer(), reserved_output=1024)
+        start = time.perf_counter()
+        result = fold_context(messages, request)
+        took = time.perf_counter() - start
+        text = " ".join(m.text for m in result.messages)
+        kept = sum(f in text for f in facts)
+        used = (result.report.tokens_after + 1024) / window
+        print(f"{name:<34} {tokens:>9,} {window:>8,} {took:>7.2f} {used:>12.0%} {kept:>5}/{len(facts)}")
+
+
 if __name__ == "__main__":
     import adversarial_bench
     import artifact_bench
 
-    chosen = sys.argv[1:] or ["speed", "artifacts", "adversarial"]
-    for part in chosen:
+    parts = {"speed": main, "artifacts": artifact_bench.main, "adversarial": adversarial_bench.main,
+             "realistic": agent_and_chat_table}  # fmt: skip
+    for part in sys.argv[1:] or list(parts):
         print(f"\n## {part}")
-        {"speed": main, "artifacts": artifact_bench.main, "adversarial": adversarial_bench.main}[part]()
+        parts[part]()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from . import snapshot as snap
 from .adapt import TargetRules, adapt, rules_for
@@ -20,14 +20,15 @@ from .alternation import current_turn_start, repair
 from .condense import condense_oversized
 from .config import Settings
 from .events import EventSink, ignore_events
-from .fold import FoldRequest, fold_context
+from .fold import FoldRequest, FoldResult, fold_context
+from .fold_layout import FoldLayout, covered_messages, new_fold, transcript_numbers
 from .messages import Message
 from .models import ModelRegistry
 from .policy import FoldHistory, Trigger
 from .providers import Failed, Finished, ModelTarget, ProviderEvent, TextDelta, missing_key, stream_reply
 from .report import FoldReport
 from .snapshot import snapshot_text
-from .store import Store, StoredMessage
+from .store import Store, StoredFold, StoredMessage
 from .summarizers import RulesSummarizer, Summarizer
 from .summarizers.llm import llm_with_fallback
 
@@ -76,14 +77,24 @@ class ChatSession:
         stored = list(transcript) if transcript is not None else self.transcript()
         messages = [s.message for s in stored if _sendable(s) and s.id not in exclude]
         fold = self.store.active_fold(self.conversation_id)
-        if fold is not None:
-            systems = [m for m in messages if m.role == "system"]
-            after = [m for m in messages if m.role != "system" and (m.key or 0) > fold.last_message_id]
-            if target is not None:
-                after = self._condense_kept(after, target)
-            bridge = [Message.assistant(snap.ACKNOWLEDGEMENT)] if not after or after[0].role == "user" else []
-            messages = [*systems, Message.user(snapshot_text(fold)), *bridge, *after]
-        return repair(messages).messages
+        if fold is None:
+            return repair(messages).messages
+        layout = FoldLayout.of(fold)
+        messages = [layout.apply(m) for m in messages]
+        if not layout.has_snapshot:  # a fold that only pruned tool outputs
+            return repair(messages).messages
+        systems = [m for m in messages if m.role == "system"]
+        after = [m for m in messages if m.role != "system" and layout.sends(fold, m)]
+        if target is not None:
+            after = self._condense_kept(after, target)
+        bridge = [Message.assistant(snap.ACKNOWLEDGEMENT)] if not after or after[0].role == "user" else []
+        # marked as ours (DESIGN §3.6); no `name` here: that mark is only for plain JSON
+        snapshot = Message(role="user", content=snapshot_text(fold), is_snapshot=True)
+        return repair([*systems, snapshot, *bridge, *after]).messages
+
+    def originals(self, transcript: Sequence[StoredMessage]) -> list[Message]:
+        """The context as if nothing had been folded: what a user-forced re-fold starts from."""
+        return repair([s.message for s in transcript if _sendable(s)]).messages
 
     def _condense_kept(self, kept: list[Message], target: ModelTarget) -> list[Message]:
         threshold = self.settings.fold.policy().message_threshold(target.window)
@@ -161,43 +172,71 @@ class ChatSession:
         context = self.context(transcript)
         if not context:
             return None
-        result = fold_context(
-            context,
-            FoldRequest(
-                counter=self.registry.counter(target),
-                window=target.window,
-                summarizer=self.summarizer(target),
-                policy=self.settings.fold.policy(),
-                reserved_output=self.registry.reserved_output(target),
-                force=force,
-                trigger=trigger,
-                # a switch re-evaluates at once (DESIGN §5): the last fold's hysteresis was for another window
-                history=None if trigger == Trigger.SWITCH else self.fold_history(target),
-                pinned=self.pinned_texts(),
-                focus=focus,
-                on_event=on_event,
-            ),
-        )
-        report = result.report
-        if not report.compressed or result.snapshot is None:
-            return report
-        keys = [m.key for m in result.folded if m.key is not None]
         previous = self.store.active_fold(self.conversation_id)
-        if not keys and previous is None:
+        refold = force and previous is not None and FoldLayout.of(previous).has_snapshot
+        request = self._fold_request(target, force, focus, trigger, on_event, transcript)
+        if refold and previous is not None:
+            # DESIGN §5: from the original messages, not a summary of the summary
+            request = replace(
+                request,
+                fold_through=previous.last_message_id,
+                replaces_tokens=request.counter.count(context),
+            )
+        result = fold_context(self.originals(transcript) if refold else context, request)
+        report = result.report
+        if not report.compressed:
+            return report
+        if refold and previous is not None and _same_fold(result, previous, context):
+            reason = "nothing to change: no message arrived since the last fold and the snapshot would be the same"
+            return replace(report, compressed=False, reason=reason, tokens_after=report.tokens_before)
+        return self._store_fold(result, previous, transcript)
+
+    def _fold_request(
+        self,
+        target: ModelTarget,
+        force: bool,
+        focus: str | None,
+        trigger: Trigger | None,
+        on_event: EventSink,
+        transcript: Sequence[StoredMessage],
+    ) -> FoldRequest:
+        return FoldRequest(
+            counter=self.registry.counter(target),
+            window=target.window,
+            summarizer=self.summarizer(target),
+            policy=self.settings.fold.policy(),
+            reserved_output=self.registry.reserved_output(target),
+            force=force,
+            trigger=trigger,
+            # a switch re-evaluates at once (DESIGN §5): the last fold's hysteresis was for another window
+            history=None if trigger == Trigger.SWITCH else self.fold_history(target),
+            pinned=self.pinned_texts(),
+            focus=focus,
+            on_event=on_event,
+            numbers=transcript_numbers([s.id for s in transcript]),
+        )
+
+    def _store_fold(
+        self, result: FoldResult, previous: StoredFold | None, transcript: Sequence[StoredMessage]
+    ) -> FoldReport | None:
+        """Store what makes the context rebuild to the fold's output; the report counts as the marker does."""
+        report = result.report
+        snapshot = result.snapshot.model_dump() if result.snapshot is not None else None
+        record = new_fold(result.messages, result.folded, snapshot, previous)
+        if record is None:
             return None
-        first = previous.first_message_id if previous else min(keys)
-        last = max([*keys, previous.last_message_id] if previous else keys)
-        self.store.add_fold(
+        fold_id = self.store.add_fold(
             self.conversation_id,
-            first_message_id=first,
-            last_message_id=last,
-            snapshot=result.snapshot.model_dump(),
+            first_message_id=record.first_message_id,
+            last_message_id=record.last_message_id,
+            snapshot=record.snapshot,
             summarizer=report.summarizer,
             trigger=report.trigger or "manual",
             tokens_before=report.tokens_before,
             tokens_after=report.tokens_after,
         )
-        return report
+        covered = covered_messages(self.store.fold(fold_id), [s.id for s in transcript])
+        return replace(report, folded_messages=covered)
 
     # -- replying ---------------------------------------------------------------------------------
     def add_user_message(self, text: str) -> int:
@@ -279,6 +318,16 @@ def choose_summarizer(settings: Settings, registry: ModelRegistry, target: Model
     if model.is_local:
         model = registry.prepare(model)
     return llm_with_fallback(model, settings.request_timeout)
+
+
+def _same_fold(result: FoldResult, previous: StoredFold, context: Sequence[Message]) -> bool:
+    """A re-fold that would store what is already there (same snapshot content, same verbatim tail)."""
+    if result.snapshot is None:
+        return False
+    volatile = {"tokens_before", "depth"}
+    old = snap.stored_snapshot(previous.snapshot).model_dump(exclude=volatile)
+    same_tail = [m for m in result.messages if not m.is_snapshot] == [m for m in context if not m.is_snapshot]
+    return same_tail and previous.edited_text is None and result.snapshot.model_dump(exclude=volatile) == old
 
 
 def _sendable(stored: StoredMessage) -> bool:

@@ -18,6 +18,7 @@ from .messages import parse_messages
 from .models import ModelRegistry, check_model_name
 from .policy import FoldPolicy
 from .providers import missing_key
+from .snapshot import mark_named_snapshots, name_snapshots
 from .summarizers import RulesSummarizer
 from .summarizers.llm import llm_with_fallback
 from .tokens import LiteLLMCounter, model_info
@@ -42,8 +43,14 @@ class CompressOptions:
 
 
 def compress_messages(data: Any, options: CompressOptions) -> FoldResult:
-    """Fold the OpenAI-format message list `data` if the policy (or `force`) says so."""
-    messages = parse_messages(data)
+    """Fold the OpenAI-format message list `data` if the policy (or `force`) says so.
+
+    Plain JSON has no room for our mark, so the snapshot message we write carries
+    `"name": "foldchat_snapshot"` (OpenAI-format user messages allow a `name`), and on input only a user
+    message with that name is taken for an earlier snapshot: pasted text that merely contains
+    `<state_snapshot>` is an ordinary message. Message numbers in the report are 1-based positions in `data`.
+    """
+    messages = mark_named_snapshots(parse_messages(data))
     info = model_info(options.model, options.context_window)
     request = FoldRequest(
         counter=LiteLLMCounter(options.model),
@@ -56,7 +63,7 @@ def compress_messages(data: Any, options: CompressOptions) -> FoldResult:
         focus=options.focus,
     )
     if options.summarizer == "rules":
-        return fold_context(messages, request)
+        return _named(fold_context(messages, request), request)
     settings = load_settings(options.config)
     registry = ModelRegistry(settings)
     try:  # the local model's server, if the summarizer is local, stops with the command
@@ -67,6 +74,15 @@ def compress_messages(data: Any, options: CompressOptions) -> FoldResult:
             raise UsageError(f"--summarizer llm with {name!r} needs {key} set (or use --summarizer rules)")
         target = registry.prepare(summarizer_target)
         summarizer = llm_with_fallback(target, settings.request_timeout)
-        return fold_context(messages, replace(request, summarizer=summarizer))
+        return _named(fold_context(messages, replace(request, summarizer=summarizer)), request)
     finally:
         registry.close()
+
+
+def _named(result: FoldResult, request: FoldRequest) -> FoldResult:
+    """The output JSON names its snapshot message; the counts are of exactly what is written."""
+    if not result.report.compressed:
+        return result
+    messages = name_snapshots(result.messages)
+    report = replace(result.report, tokens_after=request.counter.count(messages))
+    return replace(result, messages=messages, report=report)

@@ -72,6 +72,12 @@ class FoldSettings(_Section):
     )
     keep_ratio: float = Field(_POLICY.keep_ratio, gt=0, le=1, description="Budget of the verbatim recent turns.")
     snapshot_ratio: float = Field(_POLICY.snapshot_ratio, gt=0, le=1, description="Most the snapshot may take.")
+    prune_keep_ratio: float = Field(
+        _POLICY.prune_keep_ratio,
+        gt=0,
+        le=1,
+        description="Older tool outputs beyond the newest this share become stubs.",
+    )
     message_ratio: float = Field(
         _POLICY.message_ratio, gt=0, le=1, description="Condense single messages above this share of the target."
     )

@@ -9,7 +9,7 @@ small function below, in pipeline order.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from . import snapshot as snap
@@ -19,18 +19,20 @@ from .errors import CurrentTurnTooLarge, FoldFailed
 from .events import EventSink, FoldCompleted, FoldProgress, FoldStarted, ignore_events
 from .events import FoldFailed as FoldFailedEvent
 from .invariants import violations
-from .messages import Message
+from .messages import FrozenDict, Message
 from .policy import Decision, FoldHistory, FoldPolicy, Trigger, decide
+from .prune import Pruned, prune_tool_outputs
 from .report import FoldReport
 from .snapshot import Snapshot, is_snapshot_message
 from .snapshot_fit import fit_snapshot
-from .split import Split, safe_split
+from .split import Split, newest_exchange_start, safe_split
 from .summarizers.base import Summarizer, SummaryRequest
 from .tokens import TokenCounter
 
 MAX_CONSOLIDATION_DEPTH = 5
 MIN_SNAPSHOT_BUDGET = 64  # tokens: below this no snapshot says anything useful
 ACK_OVERHEAD = 3  # tokens litellm adds around the acknowledgement beyond its text
+REFOLD_SLACK = 32  # tokens a user-forced re-fold may add over the context it replaces (a focus costs words)
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,12 @@ class FoldRequest:
     pinned: Sequence[str] = ()
     focus: str | None = None
     on_event: EventSink = ignore_events
+    numbers: Mapping[int, int] | None = None
+    """Message key -> its 1-based number in the conversation's transcript; without it, input position + 1."""
+    fold_through: int | None = None
+    """A re-fold from the original messages folds at least every message keyed up to this one."""
+    replaces_tokens: int | None = None
+    """A re-fold's messages are the originals; this is the size of the context it would replace."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +74,9 @@ class _Context:
     systems: list[Message]
     rest: list[Message]
     keep_from: int  # where the current turn starts in `rest`
+    keep_turn_start: bool  # False when the turn "starts" at an earlier snapshot: it is merged, not kept
+    exchange_from: int  # where the newest exchange of the current turn starts in `rest`
+    floor: int  # the earliest index of `rest` the kept tail may start at
     tokens_before: int
     repairs: tuple[str, ...]
     started: float
@@ -76,18 +87,20 @@ class _Summary:
     snapshot: Snapshot
     chunks: int
     depth: int
-    covers: tuple[int, int]
+    covers: tuple[int, int] | None
+    messages: int  # how many messages of the history it stands for (earlier snapshots aside)
 
 
 def fold_context(messages: Sequence[Message], request: FoldRequest) -> FoldResult:
     """Fold `messages` if the policy (or `request.force`) says so; see the module docstring."""
-    context = _prepare(messages, request.counter)
+    context = _prepare(messages, request)
     _check_current_turn_fits(context, request)
     decision = _decide(context, request)
     if not decision.fold:
         return _unchanged(context, request, decision.reason)
-    if context.keep_from == 0:
-        return _unchanged(context, request, "nothing to fold: the context holds only the current turn")
+    if _split(context, [0] * len(context.rest), 0) is None:
+        reason = "nothing to fold: the context holds only the current user message and its newest exchange"
+        return FoldResult(list(context.messages), replace(_unchanged_report(context, request, reason), failed=True))
     trigger = request.trigger or decision.trigger or Trigger.AUTO
     request.on_event(FoldStarted(str(trigger), len(context.messages), context.tokens_before))
     try:
@@ -97,32 +110,52 @@ def fold_context(messages: Sequence[Message], request: FoldRequest) -> FoldResul
         raise
 
 
-def _prepare(messages: Sequence[Message], counter: TokenCounter) -> _Context:
+def _prepare(messages: Sequence[Message], request: FoldRequest) -> _Context:
     started = time.perf_counter()
     repaired = repair(messages)
     context = repaired.messages
     systems = [m for m in context if m.role == "system"]
     rest = context[len(systems) :]
+    keep_from = current_turn_start(rest)
+    counted = request.counter.count(context)
     return _Context(
         messages=list(context),
         systems=systems,
         rest=list(rest),
-        keep_from=current_turn_start(rest),
-        tokens_before=counter.count(context),
+        keep_from=keep_from,
+        keep_turn_start=not (rest and is_snapshot_message(rest[keep_from])),
+        exchange_from=newest_exchange_start(rest, keep_from),
+        floor=_floor(rest, keep_from, request.fold_through),
+        tokens_before=request.replaces_tokens if request.replaces_tokens is not None else counted,
         repairs=tuple(repaired.notes),
         started=started,
     )
 
 
+def _floor(rest: Sequence[Message], keep_from: int, fold_through: int | None) -> int:
+    """The tail starts after every message the replaced fold covered (its kept user message aside)."""
+    if fold_through is None:
+        return 1
+    covered = [i for i, m in enumerate(rest) if m.key is not None and m.key <= fold_through and i != keep_from]
+    return max(1, max(covered, default=0) + 1)
+
+
 def _check_current_turn_fits(context: _Context, request: FoldRequest) -> None:
-    """DESIGN §3.5: the current turn is never cut; say so clearly when it alone overflows the window."""
+    """DESIGN §3.5: the current user message and the newest exchange are never cut; say which overflows."""
     if not context.rest:
         return
+    count = request.counter.count
     reserved, window = request.reserved_output, request.window
-    floor = request.counter.count(context.systems + context.rest[context.keep_from :]) + reserved
+    user = context.rest[context.keep_from]
+    exchange = context.rest[context.exchange_from :]
+    floor = count([*context.systems, user, *exchange]) + reserved
     if floor > window:
+        if exchange:
+            what = f"the current user message ({count([user]):,} tokens) and its newest exchange ({count(exchange):,} tokens)"
+        else:
+            what = f"the current user message ({count([user]):,} tokens)"
         raise CurrentTurnTooLarge(
-            f"the current turn alone needs {floor:,} tokens (with {reserved:,} reserved for the reply) "
+            f"{what} alone need {floor:,} tokens with the system prompt and {reserved:,} reserved for the reply, "
             f"but the window is {window:,}: shorten the last message or pick a model with a larger window"
         )
 
@@ -162,21 +195,21 @@ def _unchanged(context: _Context, request: FoldRequest, reason: str) -> FoldResu
 
 
 def _fold(context: _Context, request: FoldRequest, decision: Decision, trigger: Trigger) -> FoldResult:
-    """Steps 1-4 of DESIGN §6 on a context the policy decided to fold."""
-    rest, condensed = _condense_step(context, request)
+    """Steps 0-4 of DESIGN §6 on a context the policy decided to fold."""
+    if not request.force:
+        only = _pruned_only(context, request, decision, trigger, _prune_step(context, request, to_target=True))
+        if only is not None:
+            return only
+    pruned = _prune_step(context, request, to_target=False)
+    rest, condensed = _condense_step(context, request, pruned.messages)
     counts = [request.counter.count_message(m) for m in rest]
-    split = _split_step(context, request, rest, counts)
-    head, tail = rest[: split.index], rest[split.index :]
-    summary = _summarize_step(context, request, head)
-    room = _snapshot_room(context, request, sum(counts[split.index :]))
-    request.on_event(FoldProgress("rebuild", 0, 1))
-    snapshot = fit_snapshot(summary.snapshot, room, lambda s: _snapshot_tokens(request.counter, s))
+    split, summary, snapshot = _summarize_to_fit(context, request, rest, counts)
+    head, tail = split.head(rest), split.tail(rest)
     folded = _rebuild(context.systems, snapshot, tail)
     tokens_after = request.counter.count(folded)
-    if tokens_after >= context.tokens_before:
-        # a snapshot bigger than what it replaces helps nobody: keep the context as it is
+    if not _smaller(context, request, tokens_after):
         reason = f"folding would not make the context smaller ({context.tokens_before:,} → {tokens_after:,} tokens)"
-        report = _unchanged_report(context, request, reason)
+        report = replace(_unchanged_report(context, request, reason), failed=True)
         request.on_event(FoldCompleted(report))
         return FoldResult(list(context.messages), report)
     snapshot_message = folded[len(context.systems)]
@@ -184,7 +217,7 @@ def _fold(context: _Context, request: FoldRequest, decision: Decision, trigger: 
         _unchanged_report(context, request, decision.reason),
         compressed=True,
         tokens_after=tokens_after,
-        folded_messages=len(head),
+        folded_messages=summary.messages,
         kept_messages=len(tail),
         trigger=str(trigger),
         snapshot_tokens=request.counter.count_message(snapshot_message),
@@ -193,78 +226,201 @@ def _fold(context: _Context, request: FoldRequest, decision: Decision, trigger: 
         split_phase=split.phase,
         covers=summary.covers,
         condensed_messages=tuple(condensed),
+        pruned_messages=_numbers(context, request, [i for i in pruned.positions if _in_tail(split, i)]),
         over_target=tokens_after + request.reserved_output > request.policy.target_at(request.window),
         pinned_kept=(sum(1 for text in request.pinned if text in snapshot_message.text), len(request.pinned)),
     )
     request.on_event(FoldProgress("rebuild", 1, 1))
     request.on_event(FoldCompleted(report))
-    return FoldResult(folded, report, snapshot, list(head))
+    return FoldResult(folded, report, snapshot, head)
 
 
-def _condense_step(context: _Context, request: FoldRequest) -> tuple[list[Message], list[int]]:
+def _smaller(context: _Context, request: FoldRequest, tokens_after: int) -> bool:
+    """A fold must shrink the context; a user-forced re-fold may cost a few tokens more (its focus)."""
+    if request.replaces_tokens is not None:
+        return tokens_after <= context.tokens_before + REFOLD_SLACK
+    return tokens_after < context.tokens_before
+
+
+def _in_tail(split: Split, index: int) -> bool:
+    return index >= split.index or index == split.kept_turn_start
+
+
+def _prune_step(context: _Context, request: FoldRequest, to_target: bool) -> Pruned:
+    """Step 0: old tool outputs become stubs; the previous user turn and the newest exchange stay whole.
+
+    With `to_target`, only as many as bring the context to the target (oldest first)."""
+    rest, keep_from = context.rest, context.keep_from
+    previous_turn = next((i for i in range(keep_from - 1, -1, -1) if rest[i].role == "user"), keep_from)
+    counts = [request.counter.count_message(m) for m in rest]
+    offset = len(context.systems)
+    return prune_tool_outputs(
+        rest,
+        counts,
+        lambda i: i < previous_turn or keep_from < i < context.exchange_from,
+        int(request.policy.prune_keep_ratio * request.window),
+        lambda i: _number(request, rest[i], offset + i),
+        (_over_target(context, request), request.counter.count_message) if to_target else None,
+    )
+
+
+def _over_target(context: _Context, request: FoldRequest) -> int:
+    return context.tokens_before + request.reserved_output - request.policy.target_at(request.window)
+
+
+def _pruned_only(
+    context: _Context, request: FoldRequest, decision: Decision, trigger: Trigger, pruned: Pruned
+) -> FoldResult | None:
+    """A fold that only pruned tool outputs, if that alone reaches the target (no snapshot is written)."""
+    if not pruned.positions:
+        return None
+    messages = [*context.systems, *pruned.messages]
+    tokens_after = request.counter.count(messages)
+    if tokens_after + request.reserved_output > request.policy.target_at(request.window):
+        return None
+    problems = violations(messages, context.systems)
+    if problems:
+        raise FoldFailed("the pruned context broke an invariant: " + "; ".join(problems))
+    numbers = _numbers(context, request, list(pruned.positions))
+    report = replace(
+        _unchanged_report(context, request, f"pruned {len(numbers)} tool outputs"),
+        compressed=True,
+        tokens_after=tokens_after,
+        kept_messages=len(messages),
+        trigger=str(trigger),
+        pruned_messages=numbers,
+    )
+    request.on_event(FoldProgress("prune", len(numbers), len(numbers)))
+    request.on_event(FoldCompleted(report))
+    return FoldResult(messages, report)
+
+
+def _condense_step(context: _Context, request: FoldRequest, rest: list[Message]) -> tuple[list[Message], list[int]]:
     """Step 1: oversized messages before the current turn are condensed in the context.
 
-    Returns the new messages and the condensed ones' transcript ids (positions when unstored).
+    Returns the new messages and the condensed ones' transcript numbers.
     """
     threshold = request.policy.message_threshold(request.window)
-    result = condense_oversized(context.rest, context.keep_from, request.counter, threshold)
-    offset = len(context.systems)
-    keys = [_key(context.rest[i], offset + i) for i in result.positions]
-    if keys:
-        request.on_event(FoldProgress("condense", len(keys), len(keys)))
-    return result.messages, keys
+    result = condense_oversized(rest, context.keep_from, request.counter, threshold)
+    numbers = list(_numbers(context, request, list(result.positions)))
+    if numbers:
+        request.on_event(FoldProgress("condense", len(numbers), len(numbers)))
+    return result.messages, numbers
 
 
-def _split_step(context: _Context, request: FoldRequest, rest: list[Message], counts: list[int]) -> Split:
-    """Step 2: the tail's budget leaves room for the snapshot under the target."""
-    turn_tokens = sum(counts[context.keep_from :])
-    tail_budget = min(
-        int(request.policy.keep_ratio * request.window),
-        _under_target(context, request) - _snapshot_budget(request) - _ack_tokens(request.counter),
-    )
-    split = safe_split(rest, counts, max(tail_budget, turn_tokens), context.keep_from)
+def _summarize_to_fit(
+    context: _Context, request: FoldRequest, rest: list[Message], counts: list[int]
+) -> tuple[Split, _Summary, Snapshot]:
+    """Steps 2-3, snapshot first: once its real size is known, the verbatim tail takes what it left."""
+    split = _split_step(context, request, rest, counts, _snapshot_budget(request), cap=True)
+    summary = _summarize_step(context, request, split)
+    snapshot = _fit(context, request, summary.snapshot, split.tail_tokens)
+    if context.tokens_before + request.reserved_output <= request.policy.target_at(request.window):
+        return split, summary, snapshot  # a forced fold of a small context: widening would fold nothing
+    wider = _split_step(context, request, rest, counts, _snapshot_tokens(request.counter, snapshot), cap=False)
+    if wider.tail_tokens > split.tail_tokens:
+        split, summary = wider, _summarize_step(context, request, wider)
+        snapshot = _fit(context, request, summary.snapshot, split.tail_tokens)
+    return split, summary, snapshot
+
+
+def _fit(context: _Context, request: FoldRequest, snapshot: Snapshot, tail_tokens: int) -> Snapshot:
+    request.on_event(FoldProgress("rebuild", 0, 1))
+    room = _snapshot_room(context, request, tail_tokens)
+    return fit_snapshot(snapshot, room, lambda s: _snapshot_tokens(request.counter, s))
+
+
+def _split_step(
+    context: _Context, request: FoldRequest, rest: list[Message], counts: list[int], snapshot_tokens: int, cap: bool
+) -> Split:
+    """Step 2: the tail gets the target minus the snapshot (capped at `keep_ratio` before it is sized)."""
+    tail_budget = _under_target(context, request) - snapshot_tokens - _ack_tokens(request.counter)
+    if cap:
+        tail_budget = min(int(request.policy.keep_ratio * request.window), tail_budget)
+    if request.force:  # a fold the user asked for always folds at least the older half of the history
+        tail_budget = min(tail_budget, sum(counts) // 2)
+    split = _split(context, counts, max(tail_budget, 0))
     if split is None:
         raise FoldFailed("no safe split point was found")
     request.on_event(FoldProgress("split", 1, 1, f"phase {split.phase}: folding {split.index} messages"))
     return split
 
 
-def _summarize_step(context: _Context, request: FoldRequest, head: list[Message]) -> _Summary:
-    """Step 3: summarize the head; an earlier snapshot in it is merged, never duplicated."""
+def _split(context: _Context, counts: Sequence[int], budget: int) -> Split | None:
+    return safe_split(context.rest, counts, budget, context.keep_from, context.floor, context.keep_turn_start)
+
+
+def _summarize_step(context: _Context, request: FoldRequest, split: Split) -> _Summary:
+    """Step 3: summarize the original head; an earlier snapshot in it is merged, never duplicated."""
+    positions = [i for i in range(split.index) if i != split.kept_turn_start]
+    head = [context.rest[i] for i in positions]
     previous = [parsed for m in head if is_snapshot_message(m) and (parsed := snap.parse(m.text)) is not None]
+    kept = _data_positions(head)
+    data = [head[k] for k in kept]
     summary_request = SummaryRequest(
-        messages=_without_snapshots(head),
+        messages=[_as_data(m) for m in data],
         pinned=tuple(request.pinned),
         focus=request.focus,
         output_budget=_snapshot_budget(request),
     )
     summary, chunks, depth = summarize_chunked(summary_request, request.summarizer, request.counter, request.on_event)
+    summary = _with_quoted_snapshots(summary, data)
     for earlier in reversed(previous):
         summary = snap.merge(earlier, summary)
-    offset = len(context.systems)
-    covers = (_key(head[0], offset), _key(head[-1], offset + len(head) - 1))
-    summary = summary.model_copy(
-        update={
-            "covers": f"{covers[0]}..{covers[1]}",
-            "tokens_before": context.tokens_before,
-            "pinned": list(dict.fromkeys([*summary.pinned, *request.pinned])),
-        }
-    )
-    return _Summary(summary, chunks, depth, covers)
+    covers = _covers(context, request, [positions[k] for k in kept])
+    update: dict[str, object] = {
+        "tokens_before": context.tokens_before,
+        "pinned": list(dict.fromkeys([*summary.pinned, *request.pinned])),
+    }
+    if covers is not None:
+        update["covers"] = snap.join_covers(summary.covers if previous else "", f"{covers[0]}..{covers[1]}")
+    return _Summary(summary.model_copy(update=update), chunks, depth, covers, len(data))
 
 
-def _without_snapshots(head: list[Message]) -> list[Message]:
-    """The head minus earlier snapshot messages and the acknowledgements that follow them."""
+def _covers(context: _Context, request: FoldRequest, positions: Sequence[int]) -> tuple[int, int] | None:
+    """First and last transcript numbers of the messages a snapshot stands for (None if only old snapshots)."""
+    if not positions:
+        return None
+    numbers = _numbers(context, request, [positions[0], positions[-1]])
+    return numbers[0], numbers[1]
+
+
+def _data_positions(head: list[Message]) -> list[int]:
+    """Positions in `head` of everything but earlier snapshot messages and their acknowledgements."""
     return [
-        m
+        i
         for i, m in enumerate(head)
         if not is_snapshot_message(m) and not (i > 0 and is_snapshot_message(head[i - 1]) and m.role == "assistant")
     ]
 
 
+def _as_data(message: Message) -> Message:
+    """DESIGN §12: snapshot-like tags in text we did not write are made inert before any summarizer reads it."""
+    if isinstance(message.content, str):
+        text = snap.neutralise(message.content)
+        return message if text == message.content else message.evolve(content=text)
+    if isinstance(message.content, tuple):
+        parts = tuple(
+            FrozenDict({**p, "text": snap.neutralise(str(p["text"]))}) if p.get("type") == "text" else p
+            for p in message.content
+        )
+        return message.evolve(content=parts)
+    return message
+
+
+def _with_quoted_snapshots(summary: Snapshot, head: Sequence[Message]) -> Snapshot:
+    """Sections of snapshots other tools wrote, found in user messages, kept as quoted data (item: foreign)."""
+    for message in head:
+        if message.role == "user" and snap.SNAPSHOT_OPEN in message.text:
+            quoted = snap.quoted_sections(message.text)
+            if quoted is not None:
+                summary = snap.absorb(summary, quoted)
+    return summary
+
+
 def _rebuild(systems: list[Message], snapshot: Snapshot, tail: list[Message]) -> list[Message]:
     """Step 4: system prompts + snapshot + acknowledgement + kept tail, checked against DESIGN §3."""
-    snapshot_message = Message.user(snap.render_message_text(snapshot))
+    snapshot_message = snap.snapshot_message(snap.render_message_text(snapshot))
     bridge = [Message.assistant(snap.ACKNOWLEDGEMENT)] if tail and tail[0].role == "user" else []
     folded = [*systems, snapshot_message, *bridge, *tail]
     problems = violations(folded, systems)
@@ -294,12 +450,21 @@ def _ack_tokens(counter: TokenCounter) -> int:
 
 
 def _snapshot_tokens(counter: TokenCounter, candidate: Snapshot) -> int:
-    return counter.count_message(Message.user(snap.render_message_text(candidate)))
+    return counter.count_message(snap.snapshot_message(snap.render_message_text(candidate)))
 
 
-def _key(message: Message, position: int) -> int:
-    """A message's transcript id, or its position in the context when it was never stored."""
-    return message.key if message.key is not None else position
+def _number(request: FoldRequest, message: Message, position: int) -> int:
+    """A message's 1-based number in the conversation's transcript (DESIGN: the numbers users see)."""
+    if message.key is None:
+        return position + 1
+    if request.numbers is not None:
+        return request.numbers.get(message.key, message.key + 1)
+    return message.key + 1
+
+
+def _numbers(context: _Context, request: FoldRequest, positions: Sequence[int]) -> tuple[int, ...]:
+    offset = len(context.systems)
+    return tuple(_number(request, context.rest[i], offset + i) for i in positions)
 
 
 def chunk_messages(messages: Sequence[Message], counts: Sequence[int], budget: int | None) -> list[list[Message]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .messages import Message
-from .snapshot import SNAPSHOT_OPEN
+from .snapshot import is_snapshot_message
 
 
 def violations(messages: Sequence[Message], system_prompts: Sequence[Message] | None = None) -> list[str]:
@@ -41,7 +41,7 @@ def violations(messages: Sequence[Message], system_prompts: Sequence[Message] | 
                 index += 1
             if sorted(results, key=str) != sorted(ids) or len(set(ids)) != len(ids):
                 found.append(f"tool calls {ids} answered by {results}")
-    snapshots = sum(m.text.count(SNAPSHOT_OPEN) for m in rest if m.role == "user")
+    snapshots = sum(1 for m in rest if is_snapshot_message(m))
     if snapshots > 1:
         found.append(f"{snapshots} snapshots in the context (at most one allowed)")
     return found

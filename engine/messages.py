@@ -122,6 +122,8 @@ class Message:
     has_content_key: bool = True  # OpenAI lets assistant tool-call messages omit `content`
     key: int | None = field(default=None, compare=False, hash=False)
     """Where the message comes from (transcript id, or input index); not part of its value."""
+    is_snapshot: bool = field(default=False, compare=False, hash=False)
+    """Foldchat made this message from a fold record (DESIGN §3.6); never inferred from its text."""
 
     # -- construction -------------------------------------------------------------------------
     @classmethod

@@ -40,13 +40,22 @@ class FoldPolicy:
     """Budget of the verbatim tail (at least the current turn)."""
     snapshot_ratio: float = 0.15
     """The snapshot never takes more than this share of the window."""
+    prune_keep_ratio: float = 0.10
+    """Before summarizing, tool outputs beyond the newest this share of the window become one-line stubs."""
     message_ratio: float = 0.50
     """A single message above this share of the fold target is condensed before splitting."""
     reserved_output: int = 1024
     """Tokens reserved for the reply, counted in usage (see `reply_reserve` for the caps)."""
 
     def __post_init__(self) -> None:
-        for name in ("trigger_ratio", "target_ratio", "reset_ratio", "keep_ratio", "snapshot_ratio"):
+        for name in (
+            "trigger_ratio",
+            "target_ratio",
+            "reset_ratio",
+            "keep_ratio",
+            "snapshot_ratio",
+            "prune_keep_ratio",
+        ):
             value = getattr(self, name)
             if not 0 < value <= 1:
                 raise ValueError(f"{name} must be between 0 and 1, got {value}")

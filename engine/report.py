@@ -23,6 +23,7 @@ class FoldReport:
     trigger_tokens: int
     target_tokens: int
     folded_messages: int = 0
+    """Messages of the history the new snapshot stands for (earlier snapshots aside)."""
     kept_messages: int = 0
     summarizer: str = ""
     duration_ms: float = 0.0
@@ -33,8 +34,12 @@ class FoldReport:
     split_phase: int = 0
     covers: tuple[int, int] | None = None
     condensed_messages: tuple[int, ...] = ()
+    pruned_messages: tuple[int, ...] = ()
+    """Transcript numbers of the tool outputs sent as one-line stubs (DESIGN §6.0)."""
     repairs: tuple[str, ...] = ()
     over_target: bool = False
+    failed: bool = False
+    """The policy asked for a fold that could not be made (counts toward pausing automatic folds)."""
     pinned_kept: tuple[int, int] = (0, 0)
 
     def to_dict(self) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from .chat import ChatSession, Usage
 from .config import Settings
 from .errors import FoldchatError
 from .events import EventSink, ignore_events
+from .fold_layout import covered_messages, transcript_numbers
 from .lazy import load_litellm
 from .local_model import Progress
 from .messages import Message
@@ -34,6 +35,9 @@ from .store import Conversation, Store, StoredFold, StoredMessage
 from .tokens import TokenCounter
 from .workspace import Workspace
 
+AUTO_FOLD_ATTEMPTS = 2
+AUTO_FOLD_PAUSED = "automatic folding paused after 2 failed attempts in a row: /resummarize retries"
+
 
 class Session:
     def __init__(self, workspace: Workspace, conversation_id: int, model_name: str) -> None:
@@ -43,6 +47,8 @@ class Session:
         self._target: ModelTarget | None = None
         self.switched = False
         """The model changed since the last automatic fold check: the next one re-evaluates at once."""
+        self.failed_auto_folds = 0
+        """Automatic folds that failed in a row; at `AUTO_FOLD_ATTEMPTS` they stop until the user acts."""
 
     @classmethod
     def open(cls, options: OpenOptions | None = None) -> Session:
@@ -185,15 +191,49 @@ class Session:
         return self.chat.reply(self.target, regenerate=regenerate)
 
     # -- folding ----------------------------------------------------------------------------------
+    @property
+    def auto_fold_paused(self) -> bool:
+        """DESIGN §5: after two failed automatic folds in a row, no retry on every send until /resummarize."""
+        return self.failed_auto_folds >= AUTO_FOLD_ATTEMPTS
+
     def fold_if_needed(self, on_event: EventSink = ignore_events) -> FoldReport | None:
         """The policy's check before a send; a model switch since the last check re-evaluates at once."""
+        if self.auto_fold_paused:
+            return self._paused_report()
         trigger = Trigger.SWITCH if self.switched else None
         self.switched = False
-        return self.chat.fold(self.target, trigger=trigger, on_event=on_event)
+        try:
+            report = self.chat.fold(self.target, trigger=trigger, on_event=on_event)
+        except FoldchatError:
+            self.failed_auto_folds += 1
+            raise
+        if report is not None and report.failed:
+            self.failed_auto_folds += 1
+        elif report is not None and report.compressed:
+            self.failed_auto_folds = 0
+        return report
+
+    def _paused_report(self) -> FoldReport:
+        usage = self.usage()
+        return FoldReport(
+            compressed=False, reason=AUTO_FOLD_PAUSED, tokens_before=usage.tokens, tokens_after=usage.tokens,
+            window=usage.window, reserved_output=usage.reserved, trigger_tokens=usage.trigger,
+            target_tokens=usage.target,
+        )  # fmt: skip
 
     def fold_now(self, focus: str | None = None, on_event: EventSink = ignore_events) -> FoldReport | None:
-        """/resummarize: fold whatever can be folded, with `focus` for the snapshot."""
+        """/resummarize: fold whatever can be folded, with `focus` for the snapshot; on an already folded
+        context, a re-fold from the original messages. It also re-arms paused automatic folds."""
+        self.failed_auto_folds = 0
         return self.chat.fold(self.target, force=True, focus=focus, on_event=on_event)
+
+    def fold_coverage(self, fold: StoredFold) -> int:
+        """How many transcript messages `fold` stands for: the count the toast, marker and inspector show."""
+        return covered_messages(fold, [m.id for m in self.transcript()])
+
+    def message_numbers(self) -> dict[int, int]:
+        """Message id -> its 1-based number in this conversation's transcript."""
+        return transcript_numbers([m.id for m in self.transcript()])
 
     def folds(self, include_undone: bool = False) -> list[StoredFold]:
         """The fold chain, oldest first."""
@@ -211,7 +251,7 @@ class Session:
 
     def snapshot_of(self, fold: StoredFold) -> Snapshot:
         """The fold's snapshot as the model sees it: the user's edit read back, if there is one."""
-        parsed = snap.parse(fold.edited_text) if fold.edited_text else Snapshot.model_validate(fold.snapshot)
+        parsed = snap.parse(fold.edited_text) if fold.edited_text else snap.stored_snapshot(fold.snapshot)
         return parsed or Snapshot()
 
     def undo_fold(self, fold_id: int) -> None:

@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
-if TYPE_CHECKING:
-    from .messages import Message
+from .messages import Message
 
 SNAPSHOT_OPEN = "<state_snapshot"
 SNAPSHOT_CLOSE = "</state_snapshot>"
+SNAPSHOT_NAME = "foldchat_snapshot"
+"""The `name` of the snapshot message in plain OpenAI JSON (`foldchat compress` in and out).
+
+OpenAI-format user messages may carry a `name`, so the mark survives a JSON round trip without breaking
+providers; inside the app the mark is `Message.is_snapshot`, set only on messages built from a fold."""
 ACKNOWLEDGEMENT = "Understood. I have the snapshot of our earlier conversation and will continue from it."
 SNAPSHOT_INTRO = (
     "This is a state snapshot of the earlier part of our conversation, written by Foldchat when the "
@@ -69,9 +73,20 @@ class Snapshot(BaseModel):
         return sum(len(getattr(self, name)) for name in LIST_SECTIONS) + bool(self.overall_goal)
 
 
+_TAG = re.compile(r"<(/?)(state_snapshot|" + "|".join(SECTIONS) + r")\b")
+
+
 def _escape(text: str) -> str:
     # Keep identifiers verbatim; only neutralise tags that would end a section or the snapshot early.
-    return re.sub(r"<(/?)(state_snapshot|" + "|".join(SECTIONS) + r")\b", r"‹\1\2", text)
+    return _TAG.sub(r"‹\1\2", text)
+
+
+def neutralise(text: str) -> str:
+    """`text` with every snapshot or section tag made inert (`<state_snapshot` → `‹state_snapshot`).
+
+    Text we did not write (a pasted README, a tool output) goes through here before a summarizer or a
+    snapshot sees it, so it can neither open nor close a snapshot nor be parsed as one."""
+    return _escape(text) if "<" in text else text
 
 
 def render(snapshot: Snapshot) -> str:
@@ -105,7 +120,7 @@ _ATTR = re.compile(r'(\w+)="([^"]*)"')
 def parse(text: str) -> Snapshot | None:
     """Read back the first rendered snapshot in `text`, or None if there is none."""
     start = text.find(SNAPSHOT_OPEN)
-    end = text.find(SNAPSHOT_CLOSE, start)
+    end = text.rfind(SNAPSHOT_CLOSE)  # items are escaped; a user's edit may still hold a stray close tag
     if start < 0 or end < 0:
         return None
     head_end = text.find(">", start)
@@ -147,17 +162,63 @@ def merge(older: Snapshot, newer: Snapshot) -> Snapshot:
     return Snapshot(
         overall_goal=older.overall_goal or newer.overall_goal,
         depth=max(older.depth, newer.depth) + 1,
-        covers=_join_covers(older.covers, newer.covers),
+        covers=join_covers(older.covers, newer.covers),
         tokens_before=max(older.tokens_before, newer.tokens_before),
         **merged,
     )
 
 
-def _join_covers(first: str, second: str) -> str:
+def join_covers(first: str, second: str) -> str:
     starts_ends = [c.split("..") for c in (first, second) if ".." in c]
     if not starts_ends:
         return first or second
     return f"{starts_ends[0][0]}..{starts_ends[-1][-1]}"
+
+
+FOREIGN_SECTIONS = {
+    "file_system_state": "artifacts",
+    "files": "artifacts",
+    "current_plan": "task_state",
+    "plan": "task_state",
+    "progress": "task_state",
+    "key_facts": "key_knowledge",
+    "context": "key_knowledge",
+    "errors": "errors_and_fixes",
+    "next_steps": "task_state",
+    "questions": "open_questions",
+}
+"""Sections other tools write (gemini-cli's compressed history, ...) and the nearest one of ours."""
+_QUOTED_SECTION = re.compile(r"<([A-Za-z_][\w-]{0,60})>(.*?)</\1>", re.S)
+QUOTED_LABEL = "(from a snapshot quoted in a user message)"
+
+
+def quoted_sections(text: str) -> Snapshot | None:
+    """The sections of a `<state_snapshot>` that someone pasted or imported, as data for ours.
+
+    Such a block is never taken for one of our snapshots (DESIGN §3.6); its facts are kept, each item
+    labelled as quoted, under our nearest section, or under its own name in `key_knowledge`."""
+    start = text.find(SNAPSHOT_OPEN)
+    end = text.find(SNAPSHOT_CLOSE, start)
+    if start < 0 or end < 0:
+        return None
+    found = Snapshot(depth=0)
+    for name, body in _QUOTED_SECTION.findall(text[start:end]):
+        items = [line.strip().removeprefix("- ").strip() for line in body.strip().splitlines()]
+        items = [_escape(item) for item in items if item]
+        target = name if name in LIST_SECTIONS else FOREIGN_SECTIONS.get(name)
+        if name == "overall_goal":
+            found.key_knowledge.append(f"{QUOTED_LABEL} overall goal: {' '.join(items)}")
+        elif target is not None:
+            getattr(found, target).extend(f"{QUOTED_LABEL} {item}" for item in items)
+        else:
+            found.key_knowledge.extend(f"{QUOTED_LABEL} {name}: {item}" for item in items)
+    return found if found.items() else None
+
+
+def absorb(snapshot: Snapshot, quoted: Snapshot) -> Snapshot:
+    """`snapshot` with `quoted`'s items put first in each section (they were said earlier)."""
+    update = {name: _dedupe([*getattr(quoted, name), *getattr(snapshot, name)]) for name in LIST_SECTIONS}
+    return snapshot.model_copy(update=update)
 
 
 class FoldRecord(Protocol):
@@ -170,12 +231,33 @@ class FoldRecord(Protocol):
     def edited_text(self) -> str | None: ...
 
 
+def stored_snapshot(data: dict[str, Any]) -> Snapshot:
+    """The snapshot in a fold record's JSON, ignoring what else the record keeps there (its layout)."""
+    return Snapshot.model_validate({k: v for k, v in data.items() if k in Snapshot.model_fields})
+
+
 def snapshot_text(fold: FoldRecord) -> str:
     """The snapshot message text for a stored fold: the user's edit if there is one."""
     if fold.edited_text:
         return fold.edited_text
-    return render_message_text(Snapshot.model_validate(fold.snapshot))
+    return render_message_text(stored_snapshot(fold.snapshot))
+
+
+def snapshot_message(text: str, named: bool = False) -> Message:
+    """The one snapshot message of a context, marked as Foldchat's; `named` for plain JSON output."""
+    return Message(role="user", content=text, name=SNAPSHOT_NAME if named else None, is_snapshot=True)
+
+
+def name_snapshots(messages: Iterable[Message]) -> list[Message]:
+    """For plain JSON output: our snapshot message carries `SNAPSHOT_NAME`, so the mark survives."""
+    return [snapshot_message(m.text, named=True) if is_snapshot_message(m) else m for m in messages]
 
 
 def is_snapshot_message(message: Message) -> bool:
-    return message.role == "user" and SNAPSHOT_OPEN in message.text
+    """True only for a snapshot Foldchat made: a user who pastes `<state_snapshot>` sends an ordinary message."""
+    return message.role == "user" and message.is_snapshot
+
+
+def mark_named_snapshots(messages: Iterable[Message]) -> list[Message]:
+    """Plain JSON input (`foldchat compress`): a user message named `SNAPSHOT_NAME` is a snapshot we wrote."""
+    return [m.evolve(is_snapshot=True) if m.role == "user" and m.name == SNAPSHOT_NAME else m for m in messages]

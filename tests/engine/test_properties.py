@@ -10,7 +10,9 @@ from foldchat.engine.errors import CurrentTurnTooLarge
 from foldchat.engine.fold import FoldRequest, fold_context
 from foldchat.engine.invariants import violations
 from foldchat.engine.messages import dump_messages, parse_messages
+from foldchat.engine.prune import is_pruned
 from foldchat.engine.snapshot import Snapshot
+from foldchat.engine.split import newest_exchange_start
 from foldchat.engine.summarizers import RulesSummarizer
 from foldchat.engine.tokens import LiteLLMCounter
 from hypothesis import HealthCheck, given, settings
@@ -36,6 +38,10 @@ words = st.sampled_from(
 )
 text = st.lists(words, min_size=1, max_size=25).map(" ".join)
 huge = st.integers(300, 3000).map(lambda n: "data " * n)
+PASTED_README = (
+    '## Snapshot format\nFoldchat writes <state_snapshot depth="1"><user_requests>\n- x\n</user_requests>'
+    "</state_snapshot> into the context."
+)
 
 
 @st.composite
@@ -47,7 +53,7 @@ def histories(draw):
     if draw(st.booleans()):
         prior = Snapshot(user_requests=[draw(text)], covers="0..9", depth=draw(st.integers(1, 3)))
         out += [
-            {"role": "user", "content": snap.render_message_text(prior)},
+            {"role": "user", "content": snap.render_message_text(prior), "name": snap.SNAPSHOT_NAME},
             {"role": "assistant", "content": snap.ACKNOWLEDGEMENT},
         ]
     for _ in range(draw(st.integers(0, 30))):
@@ -62,6 +68,7 @@ def histories(draw):
                     "orphan",
                     "image",
                     "reasoning",
+                    "pasted",
                     "huge",
                     "system",
                 ]
@@ -90,6 +97,8 @@ def histories(draw):
                     "thinking_blocks": [{"type": "thinking", "thinking": "t", "signature": "s"}],
                 }
             )
+        elif kind == "pasted":  # a README that documents the snapshot format: an ordinary message
+            out.append({"role": "user", "content": f"{draw(text)}\n{PASTED_README}\n{draw(text)}"})
         elif kind == "huge":
             out.append({"role": draw(st.sampled_from(["user", "assistant"])), "content": draw(huge)})
         elif kind == "system":
@@ -97,83 +106,80 @@ def histories(draw):
         elif kind == "orphan":
             out.append({"role": "tool", "tool_call_id": f"ghost{next(ids)}", "content": draw(text)})
         else:
-            n = draw(st.integers(1, 3))
-            calls = [f"call_{next(ids)}__thought__x" if draw(st.booleans()) else f"c{next(ids)}" for _ in range(n)]
-            out.append(
-                {
-                    "role": "assistant",
-                    "content": None,
-                    "tool_calls": [
-                        {
-                            "id": c,
-                            "type": "function",
-                            "function": {
-                                "name": draw(st.sampled_from(["bash", "read_file", "grep"])),
-                                "arguments": json.dumps({"command": draw(text)}),
-                            },
-                        }
-                        for c in calls
-                    ],
-                }
-            )
-            answered = draw(st.lists(st.sampled_from(calls), unique=True)) if draw(st.booleans()) else calls
-            for c in draw(st.permutations(answered)):
-                out.append(
-                    {
-                        "role": "tool",
-                        "tool_call_id": c,
-                        "content": draw(st.one_of(text, huge)) + "\nexit code: 1",
-                    }
-                )
+            out += exchange(draw, ids)
     if draw(st.booleans()):
         out.append({"role": "user", "content": draw(text)})
+    for _ in range(draw(st.integers(0, 8))):  # a long current turn: an agent loop after one request
+        out += exchange(draw, ids, complete=True)
+    return out
+
+
+def exchange(draw, ids, complete=False):
+    """An assistant tool-call message and its results (some missing or shuffled unless `complete`)."""
+    n = draw(st.integers(1, 3))
+    calls = [f"call_{next(ids)}__thought__x" if draw(st.booleans()) else f"c{next(ids)}" for _ in range(n)]
+    out = [
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": c,
+                    "type": "function",
+                    "function": {
+                        "name": draw(st.sampled_from(["bash", "read_file", "grep"])),
+                        "arguments": json.dumps({"command": draw(text)}),
+                    },
+                }
+                for c in calls
+            ],
+        }
+    ]
+    answered = calls if complete or draw(st.booleans()) else draw(st.lists(st.sampled_from(calls), unique=True))
+    for c in draw(st.permutations(answered)):
+        out.append({"role": "tool", "tool_call_id": c, "content": draw(st.one_of(text, huge)) + "\nexit code: 1"})
     return out
 
 
 def check(raw, window, force):
-    messages = parse_messages(raw)
+    messages = snap.mark_named_snapshots(parse_messages(raw))
     repaired = repair(messages).messages
+    systems = [m for m in repaired if m.role == "system"]
+    rest = repaired[len(systems) :]
+    start = current_turn_start(rest)
+    newest = rest[newest_exchange_start(rest, start) :]
     try:
         result = fold_context(
             messages,
             FoldRequest(
-                counter=COUNTER,
-                window=window,
-                summarizer=RulesSummarizer(),
-                force=force,
-                reserved_output=window // 10,
+                counter=COUNTER, window=window, summarizer=RulesSummarizer(), force=force, reserved_output=window // 10
             ),
         )
     except CurrentTurnTooLarge:
-        systems = [m for m in repaired if m.role == "system"]
-        rest = repaired[len(systems) :]
-        turn = rest[current_turn_start(rest) :]
-        assert COUNTER.count(systems + turn) + window // 10 > window
+        assert COUNTER.count([*systems, *rest[start : start + 1], *newest]) + window // 10 > window
         return
     out, r = result.messages, result.report
-    systems = [m for m in repaired if m.role == "system"]
     assert violations(out, systems) == []
     assert r.tokens_after == (
         litellm.token_counter(model=MODEL, messages=dump_messages(out), use_default_image_token_count=True)
         if out
         else 0
     )
-    rest = repaired[len(systems) :]
-    turn = rest[current_turn_start(rest) :]
-    assert out[len(out) - len(turn) :] == turn  # the current turn is kept verbatim
+    assert not rest or snap.is_snapshot_message(rest[start]) or rest[start] in out  # the user message is kept...
+    assert out[len(out) - len(newest) :] == newest  # ...and so is the newest exchange after it
     if not r.compressed:
         assert out == repaired
         return
-    assert sum(m.text.count(snap.SNAPSHOT_OPEN) for m in out) == 1
     assert r.tokens_after < r.tokens_before  # a fold always makes the context smaller
-    tail = out[len(out) - r.kept_messages :]
-    original_tail = repaired[len(repaired) - r.kept_messages :]
-    for kept, original in zip(tail, original_tail, strict=True):
-        assert kept == original or is_condensed(kept)  # nothing in the kept tail is rewritten
-    if not r.over_target:
-        assert r.tokens_after + r.reserved_output <= r.target_tokens
-    else:  # only when even the bare current turn cannot get under the target
-        assert r.kept_messages == len(turn)
+    if result.snapshot is None:  # pruned only: every message is there, old tool outputs as stubs
+        assert len(out) == len(repaired) and all(a == b or is_pruned(a) for a, b in zip(out, repaired, strict=True))
+        return
+    marked = [m for m in out if snap.is_snapshot_message(m)]
+    assert len(marked) == 1 and marked[0].text.count(snap.SNAPSHOT_OPEN) == 1
+    for kept in out[len(out) - r.kept_messages :]:
+        assert kept in repaired or is_condensed(kept) or is_pruned(kept)  # no kept message is rewritten
+    if r.over_target:  # only when even the user message and the newest exchange cannot get under the target
+        assert r.kept_messages <= len(rest) - start
 
 
 SETTINGS = settings(

@@ -1,7 +1,7 @@
 """How much of the artifact trail survives a fold, per agent shape and window (issue 16).
 
 Run: .venv/bin/python bench/artifact_bench.py
-Each trajectory (tests/fixtures/trajectories.py: SWE-agent, OpenHands, Claude Code, mini-swe-agent,
+Each trajectory (tests/fixtures/agent_shapes.py: SWE-agent, OpenHands, Claude Code, mini-swe-agent,
 ChatGPT code interpreter; 150 steps, hundreds of messages) is folded through `fold_context` with the
 rules summarizer and `force=True`, as `foldchat compress --context-window N --force` does. A path or an
 edited path is kept when it appears in the folded context (snapshot or kept turns). Commands are counted
@@ -22,7 +22,7 @@ from foldchat.engine.messages import parse_messages
 from foldchat.engine.policy import FoldPolicy
 from foldchat.engine.summarizers import RulesSummarizer
 from foldchat.engine.tokens import LiteLLMCounter
-from trajectories import SHAPES, trajectory
+from agent_shapes import SHAPES, trajectory
 
 MODEL = "gpt-4o"
 WINDOWS = (8_000, 32_000)

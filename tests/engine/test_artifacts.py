@@ -14,7 +14,7 @@ from foldchat.engine.summarizers import RulesSummarizer, SummaryRequest
 from foldchat.engine.summarizers.artifacts import RANK_CHANGED, RANK_READ, terse, trail_rank
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "fixtures"))
-from trajectories import SHAPES, trajectory
+from agent_shapes import SHAPES, trajectory
 
 
 def _summary(shape: str):

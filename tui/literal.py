@@ -3,7 +3,7 @@
 Messages, titles, tool names and arguments, model names and provider errors may hold Textual markup
 (`[/quote]`, `[@click=...]`) or terminal control bytes. Every widget that shows such text gets it
 through `literal()`: a `Content` value (never parsed as markup) whose control characters are visible
-stand-ins (see `foldchat.engine.visible`).
+stand-ins (the engine's `visible`).
 """
 
 from __future__ import annotations

@@ -245,13 +245,7 @@ async def stream_reply(
                     for event in events:
                         yield event
                     finish_reason = _finish_reason(chunk) or finish_reason
-                    chunk_usage = getattr(chunk, "usage", None)
-                    if chunk_usage and getattr(chunk_usage, "prompt_tokens", None) is not None:
-                        prompt, completion = (
-                            int(chunk_usage.prompt_tokens or 0),
-                            int(chunk_usage.completion_tokens or 0),
-                        )
-                        usage = UsageReport(prompt, completion, target.cost(prompt, completion))
+                    usage = _chunk_usage(chunk, target) or usage
             if not _really_finished(response, finish_reason):
                 raise StreamEndedEarly()
             if not acc.has_output:
@@ -276,6 +270,15 @@ async def stream_reply(
             yield usage
         yield Finished(acc.message(), finish_reason, usage)
         return
+
+
+def _chunk_usage(chunk: Any, target: ModelTarget) -> UsageReport | None:
+    """The token usage a chunk reports (usually only the last one does), priced for `target`."""
+    reported = getattr(chunk, "usage", None)
+    if not reported or getattr(reported, "prompt_tokens", None) is None:
+        return None
+    prompt, completion = int(reported.prompt_tokens or 0), int(reported.completion_tokens or 0)
+    return UsageReport(prompt, completion, target.cost(prompt, completion))
 
 
 class _Deadline:

@@ -124,7 +124,10 @@ def test_the_trail_is_a_fixed_section_the_llm_snapshot_cannot_drop(fake):
     result = fold_context(parse_messages(history), request)
     assert result.report.summarizer == "llm:fake"
     s = snapshot_of(result)
-    for path in edited:
+    verbatim = json.dumps([m.to_dict() for m in result.messages if not m.is_snapshot])
+    folded = [path for path in edited if path not in verbatim]  # the newest edits may stay word for word
+    assert folded
+    for path in folded:
         assert any(line.startswith(f"{path}: edited") for line in s.artifacts), s.artifacts
     assert "model note: rounding helper q()" in s.artifacts  # the model's own lines are kept after the trail
     system, user = (m["content"] for m in fake.requests[-1]["messages"])

@@ -172,9 +172,10 @@ def test_a_model_path_that_is_not_a_gguf_is_refused_before_starting(tmp_path, co
 def test_foldchat_ask_reports_a_bad_chat_format_in_one_line(tmp_path, monkeypatch):
     for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "MISTRAL_API_KEY"):
         monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("FOLDCHAT_CONFIG", str(tmp_path / "none.toml"))
+    config = tmp_path / "config.toml"
+    config.write_text('[local]\nchat_format = "no-such-format"\n')
+    monkeypatch.setenv("FOLDCHAT_CONFIG", str(config))
     monkeypatch.setenv("FOLDCHAT_DATABASE", str(tmp_path / "db.sqlite"))
-    monkeypatch.setenv("FOLDCHAT_LOCAL__CHAT_FORMAT", "no-such-format")
     done = foldchat("ask", "hello")
     assert done.returncode == 1
     lines = done.stderr.strip().splitlines()

@@ -96,17 +96,21 @@ async def test_new_history_rename_resume_delete(app_factory):
 
 async def test_export_retry_pin_model_and_quit(app_factory, fake, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    exports = tmp_path / "data" / "foldchat" / "exports"  # the data dir, never the working directory
     app = app_factory()
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         screen = chat(app)
         await send(pilot, "export me")
         await send(pilot, "/export json")
-        path = tmp_path / f"foldchat-{screen.backend.conversation_id}.json"
+        path = exports / f"foldchat-{screen.backend.conversation_id}.json"
         await wait_for(pilot, path.exists)
         assert json.loads(path.read_text())["messages"][0]["message"]["content"] == "export me"
+        assert any(str(path) in n for n in notes(app))  # the path is shown
         await send(pilot, "/export md")
-        await wait_for(pilot, (tmp_path / f"foldchat-{screen.backend.conversation_id}.md").exists)
+        await wait_for(pilot, (exports / f"foldchat-{screen.backend.conversation_id}.md").exists)
+        assert not list(tmp_path.glob("foldchat-*"))
 
         count = len(replies(screen))
         await send(pilot, "/retry")

@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from .session import Session
     from .snapshot import SECTIONS as SNAPSHOT_SECTIONS
     from .snapshot import Snapshot, is_snapshot_message
-    from .store import Conversation, StoredFold, StoredMessage
+    from .store import Conversation, SearchHit, StoredFold, StoredMessage
     from .summarizers import RulesSummarizer, Summarizer, SummaryRequest
     from .terminal import json_safe, visible
     from .workspace import ModelEntry, Workspace
@@ -59,6 +59,7 @@ _EXPORTS = {
     "compress_messages": "compress",
     # values the faces receive
     "Conversation": "store",
+    "SearchHit": "store",
     "StoredFold": "store",
     "StoredMessage": "store",
     "ModelTarget": "providers",

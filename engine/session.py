@@ -31,7 +31,7 @@ from .policy import Trigger
 from .providers import ModelTarget, ProviderEvent
 from .report import FoldReport
 from .snapshot import Snapshot, snapshot_text
-from .store import Conversation, Store, StoredFold, StoredMessage
+from .store import Conversation, SearchHit, Store, StoredFold, StoredMessage
 from .tokens import TokenCounter
 from .workspace import Workspace
 
@@ -279,6 +279,10 @@ class Session:
 
     def conversations(self, search: str | None = None) -> list[Conversation]:
         return self.workspace.conversations(search)
+
+    def search(self, text: str) -> list[SearchHit]:
+        """/history search: conversations whose title or messages hold `text`, with the matching line."""
+        return self.workspace.search(text)
 
     def rename_conversation(self, conversation_id: int, title: str) -> None:
         self.workspace.rename(conversation_id, title)

@@ -22,6 +22,7 @@ EXPECTED = {
     "compress_messages",
     # values the faces receive
     "Conversation",
+    "SearchHit",
     "Failed",
     "Finished",
     "ModelTarget",

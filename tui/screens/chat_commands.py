@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from foldchat.engine import FoldchatError
+from foldchat.engine import FoldchatError, visible
 
 from ..widgets.fold_marker import FoldMarker
 from ..widgets.message import MessageView
@@ -165,11 +165,20 @@ class SlashCommands:
     async def slash_history(self, _: str) -> None:
         from .history import ConversationRow, HistoryScreen
 
+        session = self.session
         rows = [
             ConversationRow(c.id, c.title, c.model, c.updated_at, c.message_count)
-            for c in await asyncio.to_thread(self.session.conversations)
+            for c in await asyncio.to_thread(session.conversations)
         ]
-        self.app.push_screen(HistoryScreen(rows), self.on_history_done)
+
+        def search(text: str) -> list[ConversationRow]:
+            return [
+                ConversationRow(h.conversation.id, h.conversation.title, h.conversation.model,
+                                h.conversation.updated_at, h.conversation.message_count, visible(h.excerpt))
+                for h in session.search(text)
+            ]  # fmt: skip
+
+        self.app.push_screen(HistoryScreen(rows, search), self.on_history_done)
 
     async def on_history_done(self, action: Any) -> None:
         if action is None or self.backend is None:
@@ -206,7 +215,7 @@ class SlashCommands:
         except FoldchatError as error:
             self.notify(str(error), title="Export failed", severity="error", markup=False)
             return
-        self.notify(f"Exported to {path}")
+        self.notify(f"Exported to {path}", title="Exported", markup=False)
 
     async def slash_retry(self, _: str) -> None:
         self.action_retry()

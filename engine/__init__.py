@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from .messages import Message, ToolCall, dump_messages, parse_messages
     from .options import OpenOptions
     from .policy import Decision, FoldHistory, FoldPolicy, Trigger, decide
-    from .providers import Failed, Finished, ModelTarget, ProviderEvent, Retrying, TextDelta
+    from .providers import Failed, Finished, ModelTarget, ProviderEvent, ReasoningDelta, Retrying, TextDelta
     from .recovery import save_unsaved_text
     from .report import FoldReport
     from .session import Session
@@ -65,6 +65,7 @@ _EXPORTS = {
     "ModelTarget": "providers",
     "ProviderEvent": "providers",
     "TextDelta": "providers",
+    "ReasoningDelta": "providers",
     "Retrying": "providers",
     "Finished": "providers",
     "Failed": "providers",

@@ -32,6 +32,7 @@ EXPECTED = {
     "StoredFold",
     "StoredMessage",
     "TextDelta",
+    "ReasoningDelta",
     "is_snapshot_message",
     "status_suffix",
     "load_settings",

@@ -4,8 +4,9 @@ title on screen, the model picker, user text as typed, the gauge at 80 columns."
 from __future__ import annotations
 
 from foldchat.tui.screens.history import HistoryScreen
-from foldchat.tui.widgets.message import MessageView
-from textual.widgets import Input, OptionList
+from foldchat.tui.widgets.composer import Composer
+from foldchat.tui.widgets.message import MessageView, last_code_block
+from textual.widgets import Collapsible, Input, Markdown, OptionList, Static
 
 from tui.conftest import wait_for
 from tui.test_chat_flows import chat, ready, send
@@ -36,3 +37,68 @@ async def test_history_search_finds_message_text_and_shows_the_line(app_factory)
         await pilot.press("enter", "enter")
         await wait_for(pilot, lambda: screen.backend.conversation_id == first)
         assert next(v.data.text for v in screen.query(MessageView)).startswith("Plans")
+
+
+async def test_user_text_is_shown_as_typed_and_replies_as_markdown(app_factory, fake):
+    fake.reply = "# Title\n\n- one"
+    typed = "# not a heading\n- not a list\n    indented **not bold**"
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        await send(pilot, typed)
+        user, reply = [v for v in screen.query(MessageView) if v.data.role in ("user", "assistant")]
+        assert not user.query(Markdown)
+        assert str(user.query_one(".plain", Static).content) == typed  # line breaks and spaces kept
+        assert reply.query(Markdown)
+
+
+async def test_y_copies_the_last_code_block_and_says_what_it_cannot_know(app_factory, fake):
+    fake.reply = "Try:\n```python\nprint(1)\n```\nor\n~~~\nrm -rf build\nmake\n~~~\ndone"
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        await send(pilot, "how do I rebuild?")
+        user, reply = [v for v in screen.query(MessageView) if v.data.role in ("user", "assistant")]
+        reply.focus()
+        await pilot.press("y")
+        assert app.clipboard == "rm -rf build\nmake"
+        assert any("Code block (2 lines) sent to the terminal's clipboard (OSC 52)" in n for n in notes(app))
+        assert any("cannot confirm" in n for n in notes(app))
+        user.focus()
+        await pilot.press("y")
+        assert any("no code block" in n for n in notes(app)) and app.clipboard == "rm -rf build\nmake"
+
+
+def test_last_code_block_takes_an_unclosed_fence_to_the_end():
+    assert last_code_block("a\n```\nx\n```\n```sh\ny\nz") == "y\nz"
+    assert last_code_block("no code `here`") is None
+    assert last_code_block("````md\n```\ninner\n```\n````") == "```\ninner\n```"
+
+
+async def test_thinking_is_shown_live_while_the_reply_streams(app_factory, fake):
+    fake.script = ["think"]
+    fake.answer_gate.clear()
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        screen.query_one(Composer).text = "hello"
+        screen.query_one(Composer).focus()
+        await pilot.press("enter")
+
+        def streaming_thinking():
+            views = [v for v in screen.query(MessageView) if v.data.role == "assistant"]
+            return views and views[-1].data.status == "streaming" and views[-1].query(".thinking") and views[-1]
+
+        view = await wait_for(pilot, streaming_thinking)  # the answer is held back: still streaming
+        await wait_for(pilot, lambda: view.data.reasoning.strip() == fake.thinking)
+        thinking = view.query_one(".thinking", Collapsible)
+        assert thinking.collapsed and thinking.title == "thinking…"
+        assert str(thinking.query_one(Static).content).strip() == fake.thinking
+        fake.answer_gate.set()
+        await wait_for(pilot, lambda: view.data.status == "complete" and thinking.title == "thinking")
+        assert str(thinking.query_one(Static).content).strip() == fake.thinking
+        stored = screen.backend.transcript()[-1].message
+        assert stored.extras["reasoning_content"].strip() == fake.thinking

@@ -23,6 +23,7 @@ from foldchat.engine import (
     FoldProgress,
     FoldStarted,
     OpenOptions,
+    ReasoningDelta,
     Retrying,
     TextDelta,
     visible,
@@ -365,6 +366,9 @@ class ChatScreen(SlashCommands, Screen[None]):
                         pending = ""
                         self.update_gauge(streaming=session.count_text(view.data.text))
                         transcript.scroll_end(animate=False)
+                elif isinstance(event, ReasoningDelta):  # shown live, collapsed, not only after a restart
+                    view.data.reasoning += visible(event.text)
+                    await view.show_reasoning(view.data.reasoning, streaming=True)
                 elif isinstance(event, Retrying):
                     self.status = f"{event.reason}; retrying in {event.delay:.1f} s…"
                 elif isinstance(event, Finished):
@@ -380,6 +384,8 @@ class ChatScreen(SlashCommands, Screen[None]):
             if pending:
                 await stream.write(pending)
             await stream.stop()
+            if view.data.reasoning:
+                await view.show_reasoning(view.data.reasoning, streaming=False)
             self.update_gauge(streaming=0)
             transcript.scroll_end(animate=False)
 

@@ -19,7 +19,7 @@ from types import TracebackType
 from . import snapshot as snap
 from .chat import ChatSession, Usage
 from .config import Settings
-from .errors import FoldchatError
+from .errors import FoldchatError, UsageError
 from .events import EventSink, ignore_events
 from .fold_layout import covered_messages, transcript_numbers
 from .lazy import load_litellm
@@ -181,6 +181,31 @@ class Session:
 
     def set_system_prompt(self, text: str) -> int:
         return self.chat.set_system_prompt(text)
+
+    def edit_and_resend(self, message_id: int, text: str) -> tuple[int, list[int]]:
+        """Replace an earlier user prompt with `text`: returns the new message's id and the folds undone.
+
+        The edited prompt and everything after it are superseded by the new message, never deleted (the
+        transcript is append-only); `reply()` then answers the new prompt. A fold that covers the edited
+        message (or anything after it) would summarise what no longer holds, so it is undone, with every
+        fold built on it; folds wholly before the edited message stay. The caller says which were undone.
+        """
+        stored = self.store.message(message_id)
+        if stored.conversation_id != self.conversation_id or stored.message.role != "user":
+            raise UsageError(f"message {message_id} is not a prompt of this conversation")
+        if stored.superseded_by is not None:
+            raise UsageError(f"message {message_id} was already replaced: edit the newer one")
+        if not text.strip():
+            raise UsageError("the edited prompt is empty")
+        undone = [f.id for f in self.folds() if f.last_message_id >= message_id]
+        if undone:
+            self.store.undo_fold(undone[0])  # and every fold built on top of it
+        return self.store.resend(self.conversation_id, message_id, Message.user(text)), undone
+
+    def last_prompt(self) -> StoredMessage | None:
+        """The newest prompt that still counts (not replaced): what ↑ in an empty composer edits."""
+        live = [m for m in self.transcript() if m.message.role == "user" and m.superseded_by is None]
+        return live[-1] if live else None
 
     def mark_unsent(self, message_id: int, reason: str) -> None:
         """A message refused before sending: kept in the transcript, left out of every context."""

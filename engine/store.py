@@ -474,6 +474,18 @@ class Store:
                 ),
             )
 
+    def resend(self, conversation_id: int, message_id: int, message: Message) -> int:
+        """Append `message` (an edited prompt) and mark every live non-system message from `message_id`
+        on as superseded by it, in one transaction; returns the new message's id. Nothing is deleted."""
+        with self.transaction() as db:
+            new_id = _insert_message(db, conversation_id, message, "complete", None, None, 0.0, None, None)
+            db.execute(
+                "UPDATE messages SET superseded_by = ? WHERE conversation_id = ? AND id >= ? AND id < ?"
+                " AND superseded_by IS NULL AND role != 'system'",
+                (new_id, conversation_id, message_id, new_id),
+            )
+        return new_id
+
     def supersede(self, message_ids: Sequence[int], by: int) -> None:
         with self.transaction() as db:
             db.executemany("UPDATE messages SET superseded_by = ? WHERE id = ?", [(by, i) for i in message_ids])

@@ -102,3 +102,59 @@ async def test_thinking_is_shown_live_while_the_reply_streams(app_factory, fake)
         assert str(thinking.query_one(Static).content).strip() == fake.thinking
         stored = screen.backend.transcript()[-1].message
         assert stored.extras["reasoning_content"].strip() == fake.thinking
+
+
+def contents(fake) -> list[str]:
+    return [m["content"] for m in fake.requests[-1]["messages"]]
+
+
+async def test_up_in_an_empty_composer_edits_and_resends_the_last_prompt(app_factory, fake):
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        await send(pilot, "first question")
+        await send(pilot, "second question")
+        composer = screen.query_one(Composer)
+        composer.focus()
+        await pilot.press("up")
+        assert composer.text == "second question" and screen.editing is not None
+        await pilot.press("escape")  # cancel: nothing changes
+        assert composer.text == "" and screen.editing is None
+        await pilot.press("up")
+        composer.text = "second question, sharper"
+        count = len(fake.requests)
+        await pilot.press("enter")
+        await wait_for(
+            pilot, lambda: len(fake.requests) > count and screen.backend.transcript()[-1].status == "complete"
+        )
+        transcript = screen.backend.transcript()
+        assert len(transcript) == 6  # nothing deleted: the old prompt and its reply are kept, superseded
+        new_prompt = transcript[4].id
+        assert [m.superseded_by for m in transcript] == [None, None, new_prompt, new_prompt, None, None]
+        assert contents(fake) == ["first question", fake.reply, "second question, sharper"]
+        await wait_for(pilot, lambda: len([v for v in screen.query(MessageView) if v.has_class("-superseded")]) == 2)
+
+
+async def test_e_on_a_folded_prompt_undoes_the_folds_covering_it(app_factory, fake):
+    app = app_factory(window=6000)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        for n in range(3):
+            await send(pilot, f"message {n} about INV-{n}: " + "the invoice lines and totals " * 120)
+        await send(pilot, "/resummarize")
+        fold = await wait_for(pilot, lambda: screen.backend.active_fold())
+        first = next(v for v in screen.query(MessageView) if v.data.role == "user")
+        assert first.data.id is not None and first.data.id <= fold.last_message_id
+        first.focus()
+        await pilot.press("e")
+        assert screen.query_one(Composer).text.startswith("message 0 about INV-0")
+        screen.query_one(Composer).text = "just one short question"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen.backend.transcript()[-1].status == "complete")
+        assert screen.backend.active_fold() is None
+        assert any(f"Fold {fold.id} undone" in n for n in notes(app))
+        assert contents(fake) == ["just one short question"]
+        live = [m for m in screen.backend.transcript() if m.superseded_by is None]
+        assert [m.message.text for m in live] == ["just one short question", fake.reply]

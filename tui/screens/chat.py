@@ -84,6 +84,7 @@ class ChatScreen(SlashCommands, Screen[None]):
         self.gauge_state = GaugeState(note="starting…")
         self.typed = ""
         self.fold_requested: str | None = None  # a /resummarize typed while a reply streams
+        self.editing: int | None = None
 
     # -- layout -------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -237,6 +238,9 @@ class ChatScreen(SlashCommands, Screen[None]):
             await self.run_slash(*command)
             return
         text = event.text.strip("\n")
+        if self.editing is not None:
+            await self.resend(self.editing, text)
+            return
         if self.backend is None:
             self.queued.append(text)
             await self.query_one(Transcript).append(MessageData(None, "user", visible(text), status="queued"))
@@ -390,7 +394,11 @@ class ChatScreen(SlashCommands, Screen[None]):
             transcript.scroll_end(animate=False)
 
     def action_stop(self) -> None:
-        if self.streaming:
+        if self.editing is not None:
+            self.stop_editing()
+            self.query_one(Composer).clear()
+            self.notify("Edit cancelled")
+        elif self.streaming:
             self.workers.cancel_group(self, "reply")
             self.notify("Stopped: the partial reply is kept")
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from foldchat.engine import FoldchatError, visible
 
+from ..widgets.composer import Composer
 from ..widgets.fold_marker import FoldMarker
 from ..widgets.message import MessageView
 from ..widgets.transcript import Transcript
@@ -26,6 +27,8 @@ class SlashCommands:
     backend: Session | None
     streaming: bool
     fold_requested: str | None
+    editing: int | None
+    """The id of the prompt being edited in the composer (↑ or `e`); Enter resends, Esc cancels."""
 
     @property
     def session(self) -> Session:
@@ -106,6 +109,52 @@ class SlashCommands:
         await asyncio.to_thread(self.session.pin, view.data.id, pinned)
         view.set_pinned(pinned)
         self.notify("Pinned: quoted verbatim in every snapshot" if pinned else "Unpinned")
+
+    # -- edit and resend --------------------------------------------------------------------------
+    async def on_composer_edit_last_requested(self, _: Composer.EditLastRequested) -> None:
+        if self.backend is None:
+            return
+        last = await asyncio.to_thread(self.session.last_prompt)
+        if last is None:
+            self.notify("No prompt to edit yet")
+            return
+        self.start_editing(last.id, last.message.text)
+
+    def on_message_view_edit_requested(self, event: MessageView.EditRequested) -> None:
+        assert event.view.data.id is not None
+        self.start_editing(event.view.data.id, event.view.data.text)
+
+    def start_editing(self, message_id: int, text: str) -> None:
+        if self.streaming:
+            self.notify("A reply is streaming: Esc stops it, then edit", severity="warning")
+            return
+        self.editing = message_id
+        composer = self.query_one(Composer)
+        composer.text = text
+        composer.border_title = "Editing an earlier prompt · Enter resend (later messages are replaced) · Esc cancel"
+        composer.add_class("-editing")
+        composer.focus()
+        composer.move_cursor(composer.document.end)
+
+    def stop_editing(self) -> None:
+        self.editing = None
+        composer = self.query_one(Composer)
+        composer.border_title = Composer.HINT
+        composer.remove_class("-editing")
+
+    async def resend(self, message_id: int, text: str) -> None:
+        """Supersede the prompt and what follows it, store `text` as the new prompt and answer it."""
+        self.stop_editing()
+        try:
+            _, undone = await asyncio.to_thread(self.session.edit_and_resend, message_id, text)
+        except FoldchatError as error:
+            self.notify(str(error), title="Cannot resend", severity="error", markup=False)
+            return
+        await self.refresh_transcript()
+        if undone:
+            folds = ", ".join(str(f) for f in undone)
+            self.notify(f"Fold {folds} undone: it covered the edited prompt", title="Edited", severity="warning")
+        self.stream_reply()
 
     # -- the model --------------------------------------------------------------------------------
     async def slash_model(self, arg: str) -> None:

@@ -95,12 +95,16 @@ class MessageView(Vertical, can_focus=True):
         Binding("p", "pin", "Pin"),
         Binding("c", "copy", "Copy"),
         Binding("y", "copy_code", "Copy code"),
+        Binding("e", "edit", "Edit & resend"),
     ]
 
     class PinRequested(TextualMessage):
         def __init__(self, view: MessageView) -> None:
             super().__init__()
             self.view = view
+
+    class EditRequested(PinRequested):
+        """`e` on a prompt: edit it and resend (the later messages are superseded)."""
 
     def __init__(self, data: MessageData, *, pinned: bool = False, folded: bool = False) -> None:
         super().__init__(classes=f"-{data.role} -{data.status}")
@@ -119,7 +123,7 @@ class MessageView(Vertical, can_focus=True):
         if d.status != "complete":
             parts.append(f"[{d.status}{': ' + d.error if d.error else ''}]")
         if d.superseded:
-            parts.append("(replaced by a newer reply)")
+            parts.append("(edited: replaced by a newer prompt)" if d.role == "user" else "(replaced)")
         if self.pinned:
             parts.append("📌 pinned")
         return " · ".join(parts)
@@ -180,6 +184,12 @@ class MessageView(Vertical, can_focus=True):
         collapsible = found.first(Collapsible)
         collapsible.title = title
         collapsible.query_one(Static).update(text)
+
+    def action_edit(self) -> None:
+        if self.data.role != "user" or self.data.id is None or self.data.superseded:
+            self.notify("Only a prompt that still counts can be edited and resent", severity="warning")
+            return
+        self.post_message(self.EditRequested(self))
 
     def action_copy(self) -> None:
         self.app.copy_to_clipboard(self.data.text)

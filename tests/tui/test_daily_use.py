@@ -3,8 +3,11 @@ title on screen, the model picker, user text as typed, the gauge at 80 columns."
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from foldchat.tui.screens.history import HistoryScreen
 from foldchat.tui.widgets.composer import Composer
+from foldchat.tui.widgets.gauge import ContextGauge
 from foldchat.tui.widgets.message import MessageView, last_code_block
 from textual.widgets import Collapsible, Input, Markdown, OptionList, Static
 
@@ -158,3 +161,18 @@ async def test_e_on_a_folded_prompt_undoes_the_folds_covering_it(app_factory, fa
         assert contents(fake) == ["just one short question"]
         live = [m for m in screen.backend.transcript() if m.superseded_by is None]
         assert [m.message.text for m in live] == ["just one short question", fake.reply]
+
+
+async def test_the_gauge_is_readable_at_80_columns():
+    from tui.snapshot_apps import GaugeApp
+
+    app = GaugeApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        for gauge in app.query(ContextGauge):
+            line = gauge.render()
+            assert line.cell_len <= gauge.size.width  # nothing cut off: the cost at the end is visible
+            assert "$" in line.plain and "%" in line.plain and "fold" in line.plain
+        gauge.state = replace(gauge.state, model="openrouter/anthropic/claude-3.5-sonnet-20241022")
+        await pilot.pause()
+        assert gauge.render().cell_len <= gauge.size.width and "$1.2000" in gauge.render().plain

@@ -176,3 +176,22 @@ async def test_the_gauge_is_readable_at_80_columns():
         gauge.state = replace(gauge.state, model="openrouter/anthropic/claude-3.5-sonnet-20241022")
         await pilot.pause()
         assert gauge.render().cell_len <= gauge.size.width and "$1.2000" in gauge.render().plain
+
+
+def test_help_table_keeps_export_formats_in_one_cell_and_lists_the_keys():
+    from foldchat.tui.presenters import help_markdown
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("gfm-like").parse(help_markdown())
+    rows, cells = [], []
+    for token in tokens:
+        if token.type == "tr_open":
+            cells = []
+        elif token.type == "inline":
+            cells.append(token.content)
+        elif token.type == "tr_close":
+            rows.append(cells)
+    export = next(r for r in rows if r[0].startswith("`/export"))
+    assert len(export) == 2 and export[0] == "`/export [md|json]`"
+    keys = {r[0] for r in rows}
+    assert {"Ctrl+O", "Ctrl+H", "↑", "e", "p / c / y"} <= keys

@@ -25,7 +25,7 @@ from .fold_layout import covered_messages, transcript_numbers
 from .lazy import load_litellm
 from .local_model import Progress
 from .messages import Message
-from .models import ModelRegistry
+from .models import ModelRegistry, keyed_models
 from .options import OpenOptions
 from .policy import Trigger
 from .providers import ModelTarget, ProviderEvent
@@ -135,16 +135,23 @@ class Session:
         self.store.set_conversation_model(self.conversation_id, target.name)
 
     def model_usages(self) -> list[tuple[ModelTarget, Usage]]:
-        """The current model, the config's aliases and the default, each with this conversation's usage."""
-        names = list(dict.fromkeys([self.target.name, *self.registry.names(), self.registry.default_name()]))
+        """What the model picker offers, each with this conversation's usage: the current model, the
+        models used recently (remembered in the conversations), the config's aliases and the default,
+        and one model of each provider whose API key is set (`models.OFFERED_MODELS`)."""
+        recent = self.store.recent_models()
+        names = [self.target.name, *recent, *self.registry.names(), self.registry.default_name(), *keyed_models()]
         found = []
-        for name in names:
+        for name in dict.fromkeys(names):
             try:
                 target = self.registry.resolve(name)
                 found.append((target, self.chat.usage(target)))
             except FoldchatError:  # an alias that no longer resolves is left out
                 continue
         return found
+
+    def recent_models(self) -> list[str]:
+        """Models of the most recently used conversations, newest first."""
+        return self.store.recent_models()
 
     # -- counting ---------------------------------------------------------------------------------
     def counter(self) -> TokenCounter:

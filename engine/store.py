@@ -382,6 +382,15 @@ class Store:
         hits = sorted(found.values(), key=lambda h: (h.conversation.updated_at, h.conversation.id), reverse=True)
         return hits[:limit]
 
+    def recent_models(self, limit: int = 8) -> list[str]:
+        """The models of the most recently used conversations, newest first, each once."""
+        rows = self.query(
+            "SELECT model FROM conversations WHERE model IS NOT NULL AND model != ''"
+            " GROUP BY model ORDER BY MAX(updated_at) DESC LIMIT ?",
+            (limit,),
+        )
+        return [str(row["model"]) for row in rows]
+
     def latest_conversation(self) -> Conversation | None:
         found = self.conversations(limit=1)
         return found[0] if found else None

@@ -73,14 +73,17 @@ def fold_view(session: Session, fold_id: int) -> FoldView:
 
 
 def model_choices(session: Session) -> list[ModelChoice]:
+    """The picker's rows: current, recent (marked), aliases, default, and each provider whose key is set."""
     choices = []
+    recent = set(session.recent_models())
     for target, usage in session.model_usages():
         fit = f"fits ({usage.used:,})" if usage.used < usage.trigger else "will fold first"
         choices.append(
             ModelChoice(
-                target.name, target.window, target.input_cost_per_token * 1e6, target.output_cost_per_token * 1e6, fit
+                target.name, target.window, target.input_cost_per_token * 1e6, target.output_cost_per_token * 1e6, fit,
+                "recent" if target.name in recent else "",
             )
-        )
+        )  # fmt: skip
     return choices
 
 

@@ -195,3 +195,30 @@ def test_help_table_keeps_export_formats_in_one_cell_and_lists_the_keys():
     assert len(export) == 2 and export[0] == "`/export [md|json]`"
     keys = {r[0] for r in rows}
     assert {"Ctrl+O", "Ctrl+H", "↑", "e", "p / c / y"} <= keys
+
+
+async def test_the_title_is_on_screen_and_the_picker_offers_recent_and_keyed_models(app_factory, monkeypatch):
+    from foldchat.tui.screens.model_picker import ModelPicker
+    from textual.widgets import Label
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-only")
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        status = screen.query_one("#status", Label)
+        await send(pilot, "Budget for the [bold]Lisbon[/] trip")
+        await wait_for(pilot, lambda: str(status.content).startswith("Budget for the [bold]Lisbon[/] trip · "))
+        await send(pilot, "/model fake-small")
+        await wait_for(pilot, lambda: screen.backend.target.name == "fake-small")
+        first = screen.backend.conversation_id
+        await send(pilot, "/new")
+        await wait_for(pilot, lambda: screen.backend.conversation_id != first)
+        await wait_for(pilot, lambda: "(new)" in str(status.content))
+        await send(pilot, "/model")
+        picker = await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker) and app.screen)
+        names = [c.name for c in picker.choices]
+        assert "fake-small" in names and "openai/gpt-4o-mini" in names  # remembered; the key is set
+        assert next(c for c in picker.choices if c.name == "fake-small").note == "recent"
+        assert "anthropic/claude-3-5-haiku-latest" not in names  # no key for it

@@ -73,6 +73,8 @@ class ChatScreen(SlashCommands, Screen[None]):
     ]
 
     status: reactive[str] = reactive("starting…")
+    conversation_title: reactive[str] = reactive("")
+    """Shown first on the status line: which conversation this is (the first prompt, or a rename)."""
 
     def __init__(self, options: OpenOptions) -> None:
         super().__init__()
@@ -106,7 +108,16 @@ class ChatScreen(SlashCommands, Screen[None]):
 
     def watch_status(self, status: str) -> None:
         if self.is_mounted:
-            self.query_one("#status", Label).update(status)
+            title = self.conversation_title
+            self.query_one("#status", Label).update(f"{title} · {status}" if title else status)
+
+    def watch_conversation_title(self) -> None:
+        self.watch_status(self.status)
+
+    async def refresh_title(self) -> None:
+        if self.backend is not None:
+            conversation = await asyncio.to_thread(self.backend.conversation)
+            self.conversation_title = visible(conversation.title) or f"conversation {conversation.id} (new)"
 
     # -- start-up -----------------------------------------------------------------------------------
     @work(group="startup", exit_on_error=False)
@@ -127,6 +138,7 @@ class ChatScreen(SlashCommands, Screen[None]):
             self.notify(str(error), title="Foldchat could not start", severity="error", timeout=30)
             return
         self.backend = session
+        await self.refresh_title()
         if session.settings.theme in self.app.available_themes:
             self.app.theme = session.settings.theme
         for text in self.queued:
@@ -176,6 +188,7 @@ class ChatScreen(SlashCommands, Screen[None]):
             return
         state = await asyncio.to_thread(transcript_state, self.backend)
         await self.query_one(Transcript).show(state.items, pinned=state.pinned, folded_upto=state.folded_upto)
+        await self.refresh_title()
         usage = await asyncio.to_thread(self.backend.usage)
         self.set_usage(usage, state.cost, state.per_turn)
 
@@ -196,6 +209,7 @@ class ChatScreen(SlashCommands, Screen[None]):
         self.query_one(ContextGauge).state = self.gauge_state
 
     async def refresh_usage(self) -> None:
+        await self.refresh_title()
         if self.backend is not None:
             usage = await asyncio.to_thread(self.backend.usage)
             cost = await asyncio.to_thread(self.backend.total_cost)

@@ -237,6 +237,7 @@ class SlashCommands:
             await self.switch_conversation(action.conversation_id)
         elif action.action == "rename":
             await asyncio.to_thread(session.rename_conversation, action.conversation_id, action.title)
+            await self.refresh_title()
             self.notify(f"Renamed to “{action.title}”")
         elif action.action == "delete":
             if action.conversation_id == session.conversation_id:

@@ -37,13 +37,13 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from .messages import Message, ToolCall, dump_messages, parse_messages
     from .options import OpenOptions
     from .policy import Decision, FoldHistory, FoldPolicy, Trigger, decide
-    from .providers import Failed, Finished, ModelTarget, ProviderEvent, Retrying, TextDelta
+    from .providers import Failed, Finished, ModelTarget, ProviderEvent, ReasoningDelta, Retrying, TextDelta
     from .recovery import save_unsaved_text
     from .report import FoldReport
     from .session import Session
     from .snapshot import SECTIONS as SNAPSHOT_SECTIONS
     from .snapshot import Snapshot, is_snapshot_message
-    from .store import Conversation, StoredFold, StoredMessage
+    from .store import Conversation, SearchHit, StoredFold, StoredMessage
     from .summarizers import RulesSummarizer, Summarizer, SummaryRequest
     from .terminal import json_safe, visible
     from .workspace import ModelEntry, Workspace
@@ -59,11 +59,13 @@ _EXPORTS = {
     "compress_messages": "compress",
     # values the faces receive
     "Conversation": "store",
+    "SearchHit": "store",
     "StoredFold": "store",
     "StoredMessage": "store",
     "ModelTarget": "providers",
     "ProviderEvent": "providers",
     "TextDelta": "providers",
+    "ReasoningDelta": "providers",
     "Retrying": "providers",
     "Finished": "providers",
     "Failed": "providers",

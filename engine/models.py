@@ -23,6 +23,33 @@ KEYED_DEFAULTS = (
     ("MISTRAL_API_KEY", "mistral/mistral-small-latest"),
 )
 
+# One model per provider that the model picker offers when litellm finds that provider's key set.
+OFFERED_MODELS = (
+    "openai/gpt-4o-mini",
+    "anthropic/claude-3-5-haiku-latest",
+    "gemini/gemini-2.0-flash",
+    "mistral/mistral-small-latest",
+    "groq/llama-3.1-8b-instant",
+    "deepseek/deepseek-chat",
+    "xai/grok-2-latest",
+    "openrouter/openai/gpt-4o-mini",
+)
+
+
+def keyed_models() -> list[str]:
+    """The `OFFERED_MODELS` whose provider key is set; litellm knows each provider's variable."""
+    from .lazy import load_litellm
+
+    litellm = load_litellm()
+    found = []
+    for model in OFFERED_MODELS:
+        try:
+            if litellm.validate_environment(model).get("keys_in_environment"):
+                found.append(model)
+        except Exception:  # a provider this litellm version does not know: not offered
+            continue
+    return found
+
 
 class ModelRegistry:
     def __init__(self, settings: Settings, local_server: LocalModelServer | None = None) -> None:

@@ -19,19 +19,19 @@ from types import TracebackType
 from . import snapshot as snap
 from .chat import ChatSession, Usage
 from .config import Settings
-from .errors import FoldchatError
+from .errors import FoldchatError, UsageError
 from .events import EventSink, ignore_events
 from .fold_layout import covered_messages, transcript_numbers
 from .lazy import load_litellm
 from .local_model import Progress
 from .messages import Message
-from .models import ModelRegistry
+from .models import ModelRegistry, keyed_models
 from .options import OpenOptions
 from .policy import Trigger
 from .providers import ModelTarget, ProviderEvent
 from .report import FoldReport
 from .snapshot import Snapshot, snapshot_text
-from .store import Conversation, Store, StoredFold, StoredMessage
+from .store import Conversation, SearchHit, Store, StoredFold, StoredMessage
 from .tokens import TokenCounter
 from .workspace import Workspace
 
@@ -135,16 +135,23 @@ class Session:
         self.store.set_conversation_model(self.conversation_id, target.name)
 
     def model_usages(self) -> list[tuple[ModelTarget, Usage]]:
-        """The current model, the config's aliases and the default, each with this conversation's usage."""
-        names = list(dict.fromkeys([self.target.name, *self.registry.names(), self.registry.default_name()]))
+        """What the model picker offers, each with this conversation's usage: the current model, the
+        models used recently (remembered in the conversations), the config's aliases and the default,
+        and one model of each provider whose API key is set (`models.OFFERED_MODELS`)."""
+        recent = self.store.recent_models()
+        names = [self.target.name, *recent, *self.registry.names(), self.registry.default_name(), *keyed_models()]
         found = []
-        for name in names:
+        for name in dict.fromkeys(names):
             try:
                 target = self.registry.resolve(name)
                 found.append((target, self.chat.usage(target)))
             except FoldchatError:  # an alias that no longer resolves is left out
                 continue
         return found
+
+    def recent_models(self) -> list[str]:
+        """Models of the most recently used conversations, newest first."""
+        return self.store.recent_models()
 
     # -- counting ---------------------------------------------------------------------------------
     def counter(self) -> TokenCounter:
@@ -181,6 +188,31 @@ class Session:
 
     def set_system_prompt(self, text: str) -> int:
         return self.chat.set_system_prompt(text)
+
+    def edit_and_resend(self, message_id: int, text: str) -> tuple[int, list[int]]:
+        """Replace an earlier user prompt with `text`: returns the new message's id and the folds undone.
+
+        The edited prompt and everything after it are superseded by the new message, never deleted (the
+        transcript is append-only); `reply()` then answers the new prompt. A fold that covers the edited
+        message (or anything after it) would summarise what no longer holds, so it is undone, with every
+        fold built on it; folds wholly before the edited message stay. The caller says which were undone.
+        """
+        stored = self.store.message(message_id)
+        if stored.conversation_id != self.conversation_id or stored.message.role != "user":
+            raise UsageError(f"message {message_id} is not a prompt of this conversation")
+        if stored.superseded_by is not None:
+            raise UsageError(f"message {message_id} was already replaced: edit the newer one")
+        if not text.strip():
+            raise UsageError("the edited prompt is empty")
+        undone = [f.id for f in self.folds() if f.last_message_id >= message_id]
+        if undone:
+            self.store.undo_fold(undone[0])  # and every fold built on top of it
+        return self.store.resend(self.conversation_id, message_id, Message.user(text)), undone
+
+    def last_prompt(self) -> StoredMessage | None:
+        """The newest prompt that still counts (not replaced): what ↑ in an empty composer edits."""
+        live = [m for m in self.transcript() if m.message.role == "user" and m.superseded_by is None]
+        return live[-1] if live else None
 
     def mark_unsent(self, message_id: int, reason: str) -> None:
         """A message refused before sending: kept in the transcript, left out of every context."""
@@ -279,6 +311,10 @@ class Session:
 
     def conversations(self, search: str | None = None) -> list[Conversation]:
         return self.workspace.conversations(search)
+
+    def search(self, text: str) -> list[SearchHit]:
+        """/history search: conversations whose title or messages hold `text`, with the matching line."""
+        return self.workspace.search(text)
 
     def rename_conversation(self, conversation_id: int, title: str) -> None:
         self.workspace.rename(conversation_id, title)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -143,7 +144,35 @@ def _v4(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4]
+# the words of a message, not its JSON: "role" or "content" must not match everything
+_MESSAGE_WORDS = (
+    "(SELECT group_concat(t.value, char(10)) FROM json_tree({row}.payload) t"
+    " WHERE t.type = 'text' AND t.key IN ('content', 'text'))"
+)
+
+
+def _v5(db: sqlite3.Connection) -> None:
+    # full-text search over what was said; triggers keep the index in step with every insert, update
+    # (a streaming reply grows) and delete (a conversation deleted cascades to its messages)
+    new_row = (
+        "INSERT INTO messages_fts (rowid, conversation_id, body)"
+        f" VALUES (new.id, new.conversation_id, COALESCE({_MESSAGE_WORDS.format(row='new')}, ''))"
+    )
+    words = _MESSAGE_WORDS.format(row="m")
+    for statement in (  # one by one: the triggers' bodies hold semicolons
+        "CREATE VIRTUAL TABLE messages_fts USING fts5(conversation_id UNINDEXED, body, tokenize = 'unicode61')",
+        "INSERT INTO messages_fts (rowid, conversation_id, body)"
+        f" SELECT m.id, m.conversation_id, COALESCE({words}, '') FROM messages m",
+        f"CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN {new_row}; END",
+        "CREATE TRIGGER messages_fts_update AFTER UPDATE OF payload ON messages BEGIN"
+        f" DELETE FROM messages_fts WHERE rowid = old.id; {new_row}; END",
+        "CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN"
+        " DELETE FROM messages_fts WHERE rowid = old.id; END",
+    ):
+        db.execute(statement)
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4, _v5]
 
 
 @dataclass(frozen=True)
@@ -154,6 +183,15 @@ class Conversation:
     created_at: float
     updated_at: float
     message_count: int = 0
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """A conversation found by `Store.search`: the line of the message that matched ("" for a title)."""
+
+    conversation: Conversation
+    excerpt: str
+    message_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -317,20 +355,41 @@ class Store:
         return _conversation(row)
 
     def conversations(self, search: str | None = None, limit: int = 200) -> list[Conversation]:
-        query = "SELECT c.*, (SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id) AS n FROM conversations c"
-        params: list[Any] = []
         if search:
-            # the words of the messages, not their JSON: "role" or "content" must not match everything
-            query += (
-                " WHERE c.title LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM messages m, json_tree(m.payload) t"
-                " WHERE m.conversation_id = c.id AND t.type = 'text' AND t.key IN ('content', 'text')"
-                " AND t.value LIKE ? ESCAPE '\\')"
+            return [hit.conversation for hit in self.search(search, limit)]
+        query = f"{_CONVERSATION_ROWS} ORDER BY c.updated_at DESC, c.id DESC LIMIT ?"
+        return [_conversation(row) for row in self.query(query, (limit,))]
+
+    def search(self, text: str, limit: int = 200) -> list[SearchHit]:
+        """Conversations whose title contains `text` or whose messages hold its words (full-text, FTS5),
+        most recent first, each with the line of its best-matching message."""
+        pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        titles = self.query(f"{_CONVERSATION_ROWS} WHERE c.title LIKE ? ESCAPE '\\'", (pattern,))
+        found = {row["id"]: SearchHit(_conversation(row), "") for row in titles}
+        match = fts_query(text)
+        if match:
+            rows = self.query(
+                "SELECT f.rowid AS message_id, f.conversation_id AS cid,"
+                " highlight(messages_fts, 1, char(1), char(2)) AS marked FROM messages_fts f"
+                " WHERE messages_fts MATCH ? ORDER BY f.rank LIMIT ?",
+                (match, limit * 20),
             )
-            pattern = "%" + search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-            params += [pattern, pattern]
-        query += " ORDER BY c.updated_at DESC, c.id DESC LIMIT ?"
-        params.append(limit)
-        return [_conversation(row) for row in self.query(query, params)]
+            for row in rows:
+                cid = int(row["cid"])
+                if cid not in found or found[cid].message_id is None:  # the best-ranked message wins
+                    conversation = found[cid].conversation if cid in found else self.conversation(cid)
+                    found[cid] = SearchHit(conversation, matching_line(row["marked"]), int(row["message_id"]))
+        hits = sorted(found.values(), key=lambda h: (h.conversation.updated_at, h.conversation.id), reverse=True)
+        return hits[:limit]
+
+    def recent_models(self, limit: int = 8) -> list[str]:
+        """The models of the most recently used conversations, newest first, each once."""
+        rows = self.query(
+            "SELECT model FROM conversations WHERE model IS NOT NULL AND model != ''"
+            " GROUP BY model ORDER BY MAX(updated_at) DESC LIMIT ?",
+            (limit,),
+        )
+        return [str(row["model"]) for row in rows]
 
     def latest_conversation(self) -> Conversation | None:
         found = self.conversations(limit=1)
@@ -423,6 +482,18 @@ class Store:
                     message_id,
                 ),
             )
+
+    def resend(self, conversation_id: int, message_id: int, message: Message) -> int:
+        """Append `message` (an edited prompt) and mark every live non-system message from `message_id`
+        on as superseded by it, in one transaction; returns the new message's id. Nothing is deleted."""
+        with self.transaction() as db:
+            new_id = _insert_message(db, conversation_id, message, "complete", None, None, 0.0, None, None)
+            db.execute(
+                "UPDATE messages SET superseded_by = ? WHERE conversation_id = ? AND id >= ? AND id < ?"
+                " AND superseded_by IS NULL AND role != 'system'",
+                (new_id, conversation_id, message_id, new_id),
+            )
+        return new_id
 
     def supersede(self, message_ids: Sequence[int], by: int) -> None:
         with self.transaction() as db:
@@ -580,6 +651,40 @@ def _storage_error(doing: str, error: sqlite3.Error) -> StorageError:
     if getattr(error, "sqlite_errorcode", None) == _SQLITE_FULL:
         return DiskFull(f"{doing}: the disk is full (SQLite: {error}); free some space and try again")
     return StorageError(f"{doing}: {error}")
+
+
+_CONVERSATION_ROWS = (
+    "SELECT c.*, (SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id) AS n FROM conversations c"
+)
+_WORD = re.compile(r"[^\W_]+")  # what FTS5's unicode61 tokenizer calls a word
+EXCERPT_CHARS = 100
+
+
+def fts_query(text: str) -> str:
+    """An FTS5 query for what the user typed: every word must appear, the last one may be unfinished
+    (search as you type) when the text ends inside it. Operators and quotes are taken literally."""
+    words = _WORD.findall(text[:1000])
+    if not words:
+        return ""
+    phrases = [f'"{word}"' for word in words]
+    if _WORD.fullmatch(text[-1:]):
+        phrases[-1] += "*"
+    return " ".join(phrases)
+
+
+def matching_line(marked: str) -> str:
+    """The line holding the first match (FTS5 `highlight` marks matches with \\x01..\\x02), cut to
+    `EXCERPT_CHARS` around the match, markers removed."""
+    at = marked.find("\x01")
+    start = marked.rfind("\n", 0, max(at, 0)) + 1
+    end = marked.find("\n", max(at, 0))
+    line = marked[start : end if end >= 0 else len(marked)]
+    at = line.find("\x01")
+    line = line.replace("\x01", "").replace("\x02", "").strip()
+    if len(line) <= EXCERPT_CHARS:
+        return line
+    begin = max(0, min(at - EXCERPT_CHARS // 3, len(line) - EXCERPT_CHARS))
+    return ("…" if begin else "") + line[begin : begin + EXCERPT_CHARS] + "…"
 
 
 def _title(text: str) -> str:

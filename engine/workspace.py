@@ -20,7 +20,7 @@ from .models import ModelRegistry, check_model_name
 from .options import OpenOptions
 from .paths import default_database
 from .providers import ModelTarget
-from .store import Conversation, Store, StoredFold, StoredMessage
+from .store import Conversation, SearchHit, Store, StoredFold, StoredMessage
 
 
 @dataclass(frozen=True)
@@ -78,6 +78,10 @@ class Workspace:
     def conversations(self, search: str | None = None) -> list[Conversation]:
         """Most recent first; with `search`, only those whose title or messages contain it."""
         return self.store.conversations(search=search)
+
+    def search(self, text: str) -> list[SearchHit]:
+        """Conversations whose title or messages hold `text` (full-text), each with the matching line."""
+        return self.store.search(text)
 
     def conversation(self, conversation_id: int) -> Conversation:
         return self.store.conversation(conversation_id)

@@ -73,14 +73,17 @@ def fold_view(session: Session, fold_id: int) -> FoldView:
 
 
 def model_choices(session: Session) -> list[ModelChoice]:
+    """The picker's rows: current, recent (marked), aliases, default, and each provider whose key is set."""
     choices = []
+    recent = set(session.recent_models())
     for target, usage in session.model_usages():
         fit = f"fits ({usage.used:,})" if usage.used < usage.trigger else "will fold first"
         choices.append(
             ModelChoice(
-                target.name, target.window, target.input_cost_per_token * 1e6, target.output_cost_per_token * 1e6, fit
+                target.name, target.window, target.input_cost_per_token * 1e6, target.output_cost_per_token * 1e6, fit,
+                "recent" if target.name in recent else "",
             )
-        )
+        )  # fmt: skip
     return choices
 
 
@@ -110,8 +113,13 @@ def context_breakdown(session: Session, typed: int) -> str:
     )
 
 
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
 def help_markdown() -> str:
-    commands = "\n".join(f"| `{c.usage}` | {c.help} |" for c in COMMANDS)
+    # a "|" inside a cell (`/export [md|json]`) would end the cell: escaped, it stays in the text
+    commands = "\n".join(f"| `{_cell(c.usage)}` | {c.help} |" for c in COMMANDS)
     return f"""## Foldchat
 
 | command | what it does |
@@ -125,9 +133,13 @@ def help_markdown() -> str:
 | Tab | composer | complete a /command |
 | Esc | chat | stop the reply (the partial reply is kept, marked) |
 | Ctrl+R | chat | regenerate the last reply |
+| Ctrl+O | chat | switch model (recent models and every provider whose key is set) |
+| Ctrl+H | chat | conversations: search what was said, resume, rename, delete |
+| ↑ | empty composer | edit the last prompt; Enter resends it (later messages are kept, replaced), Esc cancels |
 | Ctrl+P | anywhere | command palette (every /command is there) |
 | Tab / Shift+Tab | chat | move between messages, fold markers and the composer |
-| p / c | a selected message | pin / copy it |
+| p / c / y | a selected message | pin / copy it / copy its last code block (OSC 52) |
+| e | a selected prompt | edit and resend it |
 | Enter | a fold marker | open the fold inspector (u undo, e edit, r re-fold) |
 | F1 | anywhere | this help |
 | Ctrl+Q | anywhere | quit |

@@ -14,7 +14,10 @@ from foldchat.engine import visible
 
 def add_parser(commands: Any) -> None:
     p = commands.add_parser("list", help="list conversations, most recent first")
-    p.add_argument("--search", metavar="TEXT", help="only conversations whose title or messages contain TEXT")
+    p.add_argument(
+        "--search", metavar="TEXT",
+        help="only conversations whose title or messages hold TEXT's words (full-text), with the line that matched",
+    )  # fmt: skip
     add_config_option(p)
     p.set_defaults(run=run_list)
 
@@ -41,7 +44,9 @@ def _when(stamp: float) -> str:
 
 def run_list(args: argparse.Namespace) -> int:
     with open_workspace(args) as workspace:
-        rows = workspace.conversations(search=args.search)
+        hits = workspace.search(args.search) if args.search else []
+        rows = [h.conversation for h in hits] if args.search else workspace.conversations()
+        excerpts = {h.conversation.id: h.excerpt for h in hits}
         if not rows and args.search:
             print(visible(f"no conversation matches {args.search!r}"), file=sys.stderr)
             return 0
@@ -52,6 +57,8 @@ def run_list(args: argparse.Namespace) -> int:
             print(
                 f"{c.id:>5}  {_when(c.updated_at)}  {c.message_count:>5} msgs  {visible(c.model or '-'):<24}  {visible(c.title)}"
             )
+            if excerpts.get(c.id):
+                print(f"       › {visible(excerpts[c.id])}")
     return 0
 
 

@@ -22,6 +22,7 @@ EXPECTED = {
     "compress_messages",
     # values the faces receive
     "Conversation",
+    "SearchHit",
     "Failed",
     "Finished",
     "ModelTarget",
@@ -31,6 +32,7 @@ EXPECTED = {
     "StoredFold",
     "StoredMessage",
     "TextDelta",
+    "ReasoningDelta",
     "is_snapshot_message",
     "status_suffix",
     "load_settings",

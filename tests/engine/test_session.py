@@ -124,3 +124,30 @@ def test_listing_models_does_not_create_the_database(options):
     with Workspace.open(options) as workspace:
         assert {e.name for e in workspace.known_models()} >= {"fake", "small"}
     assert not options.database.exists()
+
+
+def test_edit_and_resend_supersedes_from_the_prompt_and_undoes_only_covering_folds(options):
+    from foldchat.engine import UsageError
+
+    with Session.open(options) as session:
+        session.connect()
+        fill(session)
+        session.store.append(session.conversation_id, Message.assistant("fine"))
+        assert session.fold_now() is not None
+        fold = session.active_fold()
+        assert fold is not None
+        after = [m for m in session.transcript() if m.id > fold.last_message_id and m.message.role == "user"]
+        new_id, undone = session.edit_and_resend(after[-1].id, "And now, briefly?")
+        assert undone == [] and session.active_fold() == fold  # the edit is after the fold: it stays
+        covered = next(m for m in session.transcript() if m.message.role == "user")
+        newer, undone = session.edit_and_resend(covered.id, "Only this")
+        assert undone == [fold.id] and session.active_fold() is None
+        transcript = session.transcript()
+        assert len(transcript) == 20  # 18 + two edited prompts: nothing deleted
+        assert [m.message.text for m in transcript if m.superseded_by is None] == ["Only this"]
+        assert [m.text for m in session.context()] == ["Only this"]
+        assert session.last_prompt().id == newer
+        with pytest.raises(UsageError, match="already replaced"):
+            session.edit_and_resend(new_id, "again")
+        with pytest.raises(UsageError, match="not a prompt"):
+            session.edit_and_resend(transcript[1].id, "a reply is not a prompt")

@@ -205,3 +205,53 @@ def test_ids_beyond_sqlite_integers_are_not_found(store):
         store.conversation(99999999999999999999)
     with pytest.raises(StorageError):
         store.message(99999999999999999999)
+
+
+def test_full_text_search_finds_words_in_messages_with_the_matching_line(store):
+    a = store.create_conversation(title="Groceries")
+    store.append(a, Message.user("milk\nand the invoice for Lisbon hotels\neggs"))
+    b = store.create_conversation(title="Lisbon trip")
+    store.append(b, Message.user("plan"))
+    hits = {h.conversation.id: h for h in store.search("lisbon HOTEL")}  # words, any case, last one unfinished
+    assert list(hits) == [a]
+    assert hits[a].excerpt == "and the invoice for Lisbon hotels"
+    assert {h.conversation.id for h in store.search("Lisbon")} == {a, b}  # the title too
+    assert {h.conversation.id for h in store.search('"Lisbon" NEAR(')} == set()  # FTS5 syntax is plain words
+    assert {h.conversation.id for h in store.search('hotels" -')} == {a}
+
+
+def test_the_index_follows_updates_and_deletes(store):
+    cid = store.create_conversation()
+    row = store.append(cid, Message.assistant(""), status="streaming")
+    store.update_streaming(row, Message.assistant("partial answer about zebras"))
+    assert [h.excerpt for h in store.search("zebras")] == ["partial answer about zebras"]
+    store.finish(row, Message.assistant("final answer about lions"), "complete")
+    assert store.search("zebras") == [] and len(store.search("lions")) == 1
+    store.delete_conversation(cid)
+    assert store.search("lions") == []
+    assert store.db.execute("SELECT COUNT(*) FROM messages_fts").fetchone()[0] == 0
+
+
+def test_v4_files_are_indexed_when_they_gain_full_text_search(tmp_path):
+    path = tmp_path / "v4.db"
+    db = sqlite3.connect(path)
+    for migration in MIGRATIONS[:4]:
+        migration(db)
+    db.execute("PRAGMA user_version = 4")
+    db.execute("INSERT INTO conversations VALUES (1, 'old', NULL, 0, 0)")
+    db.execute(
+        "INSERT INTO messages (id, conversation_id, role, payload, created_at, updated_at)"
+        ' VALUES (1, 1, \'user\', \'{"role": "user", "content": [{"type": "text", "text": "the quarterly report"}]}\', 0, 0)'
+    )
+    db.commit()
+    db.close()
+    store = Store(path)
+    assert [(h.conversation.id, h.excerpt) for h in store.search("quarterly")] == [(1, "the quarterly report")]
+    store.close()
+
+
+def test_a_long_matching_line_is_cut_around_the_match(store):
+    cid = store.create_conversation()
+    store.append(cid, Message.user("word " * 100 + "needle " + "word " * 100))
+    (hit,) = store.search("needle")
+    assert "needle" in hit.excerpt and len(hit.excerpt) <= 102

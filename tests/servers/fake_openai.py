@@ -68,6 +68,9 @@ class FakeOpenAI(LoopbackServer):
     def __init__(self) -> None:
         self.script: list[str] = ["ok"]
         self.reply = REPLY
+        self.thinking = "The user greets me. I should greet back."
+        self.answer_gate = threading.Event()
+        self.answer_gate.set()
         self.released = threading.Event()  # ends every `hang` and `stall` at once
         self.headers: list[dict[str, str]] = []
         super().__init__()
@@ -166,6 +169,11 @@ class FakeOpenAI(LoopbackServer):
                 if behaviour == "blank":
                     words = []
                 self._send(self._chunk({"role": "assistant", "content": None}))
+                if behaviour == "think":  # a reasoning model: its thinking streams before the answer
+                    for part in fake.thinking.split(" "):
+                        self._send(self._chunk({"reasoning_content": part + " "}))
+                        time.sleep(0.02)
+                    fake.answer_gate.wait(30)  # a test holds the answer back to look at the thinking
                 for n, word in enumerate(words):
                     if behaviour == "drop" and n == 3:
                         self.wfile.flush()

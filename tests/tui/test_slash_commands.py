@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from foldchat.engine import Message
 from foldchat.tui.screens.fold_inspector import FoldInspector
 from foldchat.tui.screens.history import HistoryAction, HistoryScreen
 from foldchat.tui.screens.info import InfoScreen
@@ -95,23 +96,14 @@ async def test_new_history_rename_resume_delete(app_factory):
 
 
 async def test_export_retry_pin_model_and_quit(app_factory, fake, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path / "..")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    exports = tmp_path / "data" / "foldchat" / "exports"  # the data dir, never the working directory
+    exports = tmp_path / "data" / "foldchat" / "exports"
     app = app_factory()
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         screen = chat(app)
         await send(pilot, "export me")
-        await send(pilot, "/export json")
-        path = exports / f"foldchat-{screen.backend.conversation_id}.json"
-        await wait_for(pilot, path.exists)
-        assert json.loads(path.read_text())["messages"][0]["message"]["content"] == "export me"
-        assert any(str(path) in n for n in notes(app))  # the path is shown
-        await send(pilot, "/export md")
-        await wait_for(pilot, (exports / f"foldchat-{screen.backend.conversation_id}.md").exists)
-        assert not list(tmp_path.glob("foldchat-*"))
-
         count = len(replies(screen))
         await send(pilot, "/retry")
         await wait_for(
@@ -120,6 +112,22 @@ async def test_export_retry_pin_model_and_quit(app_factory, fake, tmp_path, monk
         transcript = screen.backend.transcript()
         assert transcript[1].superseded_by == transcript[2].id  # the old reply stays, replaced
         assert [m["role"] for m in fake.requests[-1]["messages"]] == ["user"]
+        cid = screen.backend.conversation_id
+        screen.backend.store.append(cid, Message.assistant(""), status="interrupted")  # an empty start
+
+        await send(pilot, "/export json")
+        path = exports / f"foldchat-{cid}.json"  # the data dir's exports folder, not the working directory
+        await wait_for(pilot, path.exists)
+        exported = json.loads(path.read_text())["messages"]
+        assert exported[0]["message"]["content"] == "export me"
+        assert [m["superseded_by"] for m in exported] == [None, transcript[2].id, None]  # the empty one skipped
+        assert any(str(path) in n for n in notes(app))  # the path is shown
+        await send(pilot, "/export md")
+        markdown = await wait_for(
+            pilot, lambda: (exports / f"foldchat-{cid}.md").exists() and exports / f"foldchat-{cid}.md"
+        )
+        assert f"## assistant [superseded by {transcript[2].id}]" in markdown.read_text()
+        assert not list((tmp_path / "..").glob("foldchat-*"))
 
         await send(pilot, "/pin")
         await wait_for(pilot, lambda: screen.backend.store.pinned_ids(screen.backend.conversation_id))

@@ -23,6 +23,7 @@ from foldchat.engine import (
     FoldProgress,
     FoldStarted,
     OpenOptions,
+    ReasoningDelta,
     Retrying,
     TextDelta,
     visible,
@@ -72,6 +73,8 @@ class ChatScreen(SlashCommands, Screen[None]):
     ]
 
     status: reactive[str] = reactive("starting…")
+    conversation_title: reactive[str] = reactive("")
+    """Shown first on the status line: which conversation this is (the first prompt, or a rename)."""
 
     def __init__(self, options: OpenOptions) -> None:
         super().__init__()
@@ -83,6 +86,7 @@ class ChatScreen(SlashCommands, Screen[None]):
         self.gauge_state = GaugeState(note="starting…")
         self.typed = ""
         self.fold_requested: str | None = None  # a /resummarize typed while a reply streams
+        self.editing: int | None = None
 
     # -- layout -------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -104,7 +108,16 @@ class ChatScreen(SlashCommands, Screen[None]):
 
     def watch_status(self, status: str) -> None:
         if self.is_mounted:
-            self.query_one("#status", Label).update(status)
+            title = self.conversation_title
+            self.query_one("#status", Label).update(f"{title} · {status}" if title else status)
+
+    def watch_conversation_title(self) -> None:
+        self.watch_status(self.status)
+
+    async def refresh_title(self) -> None:
+        if self.backend is not None:
+            conversation = await asyncio.to_thread(self.backend.conversation)
+            self.conversation_title = visible(conversation.title) or f"conversation {conversation.id} (new)"
 
     # -- start-up -----------------------------------------------------------------------------------
     @work(group="startup", exit_on_error=False)
@@ -125,6 +138,7 @@ class ChatScreen(SlashCommands, Screen[None]):
             self.notify(str(error), title="Foldchat could not start", severity="error", timeout=30)
             return
         self.backend = session
+        await self.refresh_title()
         if session.settings.theme in self.app.available_themes:
             self.app.theme = session.settings.theme
         for text in self.queued:
@@ -174,6 +188,7 @@ class ChatScreen(SlashCommands, Screen[None]):
             return
         state = await asyncio.to_thread(transcript_state, self.backend)
         await self.query_one(Transcript).show(state.items, pinned=state.pinned, folded_upto=state.folded_upto)
+        await self.refresh_title()
         usage = await asyncio.to_thread(self.backend.usage)
         self.set_usage(usage, state.cost, state.per_turn)
 
@@ -194,6 +209,7 @@ class ChatScreen(SlashCommands, Screen[None]):
         self.query_one(ContextGauge).state = self.gauge_state
 
     async def refresh_usage(self) -> None:
+        await self.refresh_title()
         if self.backend is not None:
             usage = await asyncio.to_thread(self.backend.usage)
             cost = await asyncio.to_thread(self.backend.total_cost)
@@ -236,6 +252,9 @@ class ChatScreen(SlashCommands, Screen[None]):
             await self.run_slash(*command)
             return
         text = event.text.strip("\n")
+        if self.editing is not None:
+            await self.resend(self.editing, text)
+            return
         if self.backend is None:
             self.queued.append(text)
             await self.query_one(Transcript).append(MessageData(None, "user", visible(text), status="queued"))
@@ -365,6 +384,9 @@ class ChatScreen(SlashCommands, Screen[None]):
                         pending = ""
                         self.update_gauge(streaming=session.count_text(view.data.text))
                         transcript.scroll_end(animate=False)
+                elif isinstance(event, ReasoningDelta):  # shown live, collapsed, not only after a restart
+                    view.data.reasoning += visible(event.text)
+                    await view.show_reasoning(view.data.reasoning, streaming=True)
                 elif isinstance(event, Retrying):
                     self.status = f"{event.reason}; retrying in {event.delay:.1f} s…"
                 elif isinstance(event, Finished):
@@ -380,11 +402,17 @@ class ChatScreen(SlashCommands, Screen[None]):
             if pending:
                 await stream.write(pending)
             await stream.stop()
+            if view.data.reasoning:
+                await view.show_reasoning(view.data.reasoning, streaming=False)
             self.update_gauge(streaming=0)
             transcript.scroll_end(animate=False)
 
     def action_stop(self) -> None:
-        if self.streaming:
+        if self.editing is not None:
+            self.stop_editing()
+            self.query_one(Composer).clear()
+            self.notify("Edit cancelled")
+        elif self.streaming:
             self.workers.cancel_group(self, "reply")
             self.notify("Stopped: the partial reply is kept")
 

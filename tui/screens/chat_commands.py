@@ -10,8 +10,9 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from foldchat.engine import FoldchatError
+from foldchat.engine import FoldchatError, visible
 
+from ..widgets.composer import Composer
 from ..widgets.fold_marker import FoldMarker
 from ..widgets.message import MessageView
 from ..widgets.transcript import Transcript
@@ -26,6 +27,8 @@ class SlashCommands:
     backend: Session | None
     streaming: bool
     fold_requested: str | None
+    editing: int | None
+    """The id of the prompt being edited in the composer (↑ or `e`); Enter resends, Esc cancels."""
 
     @property
     def session(self) -> Session:
@@ -107,6 +110,52 @@ class SlashCommands:
         view.set_pinned(pinned)
         self.notify("Pinned: quoted verbatim in every snapshot" if pinned else "Unpinned")
 
+    # -- edit and resend --------------------------------------------------------------------------
+    async def on_composer_edit_last_requested(self, _: Composer.EditLastRequested) -> None:
+        if self.backend is None:
+            return
+        last = await asyncio.to_thread(self.session.last_prompt)
+        if last is None:
+            self.notify("No prompt to edit yet")
+            return
+        self.start_editing(last.id, last.message.text)
+
+    def on_message_view_edit_requested(self, event: MessageView.EditRequested) -> None:
+        assert event.view.data.id is not None
+        self.start_editing(event.view.data.id, event.view.data.text)
+
+    def start_editing(self, message_id: int, text: str) -> None:
+        if self.streaming:
+            self.notify("A reply is streaming: Esc stops it, then edit", severity="warning")
+            return
+        self.editing = message_id
+        composer = self.query_one(Composer)
+        composer.text = text
+        composer.border_title = "Editing an earlier prompt · Enter resend (later messages are replaced) · Esc cancel"
+        composer.add_class("-editing")
+        composer.focus()
+        composer.move_cursor(composer.document.end)
+
+    def stop_editing(self) -> None:
+        self.editing = None
+        composer = self.query_one(Composer)
+        composer.border_title = Composer.HINT
+        composer.remove_class("-editing")
+
+    async def resend(self, message_id: int, text: str) -> None:
+        """Supersede the prompt and what follows it, store `text` as the new prompt and answer it."""
+        self.stop_editing()
+        try:
+            _, undone = await asyncio.to_thread(self.session.edit_and_resend, message_id, text)
+        except FoldchatError as error:
+            self.notify(str(error), title="Cannot resend", severity="error", markup=False)
+            return
+        await self.refresh_transcript()
+        if undone:
+            folds = ", ".join(str(f) for f in undone)
+            self.notify(f"Fold {folds} undone: it covered the edited prompt", title="Edited", severity="warning")
+        self.stream_reply()
+
     # -- the model --------------------------------------------------------------------------------
     async def slash_model(self, arg: str) -> None:
         from ..presenters import model_choices
@@ -165,11 +214,20 @@ class SlashCommands:
     async def slash_history(self, _: str) -> None:
         from .history import ConversationRow, HistoryScreen
 
+        session = self.session
         rows = [
             ConversationRow(c.id, c.title, c.model, c.updated_at, c.message_count)
-            for c in await asyncio.to_thread(self.session.conversations)
+            for c in await asyncio.to_thread(session.conversations)
         ]
-        self.app.push_screen(HistoryScreen(rows), self.on_history_done)
+
+        def search(text: str) -> list[ConversationRow]:
+            return [
+                ConversationRow(h.conversation.id, h.conversation.title, h.conversation.model,
+                                h.conversation.updated_at, h.conversation.message_count, visible(h.excerpt))
+                for h in session.search(text)
+            ]  # fmt: skip
+
+        self.app.push_screen(HistoryScreen(rows, search), self.on_history_done)
 
     async def on_history_done(self, action: Any) -> None:
         if action is None or self.backend is None:
@@ -179,6 +237,7 @@ class SlashCommands:
             await self.switch_conversation(action.conversation_id)
         elif action.action == "rename":
             await asyncio.to_thread(session.rename_conversation, action.conversation_id, action.title)
+            await self.refresh_title()
             self.notify(f"Renamed to “{action.title}”")
         elif action.action == "delete":
             if action.conversation_id == session.conversation_id:
@@ -206,7 +265,7 @@ class SlashCommands:
         except FoldchatError as error:
             self.notify(str(error), title="Export failed", severity="error", markup=False)
             return
-        self.notify(f"Exported to {path}")
+        self.notify(f"Exported to {path}", title="Exported", markup=False)
 
     async def slash_retry(self, _: str) -> None:
         self.action_retry()

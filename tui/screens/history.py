@@ -1,11 +1,18 @@
-"""Browse conversations: search, resume (Enter), rename (r), delete (d)."""
+"""Browse conversations: search, resume (Enter), rename (r), delete (d).
+
+Search is full-text over titles and message text (the engine's FTS5 index, through the `search`
+function the chat screen passes in, run off the UI thread); each result shows the line that matched.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -23,10 +30,16 @@ class ConversationRow:
     model: str | None
     updated_at: float
     messages: int
+    excerpt: str = ""
+    """The line of a message that matched the search ("" when browsing or when the title matched)."""
 
     def label(self) -> str:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.updated_at))
-        return f"{self.id:>5}  {when}  {self.messages:>5} msgs  {self.title or 'untitled'}"
+        line = f"{self.id:>5}  {when}  {self.messages:>5} msgs  {self.title or 'untitled'}"
+        return f"{line}\n       › {self.excerpt}" if self.excerpt else line
+
+
+Search = Callable[[str], list[ConversationRow]]
 
 
 @dataclass(frozen=True)
@@ -51,9 +64,10 @@ class HistoryScreen(ModalScreen[HistoryAction | None]):
         Binding("r", "rename", "Rename"),
     ]
 
-    def __init__(self, rows: list[ConversationRow]) -> None:
+    def __init__(self, rows: list[ConversationRow], search: Search) -> None:
         super().__init__()
         self.rows = rows
+        self.search = search
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -68,11 +82,15 @@ class HistoryScreen(ModalScreen[HistoryAction | None]):
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id != "search":
             return
-        needle = event.value.lower()
-        shown = [r for r in self.rows if needle in r.label().lower()]
+        self.run_search(event.value.strip())
+
+    @work(exclusive=True, group="search", exit_on_error=False)
+    async def run_search(self, text: str) -> None:
+        shown = await asyncio.to_thread(self.search, text) if text else self.rows
         options = self.query_one(OptionList)
         options.clear_options()
         options.add_options(self._options(shown))
+        options.highlighted = 0 if shown else None  # Enter from the search box resumes the best match
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "rename" and (selected := self._selected()) is not None:

@@ -21,13 +21,15 @@ class ModelChoice:
     input_per_million: float
     output_per_million: float
     fit: str
+    note: str = ""
 
     def label(self) -> str:
         price = (
             "free" if not (self.input_per_million or self.output_per_million)
             else f"${self.input_per_million:.2f}/${self.output_per_million:.2f} per 1M"
         )  # fmt: skip
-        return f"{self.name:<28} {self.window:>9,} tokens  {price:<22} {self.fit}"
+        line = f"{self.name:<28} {self.window:>9,} tokens  {price:<22} {self.fit}"
+        return f"{line} · {self.note}" if self.note else line
 
 
 class ModelPicker(ModalScreen[str | None]):

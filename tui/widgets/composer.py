@@ -1,5 +1,6 @@
 """The multi-line composer: Enter sends, Ctrl+J (or Shift+Enter where the terminal reports it)
-inserts a newline; typing "/" offers the slash commands (Tab completes)."""
+inserts a newline; typing "/" offers the slash commands (Tab completes); ↑ in an empty composer asks
+to edit the last prompt."""
 
 from __future__ import annotations
 
@@ -23,9 +24,14 @@ class Composer(TextArea):
     class TabPressed(TextualMessage):
         pass
 
+    class EditLastRequested(TextualMessage):
+        """↑ in an empty composer: the screen loads the last prompt for editing."""
+
+    HINT = "Message · Enter send · Ctrl+J newline · / commands"
+
     def __init__(self) -> None:
         super().__init__(id="composer", soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
-        self.border_title = "Message · Enter send · Ctrl+J newline · / commands"
+        self.border_title = self.HINT
 
     async def _on_key(self, event: events.Key) -> None:
         if event.key == "enter":
@@ -40,6 +46,11 @@ class Composer(TextArea):
             event.prevent_default()
             event.stop()
             self.insert("\n")
+            return
+        if event.key == "up" and not self.text:
+            event.prevent_default()
+            event.stop()
+            self.post_message(self.EditLastRequested())
             return
         if event.key == "tab" and self.text.startswith("/"):
             event.prevent_default()

@@ -60,32 +60,61 @@ class ContextGauge(Widget):
         s = self.state
         if not s.window:
             return Text(s.note or "context: counting…", style="dim")
-        width = max(10, min(40, self.size.width // 4))
-        used_cells = min(width, round(width * (s.tokens + s.typing + s.streaming) / s.window))
-        reserve_cells = min(width - used_cells, round(width * s.reserved / s.window))
-        trigger_cell = min(width - 1, round(width * s.trigger / s.window))
-        bar = Text()
-        for cell in range(width):
-            if cell == trigger_cell:
-                bar.append("│", style="bold")
-            elif cell < used_cells:
-                bar.append("█")
-            elif cell < used_cells + reserve_cells:
-                bar.append("▒", style="dim")
-            else:
-                bar.append("·", style="dim")
+        room = self.size.width
+        text = self._line(s, max(10, min(40, room // 4)), short=False)
+        if text.cell_len > room:  # a narrow terminal (80 columns): short numbers and words; the reserve is
+            text = self._line(s, max(8, min(16, room // 8)), short=True)  # the bar's ▒ cells
+        if text.cell_len > room:  # a long model name: the status line above names the model anyway
+            text = self._line(s, 8, short=True, model=False)
+        return text
+
+    def _line(self, s: GaugeState, width: int, short: bool, model: bool = True) -> Text:
+        n = _short if short else _full
         percent = 100 * s.used / s.window
-        text = Text.assemble(
-            (f"{s.model} ", "bold"),
-            bar,
-            f" {s.tokens + s.streaming:,}",
-            (f" +{s.typing:,} typing" if s.typing else ""),
-            f" / {s.window:,} ({percent:.0f}%) · fold at {s.trigger:,} · reserve {s.reserved:,}",
-        )
+        name = f"{s.model} " if model else ""
+        typing = (f" +{n(s.typing)}" + ("" if short else " typing")) if s.typing else ""
+        if short:
+            numbers = f" {n(s.tokens + s.streaming)}{typing}/{n(s.window)} {percent:.0f}% · fold {n(s.trigger)}"
+        else:
+            numbers = (f" {n(s.tokens + s.streaming)}{typing} / {n(s.window)} ({percent:.0f}%) · fold at "
+                       f"{n(s.trigger)} · reserve {n(s.reserved)}")  # fmt: skip
+        text = Text.assemble((name, "bold"), _bar(s, width), numbers)
         left = s.turns_left()
         if left is not None:
-            text.append(f" · ≈ {left} turns left" if s.used < s.trigger else " · folds on next send")
+            turns = f"≈{left} turns" if short else f"≈ {left} turns left"
+            text.append(f" · {turns}" if s.used < s.trigger else f" · folds {'next' if short else 'on next'} send")
         text.append(f" · ${s.cost:.4f}")
         if s.note:
             text.append(f" · {s.note}", style="italic")
         return text
+
+
+def _full(tokens: int) -> str:
+    return f"{tokens:,}"
+
+
+def _short(tokens: int) -> str:
+    if tokens < 1000:
+        return str(tokens)
+    if tokens < 10_000:
+        return f"{tokens / 1000:.1f}k"
+    if tokens < 1_000_000:
+        return f"{tokens // 1000}k"
+    return f"{tokens / 1_000_000:.1f}M"
+
+
+def _bar(s: GaugeState, width: int) -> Text:
+    used_cells = min(width, round(width * (s.tokens + s.typing + s.streaming) / s.window))
+    reserve_cells = min(width - used_cells, round(width * s.reserved / s.window))
+    trigger_cell = min(width - 1, round(width * s.trigger / s.window))
+    bar = Text()
+    for cell in range(width):
+        if cell == trigger_cell:
+            bar.append("│", style="bold")
+        elif cell < used_cells:
+            bar.append("█")
+        elif cell < used_cells + reserve_cells:
+            bar.append("▒", style="dim")
+        else:
+            bar.append("·", style="dim")
+    return bar

@@ -1,4 +1,10 @@
-"""One transcript message: Markdown text, tool calls and results collapsed, status and pins shown."""
+"""One transcript message: replies as Markdown, user text as typed, tool calls and results and the
+model's thinking collapsed, status and pins shown.
+
+User messages are shown exactly as typed (line breaks kept, nothing reflowed or taken for Markdown);
+replies are Markdown. `y` copies the message's last code block, `c` the whole message: both go out
+as OSC 52, which works over ssh and tmux, but a terminal never confirms it, so the notice says so.
+"""
 
 from __future__ import annotations
 
@@ -19,11 +25,24 @@ if TYPE_CHECKING:
     from foldchat.engine import StoredMessage
 
 RESULT_PREVIEW_LINES = 200
-_MARKDOWN = re.compile(r"(^|\n)(#{1,6} |[-*+] |\d+\. |```|> )|\*\*|`[^`]+`|\[[^\]]+\]\(")
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+CLIPBOARD_NOTE = "sent to the terminal's clipboard (OSC 52); terminals without OSC 52 cannot confirm it"
 
 
-def looks_like_markdown(text: str) -> bool:
-    return bool(_MARKDOWN.search(text))
+def last_code_block(text: str) -> str | None:
+    """The body of the last fenced code block in `text` (an unclosed fence runs to the end), or None."""
+    found: str | None = None
+    fence = ""
+    body: list[str] = []
+    for line in text.splitlines():
+        match = _FENCE.match(line)
+        if not fence and match:
+            fence, body = match.group(1), []
+        elif fence and match and match.group(1).startswith(fence) and not line.strip(" `~"):
+            found, fence = "\n".join(body), ""
+        elif fence:
+            body.append(line)
+    return "\n".join(body) if fence else found
 
 
 @dataclass
@@ -75,12 +94,17 @@ class MessageView(Vertical, can_focus=True):
     BINDINGS = [
         Binding("p", "pin", "Pin"),
         Binding("c", "copy", "Copy"),
+        Binding("y", "copy_code", "Copy code"),
+        Binding("e", "edit", "Edit & resend"),
     ]
 
     class PinRequested(TextualMessage):
         def __init__(self, view: MessageView) -> None:
             super().__init__()
             self.view = view
+
+    class EditRequested(PinRequested):
+        """`e` on a prompt: edit it and resend (the later messages are superseded)."""
 
     def __init__(self, data: MessageData, *, pinned: bool = False, folded: bool = False) -> None:
         super().__init__(classes=f"-{data.role} -{data.status}")
@@ -99,7 +123,7 @@ class MessageView(Vertical, can_focus=True):
         if d.status != "complete":
             parts.append(f"[{d.status}{': ' + d.error if d.error else ''}]")
         if d.superseded:
-            parts.append("(replaced by a newer reply)")
+            parts.append("(edited: replaced by a newer prompt)" if d.role == "user" else "(replaced)")
         if self.pinned:
             parts.append("📌 pinned")
         return " · ".join(parts)
@@ -108,7 +132,7 @@ class MessageView(Vertical, can_focus=True):
         d = self.data
         self.border_title = literal(self.header_text())  # a title, not a child widget: one widget less per message
         if d.reasoning:
-            with Collapsible(title="thinking", collapsed=True):
+            with Collapsible(title="thinking", collapsed=True, classes="thinking"):
                 yield Static(d.reasoning, markup=False)
         if d.role == "tool":
             lines = d.text.splitlines()
@@ -119,9 +143,9 @@ class MessageView(Vertical, can_focus=True):
                 yield Static(preview, markup=False)
         elif d.role == "system":
             yield Static(d.text, markup=False)
-        elif d.role == "assistant" or looks_like_markdown(d.text):
+        elif d.role == "assistant":
             yield Markdown(d.text)
-        elif d.text:  # plain user text: a Static costs far less layout than a Markdown block tree
+        elif d.text:  # what the user typed, as typed: line breaks kept, no Markdown reflow
             yield Static(d.text, markup=False, classes="plain")
         for name, arguments in d.tool_calls:
             title = literal(f"→ {name}({arguments[:60]}{'…' if len(arguments) > 60 else ''})")
@@ -149,6 +173,33 @@ class MessageView(Vertical, can_focus=True):
     def action_pin(self) -> None:
         self.post_message(self.PinRequested(self))
 
+    async def show_reasoning(self, text: str, streaming: bool) -> None:
+        """The thinking streamed so far, collapsed above the reply (mounted on its first words)."""
+        title = "thinking…" if streaming else "thinking"
+        found = self.query(".thinking")
+        if not found:
+            static = Static(text, markup=False)
+            await self.mount(Collapsible(static, title=title, collapsed=True, classes="thinking"), before=0)
+            return
+        collapsible = found.first(Collapsible)
+        collapsible.title = title
+        collapsible.query_one(Static).update(text)
+
+    def action_edit(self) -> None:
+        if self.data.role != "user" or self.data.id is None or self.data.superseded:
+            self.notify("Only a prompt that still counts can be edited and resent", severity="warning")
+            return
+        self.post_message(self.EditRequested(self))
+
     def action_copy(self) -> None:
         self.app.copy_to_clipboard(self.data.text)
-        self.notify("Message copied to the clipboard")
+        self.notify(f"Message {CLIPBOARD_NOTE}", markup=False)
+
+    def action_copy_code(self) -> None:
+        code = last_code_block(self.data.text)
+        if code is None:
+            self.notify("This message has no code block (c copies the whole message)", severity="warning")
+            return
+        self.app.copy_to_clipboard(code)
+        lines = len(code.splitlines())
+        self.notify(f"Code block ({lines} line{'s' if lines != 1 else ''}) {CLIPBOARD_NOTE}", markup=False)

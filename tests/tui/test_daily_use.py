@@ -1,0 +1,224 @@
+"""Issue 11, daily use: full-text history search, edit and resend, copying code, live thinking, the
+title on screen, the model picker, user text as typed, the gauge at 80 columns."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from foldchat.tui.screens.history import HistoryScreen
+from foldchat.tui.widgets.composer import Composer
+from foldchat.tui.widgets.gauge import ContextGauge
+from foldchat.tui.widgets.message import MessageView, last_code_block
+from textual.widgets import Collapsible, Input, Markdown, OptionList, Static
+
+from tui.conftest import wait_for
+from tui.test_chat_flows import chat, ready, send
+
+
+def notes(app) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+async def test_history_search_finds_message_text_and_shows_the_line(app_factory):
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        await send(pilot, "Plans\nthe ferry to Cacilhas leaves at nine")
+        first = screen.backend.conversation_id
+        await send(pilot, "/new")
+        await wait_for(pilot, lambda: screen.backend.conversation_id != first)
+        await send(pilot, "something else")
+        await send(pilot, "/history")
+        history = await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen)
+        history.query_one("#search", Input).focus()
+        history.query_one("#search", Input).value = "cacilh"  # a word of a message, not of a title, unfinished
+        options = history.query_one(OptionList)
+        await wait_for(pilot, lambda: options.option_count == 1)
+        prompt = str(options.get_option_at_index(0).prompt)
+        assert prompt.startswith(f"{first:>5}") and "› the ferry to Cacilhas leaves at nine" in prompt
+        await pilot.press("enter", "enter")
+        await wait_for(pilot, lambda: screen.backend.conversation_id == first)
+        assert next(v.data.text for v in screen.query(MessageView)).startswith("Plans")
+
+
+async def test_user_text_is_shown_as_typed_and_replies_as_markdown(app_factory, fake):
+    fake.reply = "# Title\n\n- one"
+    typed = "# not a heading\n- not a list\n    indented **not bold**"
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        await send(pilot, typed)
+        user, reply = [v for v in screen.query(MessageView) if v.data.role in ("user", "assistant")]
+        assert not user.query(Markdown)
+        assert str(user.query_one(".plain", Static).content) == typed  # line breaks and spaces kept
+        assert reply.query(Markdown)
+
+
+async def test_y_copies_the_last_code_block_and_says_what_it_cannot_know(app_factory, fake):
+    fake.reply = "Try:\n```python\nprint(1)\n```\nor\n~~~\nrm -rf build\nmake\n~~~\ndone"
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        await send(pilot, "how do I rebuild?")
+        user, reply = [v for v in screen.query(MessageView) if v.data.role in ("user", "assistant")]
+        reply.focus()
+        await pilot.press("y")
+        assert app.clipboard == "rm -rf build\nmake"
+        assert any("Code block (2 lines) sent to the terminal's clipboard (OSC 52)" in n for n in notes(app))
+        assert any("cannot confirm" in n for n in notes(app))
+        user.focus()
+        await pilot.press("y")
+        assert any("no code block" in n for n in notes(app)) and app.clipboard == "rm -rf build\nmake"
+
+
+def test_last_code_block_takes_an_unclosed_fence_to_the_end():
+    assert last_code_block("a\n```\nx\n```\n```sh\ny\nz") == "y\nz"
+    assert last_code_block("no code `here`") is None
+    assert last_code_block("````md\n```\ninner\n```\n````") == "```\ninner\n```"
+
+
+async def test_thinking_is_shown_live_while_the_reply_streams(app_factory, fake):
+    fake.script = ["think"]
+    fake.answer_gate.clear()
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        screen.query_one(Composer).text = "hello"
+        screen.query_one(Composer).focus()
+        await pilot.press("enter")
+
+        def streaming_thinking():
+            views = [v for v in screen.query(MessageView) if v.data.role == "assistant"]
+            return views and views[-1].data.status == "streaming" and views[-1].query(".thinking") and views[-1]
+
+        view = await wait_for(pilot, streaming_thinking)  # the answer is held back: still streaming
+        await wait_for(pilot, lambda: view.data.reasoning.strip() == fake.thinking)
+        thinking = view.query_one(".thinking", Collapsible)
+        assert thinking.collapsed and thinking.title == "thinking…"
+        assert str(thinking.query_one(Static).content).strip() == fake.thinking
+        fake.answer_gate.set()
+        await wait_for(pilot, lambda: view.data.status == "complete" and thinking.title == "thinking")
+        assert str(thinking.query_one(Static).content).strip() == fake.thinking
+        stored = screen.backend.transcript()[-1].message
+        assert stored.extras["reasoning_content"].strip() == fake.thinking
+
+
+def contents(fake) -> list[str]:
+    return [m["content"] for m in fake.requests[-1]["messages"]]
+
+
+async def test_up_in_an_empty_composer_edits_and_resends_the_last_prompt(app_factory, fake):
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        await send(pilot, "first question")
+        await send(pilot, "second question")
+        composer = screen.query_one(Composer)
+        composer.focus()
+        await pilot.press("up")
+        assert composer.text == "second question" and screen.editing is not None
+        await pilot.press("escape")  # cancel: nothing changes
+        assert composer.text == "" and screen.editing is None
+        await pilot.press("up")
+        composer.text = "second question, sharper"
+        count = len(fake.requests)
+        await pilot.press("enter")
+        await wait_for(
+            pilot, lambda: len(fake.requests) > count and screen.backend.transcript()[-1].status == "complete"
+        )
+        transcript = screen.backend.transcript()
+        assert len(transcript) == 6  # nothing deleted: the old prompt and its reply are kept, superseded
+        new_prompt = transcript[4].id
+        assert [m.superseded_by for m in transcript] == [None, None, new_prompt, new_prompt, None, None]
+        assert contents(fake) == ["first question", fake.reply, "second question, sharper"]
+        await wait_for(pilot, lambda: len([v for v in screen.query(MessageView) if v.has_class("-superseded")]) == 2)
+
+
+async def test_e_on_a_folded_prompt_undoes_the_folds_covering_it(app_factory, fake):
+    app = app_factory(window=6000)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        for n in range(3):
+            await send(pilot, f"message {n} about INV-{n}: " + "the invoice lines and totals " * 120)
+        await send(pilot, "/resummarize")
+        fold = await wait_for(pilot, lambda: screen.backend.active_fold())
+        first = next(v for v in screen.query(MessageView) if v.data.role == "user")
+        assert first.data.id is not None and first.data.id <= fold.last_message_id
+        first.focus()
+        await pilot.press("e")
+        assert screen.query_one(Composer).text.startswith("message 0 about INV-0")
+        screen.query_one(Composer).text = "just one short question"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen.backend.transcript()[-1].status == "complete")
+        assert screen.backend.active_fold() is None
+        assert any(f"Fold {fold.id} undone" in n for n in notes(app))
+        assert contents(fake) == ["just one short question"]
+        live = [m for m in screen.backend.transcript() if m.superseded_by is None]
+        assert [m.message.text for m in live] == ["just one short question", fake.reply]
+
+
+async def test_the_gauge_is_readable_at_80_columns():
+    from tui.snapshot_apps import GaugeApp
+
+    app = GaugeApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        for gauge in app.query(ContextGauge):
+            line = gauge.render()
+            assert line.cell_len <= gauge.size.width  # nothing cut off: the cost at the end is visible
+            assert "$" in line.plain and "%" in line.plain and "fold" in line.plain
+        gauge.state = replace(gauge.state, model="openrouter/anthropic/claude-3.5-sonnet-20241022")
+        await pilot.pause()
+        assert gauge.render().cell_len <= gauge.size.width and "$1.2000" in gauge.render().plain
+
+
+def test_help_table_keeps_export_formats_in_one_cell_and_lists_the_keys():
+    from foldchat.tui.presenters import help_markdown
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("gfm-like").parse(help_markdown())
+    rows, cells = [], []
+    for token in tokens:
+        if token.type == "tr_open":
+            cells = []
+        elif token.type == "inline":
+            cells.append(token.content)
+        elif token.type == "tr_close":
+            rows.append(cells)
+    export = next(r for r in rows if r[0].startswith("`/export"))
+    assert len(export) == 2 and export[0] == "`/export [md|json]`"
+    keys = {r[0] for r in rows}
+    assert {"Ctrl+O", "Ctrl+H", "↑", "e", "p / c / y"} <= keys
+
+
+async def test_the_title_is_on_screen_and_the_picker_offers_recent_and_keyed_models(app_factory, monkeypatch):
+    from foldchat.tui.screens.model_picker import ModelPicker
+    from textual.widgets import Label
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-only")
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        status = screen.query_one("#status", Label)
+        await send(pilot, "Budget for the [bold]Lisbon[/] trip")
+        await wait_for(pilot, lambda: str(status.content).startswith("Budget for the [bold]Lisbon[/] trip · "))
+        await send(pilot, "/model fake-small")
+        await wait_for(pilot, lambda: screen.backend.target.name == "fake-small")
+        first = screen.backend.conversation_id
+        await send(pilot, "/new")
+        await wait_for(pilot, lambda: screen.backend.conversation_id != first)
+        await wait_for(pilot, lambda: "(new)" in str(status.content))
+        await send(pilot, "/model")
+        picker = await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker) and app.screen)
+        names = [c.name for c in picker.choices]
+        assert "fake-small" in names and "openai/gpt-4o-mini" in names  # remembered; the key is set
+        assert next(c for c in picker.choices if c.name == "fake-small").note == "recent"
+        assert "anthropic/claude-3-5-haiku-latest" not in names  # no key for it

@@ -21,7 +21,7 @@ from .chat import ChatSession, Usage
 from .config import Settings
 from .errors import FoldchatError
 from .events import EventSink, ignore_events
-from .fold_layout import covered_messages, transcript_numbers
+from .fold_layout import covered_ids, covered_messages, transcript_numbers
 from .lazy import load_litellm
 from .local_model import Progress
 from .messages import Message
@@ -230,6 +230,10 @@ class Session:
     def fold_coverage(self, fold: StoredFold) -> int:
         """How many transcript messages `fold` stands for: the count the toast, marker and inspector show."""
         return covered_messages(fold, [m.id for m in self.transcript()])
+
+    def covered_ids(self, fold: StoredFold) -> list[int]:
+        """The transcript ids `fold` stands for, oldest first (`fold_coverage` of them)."""
+        return covered_ids(fold, [m.id for m in self.transcript()])
 
     def message_numbers(self) -> dict[int, int]:
         """Message id -> its 1-based number in this conversation's transcript."""

@@ -183,7 +183,7 @@ class ChatScreen(SlashCommands, Screen[None]):
         self.gauge_state = GaugeState(
             tokens=usage.tokens, window=usage.window, reserved=usage.reserved, trigger=usage.trigger,
             typing=old.typing, cost=old.cost if cost is None else cost, model=self.backend.target.name,
-            per_turn=old.per_turn if per_turn is None else per_turn,
+            per_turn=old.per_turn if per_turn is None else per_turn, fold_paused=old.fold_paused,
         )  # fmt: skip
         self.query_one(ContextGauge).state = self.gauge_state
 
@@ -288,7 +288,6 @@ class ChatScreen(SlashCommands, Screen[None]):
         """
         session = self.backend
         assert session is not None
-        before = self.gauge_state.tokens
         try:
             if force:
                 report = await asyncio.to_thread(session.fold_now, focus, self.post_fold_event)
@@ -296,23 +295,36 @@ class ChatScreen(SlashCommands, Screen[None]):
                 report = await asyncio.to_thread(session.fold_if_needed, self.post_fold_event)
         except FoldchatError as error:
             self.remove_class("-folding")
+            self.update_gauge(fold_paused=session.auto_fold_paused)
             self.notify(str(error), title="Could not fold", severity="error")
             return False
         self.remove_class("-folding")
+        self.update_gauge(fold_paused=session.auto_fold_paused)  # a forced fold re-arms automatic ones
         folded = report is not None and report.compressed
         if report is None or not report.compressed:
             if force:
                 reason = report.reason if report is not None else "the conversation is empty"
+                # stays under the title until the next reply: a toast alone is gone before it is read
+                self.status = f"Nothing folded: {reason}"
                 self.notify(f"Nothing folded: {reason}")
+            elif report is not None and report.failed:
+                self.notify(f"Could not fold: {report.reason}", title="Fold failed", severity="warning")
         else:
             await self.refresh_transcript()
+            self.status = self.model_status()
             self.notify(
-                f"Folded {report.folded_messages} messages · {before:,} → {report.tokens_after:,} tokens · {report.summarizer}",
+                # the report's numbers: the marker and the inspector show the same stored ones
+                f"Folded {report.folded_messages} messages · {report.tokens_before:,} → {report.tokens_after:,} tokens"
+                f" · {report.summarizer}",
                 title="Folded",
             )
         if force:
             await self.refresh_usage()
         return folded
+
+    def model_status(self) -> str:
+        session = self.backend
+        return "" if session is None else f"{session.target.name} · {session.target.window:,} token window"
 
     # -- a reply: fold if needed, then stream ---------------------------------------------------------
     @work(group="reply", exclusive=True, exit_on_error=False)
@@ -339,7 +351,7 @@ class ChatScreen(SlashCommands, Screen[None]):
             await self.show_reply(session, view, regenerate)
         finally:
             self.streaming = False
-            self.status = f"{session.target.name} · {session.target.window:,} token window"
+            self.status = self.model_status()
             await self.refresh_usage()
         if self.fold_requested is not None:
             focus, self.fold_requested = self.fold_requested, None

@@ -22,6 +22,8 @@ class GaugeState:
     model: str = ""
     per_turn: int = 0
     note: str = ""
+    fold_paused: bool = False
+    """Automatic folds failed twice in a row and wait for /resummarize (DESIGN §5)."""
 
     @property
     def used(self) -> int:
@@ -48,6 +50,7 @@ class ContextGauge(Widget):
     ContextGauge { height: 1; padding: 0 1; background: $panel; color: $text; }
     ContextGauge.-near { color: $warning; }
     ContextGauge.-over { color: $error; }
+    ContextGauge.-paused { color: $warning; }
     """
 
     state: reactive[GaugeState] = reactive(GaugeState, layout=False)
@@ -55,6 +58,7 @@ class ContextGauge(Widget):
     def watch_state(self, state: GaugeState) -> None:
         for level in ("-low", "-near", "-over"):
             self.set_class(level == state.level, level)
+        self.set_class(state.fold_paused, "-paused")
 
     def render(self) -> Text:
         s = self.state
@@ -86,6 +90,8 @@ class ContextGauge(Widget):
         if left is not None:
             text.append(f" · ≈ {left} turns left" if s.used < s.trigger else " · folds on next send")
         text.append(f" · ${s.cost:.4f}")
+        if s.fold_paused:
+            text.append(" · auto-fold paused after 2 failures: /resummarize retries", style="bold")
         if s.note:
             text.append(f" · {s.note}", style="italic")
         return text

@@ -154,10 +154,11 @@ class Session:
         return self.chat.usage(target or self.target)
 
     def typed_tokens(self, text: str) -> int:
-        """What `text`, sent as the next user message, would add to the context."""
+        """What `text`, sent as the next user message, would add to the context (not cached: see
+        `CachedCounter.count_uncached`)."""
         if not text.strip():
             return 0
-        return self.counter().count_message(Message.user(text))
+        return self.counter().count_uncached(Message.user(text))
 
     def count_text(self, text: str) -> int:
         return self.counter().count_text(text)

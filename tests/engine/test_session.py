@@ -124,3 +124,15 @@ def test_listing_models_does_not_create_the_database(options):
     with Workspace.open(options) as workspace:
         assert {e.name for e in workspace.known_models()} >= {"fake", "small"}
     assert not options.database.exists()
+
+
+def test_typed_text_counts_do_not_grow_the_token_cache(options):
+    with Session.open(options) as session:
+        session.connect()
+        session.add_user_message("an earlier question")
+        session.usage()
+        cached = len(session.counter()._cache)
+        draft = "a pasted log line\n" * 2000
+        counts = [session.typed_tokens(draft + "x" * n) for n in range(50)]
+        assert min(counts) > 2000
+        assert len(session.counter()._cache) == cached

@@ -49,6 +49,9 @@ if TYPE_CHECKING:  # the session module loads pydantic and SQLite: measured 250 
     from foldchat.engine import Session, Usage
 
 UI_INTERVAL = 0.12
+TYPING_PAUSE = 0.15
+"""Seconds of no typing before a big composer text is counted (small texts are counted at once)."""
+BIG_TYPED_TEXT = 4_000  # characters: above this, counting waits for a pause in typing
 
 
 class FoldEventPosted(TextualMessage):
@@ -211,7 +214,21 @@ class ChatScreen(SlashCommands, Screen[None]):
         if matches:
             suggestions.highlighted = 0
         if self.backend is not None and self.model_ready:
-            self.update_gauge(typing=self.backend.typed_tokens(text) if not text.startswith("/") else 0)
+            self.count_typed(text)
+
+    @work(group="typing", exclusive=True, exit_on_error=False)
+    async def count_typed(self, text: str) -> None:
+        """The composer's cost in the gauge, counted in a thread: re-tokenising a 200 KB paste on the UI
+        thread took ~95 ms per keystroke (issue 14). A newer keystroke cancels this count; a big text is
+        counted only once typing pauses, so keystrokes never queue up whole counts."""
+        session = self.backend
+        if session is None or text.startswith("/") or not text.strip():
+            self.update_gauge(typing=0)
+            return
+        if len(text) > BIG_TYPED_TEXT:
+            await asyncio.sleep(TYPING_PAUSE)
+        tokens = await asyncio.to_thread(session.typed_tokens, text)
+        self.update_gauge(typing=tokens)
 
     def on_composer_tab_pressed(self, _: Composer.TabPressed) -> None:
         suggestions = self.query_one("#suggestions", OptionList)
@@ -230,6 +247,7 @@ class ChatScreen(SlashCommands, Screen[None]):
 
     async def on_composer_submitted(self, event: Composer.Submitted) -> None:
         self.query_one("#suggestions").display = False
+        self.workers.cancel_group(self, "typing")  # a count still running is for text that has left
         self.update_gauge(typing=0)
         command = parse(event.text)
         if command is not None:

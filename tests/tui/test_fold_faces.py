@@ -3,6 +3,8 @@ re-fold with a focus (and why nothing changed when it cannot), and paused automa
 
 from __future__ import annotations
 
+import json
+
 from foldchat.engine import FoldFailed, Message, OpenOptions, Workspace
 from foldchat.engine.chat import ChatSession
 from foldchat.engine.fold import REFOLD_SLACK
@@ -125,3 +127,42 @@ async def test_two_failed_automatic_folds_pause_them_in_the_gauge_until_resummar
         await wait_for(pilot, lambda: not gauge(screen).fold_paused)
         assert "paused" not in str(screen.query_one("#gauge").render())
         assert not screen.backend.auto_fold_paused
+
+
+async def test_a_folded_agent_session_shows_its_trail_by_file_in_the_inspector(fake, tmp_path, monkeypatch):
+    """Issue 16's done-when: one artifacts line per file, edited paths all there, in the app."""
+    from foldchat.engine.messages import parse_messages
+    from foldchat.tui.app import AppOptions, make_app
+    from foldchat.tui.screens.fold_inspector import snapshot_markdown
+
+    from fixtures.trajectories import trajectory
+
+    monkeypatch.setenv("FAKE_KEY", "sk-test")
+    settings = settings_for(fake, 32_000).model_copy(update={"summarizer": "rules"})
+    raw, truth = trajectory("swe-agent", steps=40)
+    with Workspace.open(OpenOptions(settings=settings, database=tmp_path / "agent.db")) as workspace:
+        conversation = workspace.store.create_conversation(title="agent run", model="fake")
+        for message in parse_messages(raw):
+            workspace.store.append(conversation, message)
+    app = make_app(AppOptions(settings=settings, database=tmp_path / "agent.db", conversation=conversation))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await wait_for(pilot, lambda: chat(app).model_ready, timeout=90)  # a long transcript to show first
+        screen = chat(app)
+        await send(pilot, "/resummarize")
+        marker = (await wait_for(pilot, lambda: list(screen.query(FoldMarker))))[0]
+        marker.focus()
+        await pilot.press("enter")
+        inspector = await wait_for(pilot, lambda: isinstance(app.screen, FoldInspector) and app.screen)
+        artifacts = dict(inspector.view.sections)["artifacts"]
+        session = screen.backend
+        folded = {m.id: m.message for m in session.transcript()}
+        calls = [c for i in session.covered_ids(session.active_fold()) for c in folded[i].tool_calls]
+        edits = [json.loads(c.arguments) for c in calls if c.name == "str_replace_editor"]
+        changed = {e["path"] for e in edits if e["command"] in ("str_replace", "create")}
+        assert len(changed) >= 3 and changed <= truth.changed  # several files edited in the folded part
+        assert len(artifacts) == len({line.split(": ")[0] for line in artifacts})  # one line per file or command
+        for path in changed:
+            (line,) = [a for a in artifacts if a.startswith(f"{path}: ")]
+            assert "edited" in line or "created" in line
+        shown = snapshot_markdown(inspector.view).split("### artifacts\n", 1)[1].split("\n\n", 1)[0].splitlines()
+        assert shown == [f"- {line}" for line in artifacts]

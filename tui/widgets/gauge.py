@@ -87,11 +87,11 @@ class ContextGauge(Widget):
             f" / {s.window:,} ({percent:.0f}%) · fold at {s.trigger:,} · reserve {s.reserved:,}",
         )
         left = s.turns_left()
-        if left is not None:
+        if s.fold_paused:  # before the turns left, which it makes meaningless: seen in a narrow terminal too
+            text.append(" · auto-fold paused after 2 failures: /resummarize retries", style="bold")
+        elif left is not None:
             text.append(f" · ≈ {left} turns left" if s.used < s.trigger else " · folds on next send")
         text.append(f" · ${s.cost:.4f}")
-        if s.fold_paused:
-            text.append(" · auto-fold paused after 2 failures: /resummarize retries", style="bold")
         if s.note:
             text.append(f" · {s.note}", style="italic")
         return text

@@ -72,10 +72,16 @@ class FoldLayout:
 
 def covered_messages(fold: FoldRange, transcript_ids: Sequence[int]) -> int:
     """The one count every face shows for a fold: transcript messages its snapshot stands for (or pruned)."""
+    return len(covered_ids(fold, transcript_ids))
+
+
+def covered_ids(fold: FoldRange, transcript_ids: Sequence[int]) -> list[int]:
+    """The transcript ids `fold` stands for, oldest first: the messages its snapshot replaces (kept ones
+    aside), or the tool outputs a pruned-only fold stubs."""
     layout = FoldLayout.of(fold)
     if not layout.has_snapshot:
-        return len(layout.replaced)
-    return sum(1 for i in transcript_ids if fold.first_message_id <= i <= fold.last_message_id and i not in layout.kept)
+        return [i for i in transcript_ids if i in layout.replaced]
+    return [i for i in transcript_ids if fold.first_message_id <= i <= fold.last_message_id and i not in layout.kept]
 
 
 def transcript_numbers(transcript_ids: Sequence[int]) -> dict[int, int]:

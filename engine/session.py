@@ -21,7 +21,7 @@ from .chat import ChatSession, Usage
 from .config import Settings
 from .errors import FoldchatError, UsageError
 from .events import EventSink, ignore_events
-from .fold_layout import covered_messages, transcript_numbers
+from .fold_layout import covered_ids, covered_messages, transcript_numbers
 from .lazy import load_litellm
 from .local_model import Progress
 from .messages import Message
@@ -161,10 +161,11 @@ class Session:
         return self.chat.usage(target or self.target)
 
     def typed_tokens(self, text: str) -> int:
-        """What `text`, sent as the next user message, would add to the context."""
+        """What `text`, sent as the next user message, would add to the context (not cached: see
+        `CachedCounter.count_uncached`)."""
         if not text.strip():
             return 0
-        return self.counter().count_message(Message.user(text))
+        return self.counter().count_uncached(Message.user(text))
 
     def count_text(self, text: str) -> int:
         return self.counter().count_text(text)
@@ -262,6 +263,10 @@ class Session:
     def fold_coverage(self, fold: StoredFold) -> int:
         """How many transcript messages `fold` stands for: the count the toast, marker and inspector show."""
         return covered_messages(fold, [m.id for m in self.transcript()])
+
+    def covered_ids(self, fold: StoredFold) -> list[int]:
+        """The transcript ids `fold` stands for, oldest first (`fold_coverage` of them)."""
+        return covered_ids(fold, [m.id for m in self.transcript()])
 
     def message_numbers(self) -> dict[int, int]:
         """Message id -> its 1-based number in this conversation's transcript."""

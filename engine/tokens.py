@@ -7,6 +7,8 @@ O(new text) instead of O(history).
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -16,12 +18,19 @@ from .lazy import load_litellm
 from .messages import Message
 
 REPLY_PRIMING_TOKENS = 3  # litellm counts "<|start|>assistant<|message|>" once per request
+CACHE_ENTRIES = 20_000
+"""Messages whose counts a counter keeps (least recently used go first): far more than a long agent
+session's context holds, so counting the history stays O(new text), yet memory stays bounded."""
 
 
 class TokenCounter(Protocol):
     """Counts tokens the way a given model's provider will."""
 
     def count_message(self, message: Message) -> int: ...
+
+    def count_uncached(self, message: Message) -> int:
+        """`message` counted without being remembered (text still being typed)."""
+        ...
 
     def count(self, messages: Sequence[Message]) -> int: ...
 
@@ -31,20 +40,37 @@ class TokenCounter(Protocol):
 class CachedCounter:
     """Shared machinery: a per-message cache in front of a raw `count_one`."""
 
-    def __init__(self, tokenizer_key: str, priming: int = REPLY_PRIMING_TOKENS) -> None:
+    def __init__(
+        self, tokenizer_key: str, priming: int = REPLY_PRIMING_TOKENS, max_entries: int = CACHE_ENTRIES
+    ) -> None:
         self._key = tokenizer_key
         self._priming = priming
-        self._cache: dict[Message, int] = {}
+        self._max_entries = max_entries
+        self._cache: OrderedDict[Message, int] = OrderedDict()
+        self._lock = threading.Lock()  # the UI counts typed text in one thread while a fold counts in another
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self._key}>"
 
     def count_message(self, message: Message) -> int:
-        cached = self._cache.get(message)
-        if cached is None:
-            cached = self._count_one(message)
-            self._cache[message] = cached
-        return cached
+        with self._lock:
+            cached = self._cache.get(message)
+            if cached is not None:
+                self._cache.move_to_end(message)
+                return cached
+        counted = self._count_one(message)
+        with self._lock:
+            self._cache[message] = counted
+            if len(self._cache) > self._max_entries:
+                self._cache.popitem(last=False)
+        return counted
+
+    def count_uncached(self, message: Message) -> int:
+        """`message` counted without entering the cache: every composer state is a different message,
+        and keeping them all held megabytes after a few keystrokes on a big paste (issue 14)."""
+        with self._lock:
+            cached = self._cache.get(message)
+        return self._count_one(message) if cached is None else cached
 
     def count(self, messages: Sequence[Message]) -> int:
         if not messages:

@@ -15,6 +15,7 @@ from typing import Any
 from .config import Settings, load_settings
 from .errors import UsageError
 from .export import export_conversation, write_export
+from .fold_layout import covered_messages, transcript_numbers
 from .importer import import_conversations
 from .models import ModelRegistry, check_model_name
 from .options import OpenOptions
@@ -91,6 +92,14 @@ class Workspace:
 
     def folds(self, conversation_id: int, include_undone: bool = False) -> list[StoredFold]:
         return self.store.folds(conversation_id, include_undone)
+
+    def message_numbers(self, conversation_id: int) -> dict[int, int]:
+        """Message id -> its 1-based number in the conversation (ids are shared by all conversations)."""
+        return transcript_numbers([m.id for m in self.transcript(conversation_id)])
+
+    def fold_coverage(self, fold: StoredFold) -> int:
+        """How many messages `fold` stands for: the count the app's toast, marker and inspector show."""
+        return covered_messages(fold, [m.id for m in self.transcript(fold.conversation_id)])
 
     def rename(self, conversation_id: int, title: str) -> None:
         self.store.rename_conversation(conversation_id, title)

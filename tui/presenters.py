@@ -33,7 +33,7 @@ def transcript_state(session: Session) -> TranscriptState:
     for fold in folds:
         text = session.snapshot_text(fold)
         kept = sum(1 for t in pinned_texts if t in text)
-        covered = sum(1 for m in transcript if fold.first_message_id <= m.id <= fold.last_message_id)
+        covered = session.fold_coverage(fold)  # the count the toast and the inspector show too
         label = marker_text(covered, fold.tokens_before, fold.tokens_after, fold.summarizer, (kept, len(pinned_texts)))
         markers.setdefault(fold.last_message_id, []).append(FoldItem(fold.id, label))
     items: list[Item] = []
@@ -59,14 +59,18 @@ def fold_view(session: Session, fold_id: int) -> FoldView:
     for name in SNAPSHOT_SECTIONS:
         value = getattr(snapshot, name)
         sections.append((name, [value] if isinstance(value, str) and value else list(value or [])))
-    transcript = session.transcript()
-    covered_messages = [m for m in transcript if fold.first_message_id <= m.id <= fold.last_message_id]
-    covered = len(covered_messages)
-    preview = [f"{m.message.role}: {' '.join(m.message.text.split())[:100]}" for m in covered_messages[:200]]
+    numbers = session.message_numbers()  # the conversation's own 1-based numbers, not database ids
+    by_id = {m.id: m for m in session.transcript()}
+    covered_ids = session.covered_ids(fold)
+    preview = [
+        f"{numbers[i]} · {by_id[i].message.role}: {' '.join(by_id[i].message.text.split())[:100]}"
+        for i in covered_ids[:200]
+    ]
     chain = [f"#{f.id} ({f.trigger}, {f.tokens_after:,} tok)" for f in session.folds() if f.id <= fold.id]
     return FoldView(
         fold_id=fold.id, sections=sections, snapshot_text=text, edited=fold.edited_text is not None,
-        covers=(fold.first_message_id, fold.last_message_id), covered_count=covered,
+        covers=(numbers.get(fold.first_message_id, 0), numbers.get(fold.last_message_id, 0)),
+        covered_count=len(covered_ids),
         tokens_before=fold.tokens_before, tokens_after=fold.tokens_after, summarizer=fold.summarizer,
         trigger=fold.trigger, chain=chain, covered=preview,
     )  # fmt: skip

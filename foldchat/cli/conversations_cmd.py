@@ -73,14 +73,16 @@ def run_show(args: argparse.Namespace) -> int:
             )
         )
         folds = {f.last_message_id: f for f in workspace.folds(args.id)}
+        numbers = workspace.message_numbers(args.id)  # the conversation's own numbers, as the app shows
         for stored in workspace.transcript(args.id):
             message = stored.message
             calls = "".join(f"\n  → {c.name}({c.arguments})" for c in message.tool_calls)
-            print(visible(f"\n[{stored.id}] {message.role}{status_suffix(stored)}: {message.text}{calls}"))
+            print(visible(f"\n[{numbers[stored.id]}] {message.role}{status_suffix(stored)}: {message.text}{calls}"))
             fold = folds.get(stored.id)
             if fold is not None:
+                first, last = numbers.get(fold.first_message_id, 0), numbers.get(fold.last_message_id, 0)
                 print(
-                    f"\n── folded messages {fold.first_message_id}..{fold.last_message_id} · "
+                    f"\n── folded {workspace.fold_coverage(fold)} messages ({first}..{last}) · "
                     f"{fold.tokens_before:,} → {fold.tokens_after:,} tokens · {fold.summarizer} ──"
                 )
     return 0

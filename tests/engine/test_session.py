@@ -151,3 +151,15 @@ def test_edit_and_resend_supersedes_from_the_prompt_and_undoes_only_covering_fol
             session.edit_and_resend(new_id, "again")
         with pytest.raises(UsageError, match="not a prompt"):
             session.edit_and_resend(transcript[1].id, "a reply is not a prompt")
+
+
+def test_typed_text_counts_do_not_grow_the_token_cache(options):
+    with Session.open(options) as session:
+        session.connect()
+        session.add_user_message("an earlier question")
+        session.usage()
+        cached = len(session.counter()._cache)
+        draft = "a pasted log line\n" * 2000
+        counts = [session.typed_tokens(draft + "x" * n) for n in range(50)]
+        assert min(counts) > 2000
+        assert len(session.counter()._cache) == cached

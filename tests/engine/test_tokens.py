@@ -52,3 +52,23 @@ def test_an_unknown_model_needs_a_window():
     with pytest.raises(UnknownModel, match="context-window"):
         model_info("nobody/knows-this-model")
     assert model_info("nobody/knows-this-model", window_override=4096).window == 4096
+
+
+def test_text_being_typed_is_counted_but_never_cached():
+    counter, seen = counting_words()
+    typed = [Message.user("draft " * n) for n in range(1, 51)]  # every composer state is a new message
+    assert [counter.count_uncached(m) for m in typed] == [counter._count_one(m) for m in typed]
+    assert len(counter._cache) == 0
+    history = Message.user("already sent")
+    counter.count_message(history)
+    calls = len(seen)
+    assert counter.count_uncached(history) == counter.count_message(history) and len(seen) == calls  # served
+
+
+def test_the_cache_keeps_the_most_recently_used_counts_up_to_its_bound():
+    counter = TextCounter("words", lambda text: len(text.split()), per_message=4)
+    counter._max_entries = 3
+    a, b, c, d = (Message.user(text) for text in ("a", "b", "c", "d"))
+    for message in (a, b, c, a, d):  # `a` used again, so `b` is the oldest when `d` arrives
+        counter.count_message(message)
+    assert list(counter._cache) == [c, a, d]

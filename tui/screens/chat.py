@@ -50,6 +50,9 @@ if TYPE_CHECKING:  # the session module loads pydantic and SQLite: measured 250 
     from foldchat.engine import Session, Usage
 
 UI_INTERVAL = 0.12
+TYPING_PAUSE = 0.15
+"""Seconds of no typing before a big composer text is counted (small texts are counted at once)."""
+BIG_TYPED_TEXT = 4_000  # characters: above this, counting waits for a pause in typing
 
 
 class FoldEventPosted(TextualMessage):
@@ -198,7 +201,7 @@ class ChatScreen(SlashCommands, Screen[None]):
         self.gauge_state = GaugeState(
             tokens=usage.tokens, window=usage.window, reserved=usage.reserved, trigger=usage.trigger,
             typing=old.typing, cost=old.cost if cost is None else cost, model=self.backend.target.name,
-            per_turn=old.per_turn if per_turn is None else per_turn,
+            per_turn=old.per_turn if per_turn is None else per_turn, fold_paused=old.fold_paused,
         )  # fmt: skip
         self.query_one(ContextGauge).state = self.gauge_state
 
@@ -227,7 +230,21 @@ class ChatScreen(SlashCommands, Screen[None]):
         if matches:
             suggestions.highlighted = 0
         if self.backend is not None and self.model_ready:
-            self.update_gauge(typing=self.backend.typed_tokens(text) if not text.startswith("/") else 0)
+            self.count_typed(text)
+
+    @work(group="typing", exclusive=True, exit_on_error=False)
+    async def count_typed(self, text: str) -> None:
+        """The composer's cost in the gauge, counted in a thread: re-tokenising a 200 KB paste on the UI
+        thread took ~95 ms per keystroke (issue 14). A newer keystroke cancels this count; a big text is
+        counted only once typing pauses, so keystrokes never queue up whole counts."""
+        session = self.backend
+        if session is None or text.startswith("/") or not text.strip():
+            self.update_gauge(typing=0)
+            return
+        if len(text) > BIG_TYPED_TEXT:
+            await asyncio.sleep(TYPING_PAUSE)
+        tokens = await asyncio.to_thread(session.typed_tokens, text)
+        self.update_gauge(typing=tokens)
 
     def on_composer_tab_pressed(self, _: Composer.TabPressed) -> None:
         suggestions = self.query_one("#suggestions", OptionList)
@@ -246,6 +263,7 @@ class ChatScreen(SlashCommands, Screen[None]):
 
     async def on_composer_submitted(self, event: Composer.Submitted) -> None:
         self.query_one("#suggestions").display = False
+        self.workers.cancel_group(self, "typing")  # a count still running is for text that has left
         self.update_gauge(typing=0)
         command = parse(event.text)
         if command is not None:
@@ -307,7 +325,6 @@ class ChatScreen(SlashCommands, Screen[None]):
         """
         session = self.backend
         assert session is not None
-        before = self.gauge_state.tokens
         try:
             if force:
                 report = await asyncio.to_thread(session.fold_now, focus, self.post_fold_event)
@@ -315,23 +332,36 @@ class ChatScreen(SlashCommands, Screen[None]):
                 report = await asyncio.to_thread(session.fold_if_needed, self.post_fold_event)
         except FoldchatError as error:
             self.remove_class("-folding")
+            self.update_gauge(fold_paused=session.auto_fold_paused)
             self.notify(str(error), title="Could not fold", severity="error")
             return False
         self.remove_class("-folding")
+        self.update_gauge(fold_paused=session.auto_fold_paused)  # a forced fold re-arms automatic ones
         folded = report is not None and report.compressed
         if report is None or not report.compressed:
             if force:
                 reason = report.reason if report is not None else "the conversation is empty"
+                # stays under the title until the next reply: a toast alone is gone before it is read
+                self.status = f"Nothing folded: {reason}"
                 self.notify(f"Nothing folded: {reason}")
+            elif report is not None and report.failed:
+                self.notify(f"Could not fold: {report.reason}", title="Fold failed", severity="warning")
         else:
             await self.refresh_transcript()
+            self.status = self.model_status()
             self.notify(
-                f"Folded {report.folded_messages} messages · {before:,} → {report.tokens_after:,} tokens · {report.summarizer}",
+                # the report's numbers: the marker and the inspector show the same stored ones
+                f"Folded {report.folded_messages} messages · {report.tokens_before:,} → {report.tokens_after:,} tokens"
+                f" · {report.summarizer}",
                 title="Folded",
             )
         if force:
             await self.refresh_usage()
         return folded
+
+    def model_status(self) -> str:
+        session = self.backend
+        return "" if session is None else f"{session.target.name} · {session.target.window:,} token window"
 
     # -- a reply: fold if needed, then stream ---------------------------------------------------------
     @work(group="reply", exclusive=True, exit_on_error=False)
@@ -358,7 +388,7 @@ class ChatScreen(SlashCommands, Screen[None]):
             await self.show_reply(session, view, regenerate)
         finally:
             self.streaming = False
-            self.status = f"{session.target.name} · {session.target.window:,} token window"
+            self.status = self.model_status()
             await self.refresh_usage()
         if self.fold_requested is not None:
             focus, self.fold_requested = self.fold_requested, None

@@ -22,6 +22,8 @@ class GaugeState:
     model: str = ""
     per_turn: int = 0
     note: str = ""
+    fold_paused: bool = False
+    """Automatic folds failed twice in a row and wait for /resummarize (DESIGN §5)."""
 
     @property
     def used(self) -> int:
@@ -48,6 +50,7 @@ class ContextGauge(Widget):
     ContextGauge { height: 1; padding: 0 1; background: $panel; color: $text; }
     ContextGauge.-near { color: $warning; }
     ContextGauge.-over { color: $error; }
+    ContextGauge.-paused { color: $warning; }
     """
 
     state: reactive[GaugeState] = reactive(GaugeState, layout=False)
@@ -55,6 +58,7 @@ class ContextGauge(Widget):
     def watch_state(self, state: GaugeState) -> None:
         for level in ("-low", "-near", "-over"):
             self.set_class(level == state.level, level)
+        self.set_class(state.fold_paused, "-paused")
 
     def render(self) -> Text:
         s = self.state
@@ -80,7 +84,12 @@ class ContextGauge(Widget):
                        f"{n(s.trigger)} · reserve {n(s.reserved)}")  # fmt: skip
         text = Text.assemble((name, "bold"), _bar(s, width), numbers)
         left = s.turns_left()
-        if left is not None:
+        if s.fold_paused:  # before the turns left, which it makes meaningless: seen in a narrow terminal too
+            paused = (
+                "auto-fold paused: /resummarize" if short else "auto-fold paused after 2 failures: /resummarize retries"
+            )
+            text.append(f" · {paused}", style="bold")
+        elif left is not None:
             turns = f"≈{left} turns" if short else f"≈ {left} turns left"
             text.append(f" · {turns}" if s.used < s.trigger else f" · folds {'next' if short else 'on next'} send")
         text.append(f" · ${s.cost:.4f}")

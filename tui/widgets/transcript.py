@@ -80,10 +80,13 @@ class Transcript(VerticalScroll):
 
     async def load_earlier(self) -> None:
         try:
+            found = self.query("#earlier")
+            if not found:  # `show` is replacing everything (after a fold): scrolled to 0 on the way, no more
+                return
+            earlier = found.first(Static)
             start = max(0, self.first_mounted - self.WINDOW)
             views = [self._view(i) for i in self.items[start : self.first_mounted]]
             anchor = self.children[1] if len(self.children) > 1 else None
-            earlier = self.query_one("#earlier", Static)
             await self.mount(*views, after=earlier)
             self.first_mounted = start
             earlier.update(self._earlier_text())

@@ -1,0 +1,34 @@
+"""`foldchat show`: the conversation's own message numbers and the fold count the app shows."""
+
+from __future__ import annotations
+
+import re
+
+from foldchat.engine import Message, OpenOptions, Session
+
+from cli.test_import_cli import environment, run
+from tui.conftest import settings_for
+
+
+def test_show_numbers_messages_and_folds_by_the_conversation(fake, tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_KEY", "sk-test")
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    options = OpenOptions(settings=settings_for(fake, 6000), database=tmp_path / "db.sqlite", new=True)
+    with Session.open(options) as session:
+        session.store.append(session.store.create_conversation(title="earlier"), Message.user("an earlier chat"))
+    with Session.open(options) as session:  # a second conversation: its ids no longer start at 1
+        session.connect()
+        for n in range(4):
+            session.add_user_message(f"question {n} about BILL-{n}: " + "invoice lines and totals " * 80)
+            session.store.append(session.conversation_id, Message.assistant(f"answer {n}"))
+        report = session.fold_now()
+        assert report is not None and report.compressed, report and report.reason
+        fold = session.active_fold()
+        numbers = session.message_numbers()
+        conversation, count = session.conversation_id, session.fold_coverage(fold)
+    assert fold.first_message_id != numbers[fold.first_message_id]
+
+    shown = run("show", str(conversation), env=environment(tmp_path)).stdout
+    assert re.findall(r"^\[(\d+)\] ", shown, re.MULTILINE) == [str(n) for n in range(1, 9)]
+    first, last = numbers[fold.first_message_id], numbers[fold.last_message_id]
+    assert f"── folded {count} messages ({first}..{last}) · {fold.tokens_before:,} → {fold.tokens_after:,}" in shown

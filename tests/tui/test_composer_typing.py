@@ -1,0 +1,40 @@
+"""Typing into a huge composer text (issue 14): the gauge counts it off the UI thread and catches up."""
+
+from __future__ import annotations
+
+import threading
+
+from foldchat.tui.widgets.composer import Composer
+
+from tui.conftest import wait_for
+from tui.test_chat_flows import chat, gauge, ready
+
+PASTE = "2026-03-02 02:14:07 ERROR db-7 timeout after 30s (pool=billing)\n" * 3200  # ~200 KB
+
+
+async def test_typing_after_a_big_paste_is_counted_off_the_ui_thread(app_factory, monkeypatch):
+    app = app_factory(window=128_000)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        session = screen.backend
+        counted_in: list[threading.Thread] = []
+        count = session.typed_tokens
+
+        def typed_tokens(text: str) -> int:
+            counted_in.append(threading.current_thread())
+            return count(text)
+
+        monkeypatch.setattr(session, "typed_tokens", typed_tokens)
+        composer = screen.query_one(Composer)
+        composer.focus()
+        composer.insert(PASTE)
+        await pilot.press(*"and then some")
+        final = count(composer.text)
+        assert final > 10_000
+        await wait_for(pilot, lambda: gauge(screen).typing == final)
+        assert counted_in and threading.main_thread() not in counted_in
+        assert len(session.counter()._cache) < 100  # composer states are not kept
+
+        composer.text = "/resummarize"
+        await wait_for(pilot, lambda: gauge(screen).typing == 0)  # a command costs nothing

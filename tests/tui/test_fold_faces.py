@@ -1,0 +1,168 @@
+"""Issue 10 in the app: one count and the conversation's own numbers on every face of a fold, a
+re-fold with a focus (and why nothing changed when it cannot), and paused automatic folds in the gauge."""
+
+from __future__ import annotations
+
+import json
+
+from foldchat.engine import FoldFailed, Message, OpenOptions, Workspace
+from foldchat.engine.chat import ChatSession
+from foldchat.engine.fold import REFOLD_SLACK
+from foldchat.tui.screens.fold_inspector import FoldInspector
+from foldchat.tui.widgets.fold_marker import FoldMarker
+from textual.widgets import Label
+
+from tui.conftest import settings_for, wait_for
+from tui.test_chat_flows import LONG, chat, gauge, ready, send
+
+
+def seed_other_conversation(fake, tmp_path) -> None:
+    """An earlier conversation, so that database ids and the new conversation's numbers differ."""
+    options = OpenOptions(settings=settings_for(fake), database=tmp_path / "tui.db")
+    with Workspace.open(options) as workspace:
+        other = workspace.store.create_conversation(title="earlier")
+        for n in range(3):
+            workspace.store.append(other, Message.user(f"earlier question {n}"))
+            workspace.store.append(other, Message.assistant(f"earlier answer {n}"))
+
+
+def record_toasts(app) -> list[str]:
+    seen: list[str] = []
+    notify = app.notify
+
+    def recording(message, **options):
+        seen.append(str(message))
+        return notify(message, **options)
+
+    app.notify = recording
+    return seen
+
+
+async def test_toast_marker_and_inspector_agree_after_an_auto_fold(app_factory, fake, tmp_path):
+    seed_other_conversation(fake, tmp_path)
+    app = app_factory(window=4000, new=True)
+    toasts = record_toasts(app)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        for n in range(8):
+            await send(pilot, f"{n} {LONG}")
+            if screen.query(FoldMarker):
+                break
+        marker = (await wait_for(pilot, lambda: list(screen.query(FoldMarker))))[0]
+        session = screen.backend
+        fold = session.active_fold()
+        numbers = session.message_numbers()
+        said = f"Folded {session.fold_coverage(fold)} messages · {fold.tokens_before:,} → {fold.tokens_after:,} tokens"
+        assert [t for t in toasts if t.startswith("Folded")] == [f"{said} · {fold.summarizer}"]
+        assert str(marker.render()).startswith(f"⟨ {said} · ")
+
+        marker.focus()
+        await pilot.press("enter")
+        inspector = await wait_for(pilot, lambda: isinstance(app.screen, FoldInspector) and app.screen)
+        view = inspector.view
+        first, last = numbers[fold.first_message_id], numbers[fold.last_message_id]
+        assert first != fold.first_message_id  # the ids are shared by every conversation; numbers are its own
+        assert view.covers == (first, last) and 1 <= first <= last <= len(numbers)
+        assert (view.covered_count, view.tokens_before, view.tokens_after) == (
+            session.fold_coverage(fold),
+            fold.tokens_before,
+            fold.tokens_after,
+        )
+        facts = str(inspector.query_one("#facts", Label).render())
+        assert f"covers messages {first}..{last} ({view.covered_count} messages)" in facts
+        assert len(view.covered) == view.covered_count and view.covered[0].startswith(f"{first} · user: 0 Ticket")
+
+
+async def test_resummarize_with_a_focus_after_a_fold_then_why_nothing_changes(app_factory, fake):
+    app = app_factory(window=6000)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        session = screen.backend
+        for n in range(3):
+            await send(pilot, f"invoice INV-{n} for ACME: " + "the billing lines and totals " * 120)
+        await send(pilot, "/resummarize")
+        await wait_for(pilot, lambda: len(session.folds()) == 1)
+        before = session.usage().tokens
+
+        await send(pilot, "/resummarize keep the billing details")
+        await wait_for(pilot, lambda: len(session.folds()) == 2)
+        snapshot = session.snapshot_of(session.active_fold())
+        assert "focus requested for this fold: keep the billing details" in snapshot.key_knowledge
+        assert session.usage().tokens <= before + REFOLD_SLACK
+
+        await send(pilot, "/resummarize keep the billing details")  # same focus, no new message
+        await wait_for(pilot, lambda: screen.status.startswith("Nothing folded: nothing to change"))
+        await pilot.pause()
+        assert len(session.folds()) == 2
+        assert str(screen.query_one("#status", Label).render()).startswith("Nothing folded: nothing to change")
+
+
+async def test_two_failed_automatic_folds_pause_them_in_the_gauge_until_resummarize(app_factory, fake, monkeypatch):
+    broken = {"fold": True}
+    real_fold = ChatSession.fold
+
+    def fold(self, *args, **options):
+        if broken["fold"] and not options.get("force"):
+            raise FoldFailed("the summarizer is down")
+        return real_fold(self, *args, **options)
+
+    monkeypatch.setattr(ChatSession, "fold", fold)
+    app = app_factory(window=6000)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        await send(pilot, "first")
+        assert not gauge(screen).fold_paused and "paused" not in str(screen.query_one("#gauge").render())
+        await send(pilot, "second")
+        await wait_for(pilot, lambda: gauge(screen).fold_paused)
+        assert "auto-fold paused" in screen.query_one("#gauge").render().plain[:118]  # within 120 columns
+        assert screen.query_one("#gauge").has_class("-paused")
+        await send(pilot, "third: the reply still comes, without a fold attempt")
+        assert screen.backend.failed_auto_folds == 2
+
+        broken["fold"] = False
+        await send(pilot, "/resummarize")
+        await wait_for(pilot, lambda: not gauge(screen).fold_paused)
+        assert "paused" not in str(screen.query_one("#gauge").render())
+        assert not screen.backend.auto_fold_paused
+
+
+async def test_a_folded_agent_session_shows_its_trail_by_file_in_the_inspector(fake, tmp_path, monkeypatch):
+    """Issue 16's done-when: one artifacts line per file, edited paths all there, in the app."""
+    from foldchat.engine.messages import parse_messages
+    from foldchat.tui.app import AppOptions, make_app
+    from foldchat.tui.screens.fold_inspector import snapshot_markdown
+
+    from fixtures.agent_shapes import trajectory
+
+    monkeypatch.setenv("FAKE_KEY", "sk-test")
+    settings = settings_for(fake, 32_000).model_copy(update={"summarizer": "rules"})
+    raw, truth = trajectory("swe-agent", steps=40)
+    with Workspace.open(OpenOptions(settings=settings, database=tmp_path / "agent.db")) as workspace:
+        conversation = workspace.store.create_conversation(title="agent run", model="fake")
+        for message in parse_messages(raw):
+            workspace.store.append(conversation, message)
+    app = make_app(AppOptions(settings=settings, database=tmp_path / "agent.db", conversation=conversation))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await wait_for(pilot, lambda: chat(app).model_ready, timeout=90)  # a long transcript to show first
+        screen = chat(app)
+        await send(pilot, "/resummarize")
+        marker = (await wait_for(pilot, lambda: list(screen.query(FoldMarker))))[0]
+        marker.focus()
+        await pilot.press("enter")
+        inspector = await wait_for(pilot, lambda: isinstance(app.screen, FoldInspector) and app.screen)
+        artifacts = dict(inspector.view.sections)["artifacts"]
+        session = screen.backend
+        folded = {m.id: m.message for m in session.transcript()}
+        calls = [c for i in session.covered_ids(session.active_fold()) for c in folded[i].tool_calls]
+        edits = [json.loads(c.arguments) for c in calls if c.name == "str_replace_editor"]
+        changed = {e["path"] for e in edits if e["command"] in ("str_replace", "create")}
+        assert len(changed) >= 3 and changed <= truth.changed  # several files edited in the folded part
+        assert len(artifacts) == len({line.split(": ")[0] for line in artifacts})  # one line per file or command
+        for path in changed:
+            (line,) = [a for a in artifacts if a.startswith(f"{path}: ")]
+            assert "edited" in line or "created" in line
+        shown = snapshot_markdown(inspector.view).split("### artifacts\n", 1)[1].split("\n\n", 1)[0].splitlines()
+        assert shown == [f"- {line}" for line in artifacts]

@@ -93,10 +93,10 @@ async def test_resummarize_with_a_focus_after_a_fold_then_why_nothing_changes(ap
         assert session.usage().tokens <= before + REFOLD_SLACK
 
         await send(pilot, "/resummarize keep the billing details")  # same focus, no new message
-        await wait_for(pilot, lambda: screen.status.startswith("Nothing folded: nothing to change"))
+        await wait_for(pilot, lambda: "Nothing folded: nothing to change" in screen.status)
         await pilot.pause()
         assert len(session.folds()) == 2
-        assert str(screen.query_one("#status", Label).render()).startswith("Nothing folded: nothing to change")
+        assert "Nothing folded: nothing to change" in str(screen.query_one("#status", Label).render())
 
 
 async def test_two_failed_automatic_folds_pause_them_in_the_gauge_until_resummarize(app_factory, fake, monkeypatch):

@@ -1,0 +1,63 @@
+"""Issue 11, daily use: no crash, no lost focus, instant feedback (Pilot, real app, loopback server)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from foldchat.engine import OpenOptions, Session
+from foldchat.tui.widgets.message import MessageView
+from foldchat.tui.widgets.transcript import Transcript
+
+from tui.conftest import settings_for, wait_for
+from tui.test_chat_flows import chat
+
+
+def seed_conversation(fake, tmp_path, count: int) -> int:
+    """A stored conversation of `count` user/assistant exchanges, in the app's database."""
+    options = OpenOptions(settings=settings_for(fake), database=tmp_path / "tui.db")
+    with Session.open(options) as session:
+        for n in range(count):
+            session.add_user_message(f"question {n}")
+            session.store.append(session.conversation_id, _assistant(f"answer {n}"))
+        return session.conversation_id
+
+
+async def opened(pilot):
+    """The conversation is open and the model resolved (the model itself may still be starting)."""
+    await wait_for(pilot, lambda: chat(pilot.app).backend is not None, timeout=60)
+
+
+def _assistant(text: str):
+    from foldchat.engine.messages import Message
+
+    return Message.assistant(text)
+
+
+async def test_new_while_earlier_items_are_loading_does_not_crash(app_factory, fake, tmp_path):
+    seed_conversation(fake, tmp_path, 30)  # 60 items: more than one window
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot)
+        screen = chat(app)
+        transcript = screen.query_one(Transcript)
+        assert transcript.first_mounted > 0
+        # the lazy load and the reload of /new interleave, as when Home and /new come close together
+        await asyncio.gather(transcript.load_earlier(), screen.run_slash("new"), transcript.load_earlier())
+        await pilot.pause()
+        assert app.is_running and app.crash is None
+        assert transcript.items == [] and not screen.query(MessageView)
+
+
+async def test_scroll_to_top_then_new_does_not_crash(app_factory, fake, tmp_path):
+    seed_conversation(fake, tmp_path, 30)
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot)
+        screen = chat(app)
+        transcript = screen.query_one(Transcript)
+        transcript.scroll_home(animate=False)  # schedules the lazy load
+        await screen.run_slash("new")
+        await pilot.pause()
+        await pilot.press("home")
+        await pilot.pause()
+        assert app.is_running and app.crash is None

@@ -61,3 +61,17 @@ async def test_scroll_to_top_then_new_does_not_crash(app_factory, fake, tmp_path
         await pilot.press("home")
         await pilot.pause()
         assert app.is_running and app.crash is None
+
+
+async def test_new_leaves_no_empty_conversation_behind(app_factory, fake, tmp_path):
+    kept = seed_conversation(fake, tmp_path, 1)
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot)
+        screen = chat(app)
+        await screen.run_slash("new")
+        await screen.run_slash("new")
+        assert screen.backend.conversation_id is None
+        assert [c.id for c in screen.backend.conversations()] == [kept]
+    with Session.open(OpenOptions(settings=settings_for(fake), database=tmp_path / "tui.db")) as again:
+        assert again.conversation_id == kept  # the app reopens on the last real conversation

@@ -160,7 +160,10 @@ class SlashCommands:
         await self.refresh_transcript()
         if self.session.target.name != previous:
             self.prepare_model()
-        self.notify(f"Conversation {self.session.conversation_id}")
+        opened = self.session.conversation_id
+        self.notify(
+            f"Conversation {opened}" if opened is not None else "New conversation: stored with its first message"
+        )
 
     async def slash_history(self, _: str) -> None:
         from .history import ConversationRow, HistoryScreen

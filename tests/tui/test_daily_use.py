@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 
 from foldchat.engine import OpenOptions, Session
+from foldchat.tui.widgets.composer import Composer
 from foldchat.tui.widgets.message import MessageView
 from foldchat.tui.widgets.transcript import Transcript
 
 from tui.conftest import settings_for, wait_for
-from tui.test_chat_flows import chat
+from tui.test_chat_flows import chat, gauge, ready, replies, send
 
 
 def seed_conversation(fake, tmp_path, count: int) -> int:
@@ -75,3 +76,27 @@ async def test_new_leaves_no_empty_conversation_behind(app_factory, fake, tmp_pa
         assert [c.id for c in screen.backend.conversations()] == [kept]
     with Session.open(OpenOptions(settings=settings_for(fake), database=tmp_path / "tui.db")) as again:
         assert again.conversation_id == kept  # the app reopens on the last real conversation
+
+
+async def test_a_message_too_big_for_the_window_is_not_sent_and_comes_back(app_factory, fake):
+    app = app_factory(window=1000)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        await send(pilot, "hello")
+        before = screen.backend.usage().tokens
+        requests = len(fake.requests)
+        big = "Ticket OPS-9 log: " + "timeout on db-7 " * 800
+        composer = screen.query_one(Composer)
+        composer.text = big
+        await pilot.press("enter")
+        view = await wait_for(
+            pilot, lambda: next((v for v in screen.query(MessageView) if v.data.status == "unsent"), None)
+        )
+        assert view.data.role == "user" and "not sent" in view.header_text()
+        await wait_for(pilot, lambda: not screen.streaming and composer.text == big)  # back to edit or shorten
+        stored = screen.backend.transcript()
+        assert stored[-1].status == "unsent" and stored[-1].message.role == "user"  # no fake empty reply
+        assert len(replies(screen)) == 1 and len(fake.requests) == requests  # nothing was sent
+        assert screen.backend.usage().tokens == before  # the context is unchanged
+        await wait_for(pilot, lambda: gauge(screen).tokens == before)

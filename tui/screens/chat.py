@@ -14,6 +14,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from foldchat.engine import (
+    CurrentTurnTooLarge,
     Failed,
     Finished,
     FoldchatError,
@@ -162,7 +163,11 @@ class ChatScreen(SlashCommands, Screen[None]):
             self.stream_reply()
 
     def unanswered(self) -> bool:
-        views = [v for v in self.query_one(Transcript).message_views() if v.data.role != "system"]
+        views = [
+            v
+            for v in self.query_one(Transcript).message_views()
+            if v.data.role != "system" and v.data.status != "unsent"
+        ]
         return bool(views) and views[-1].data.role == "user"
 
     # -- transcript and gauge ---------------------------------------------------------------------
@@ -294,6 +299,10 @@ class ChatScreen(SlashCommands, Screen[None]):
                 report = await asyncio.to_thread(session.fold_now, focus, self.post_fold_event)
             else:
                 report = await asyncio.to_thread(session.fold_if_needed, self.post_fold_event)
+        except CurrentTurnTooLarge as error:
+            self.remove_class("-folding")
+            self.refuse_last_message(str(error))
+            return False
         except FoldchatError as error:
             self.remove_class("-folding")
             self.notify(str(error), title="Could not fold", severity="error")
@@ -314,6 +323,24 @@ class ChatScreen(SlashCommands, Screen[None]):
             await self.refresh_usage()
         return folded
 
+    def refuse_last_message(self, problem: str) -> None:
+        """The last user message cannot fit the window: it is marked unsent (kept in the transcript, out
+        of every context), no reply is asked for, and its text goes back to the composer to shorten."""
+        session = self.backend
+        views = [v for v in self.query_one(Transcript).message_views() if v.data.role == "user"]
+        if session is None or not views or views[-1].data.id is None:
+            return
+        view = views[-1]
+        reason = f"not sent: too big for {session.target.name}"
+        session.mark_unsent(view.data.id, reason)
+        view.set_status("unsent", reason)
+        composer = self.query_one(Composer)
+        if not composer.text.strip():
+            composer.text = view.data.text
+            composer.move_cursor(composer.document.end)
+        self.notify(f"{problem}. Your message was not sent: it is back in the composer to shorten.",
+                    title="Too big to send", severity="warning", timeout=15)  # fmt: skip
+
     # -- a reply: fold if needed, then stream ---------------------------------------------------------
     @work(group="reply", exclusive=True, exit_on_error=False)
     async def stream_reply(self, regenerate: bool = False) -> None:
@@ -326,6 +353,8 @@ class ChatScreen(SlashCommands, Screen[None]):
                 await self.fold_history(force=False).wait()
             except WorkerFailed:
                 return  # the fold worker has said what went wrong
+            if not regenerate and not self.unanswered():
+                return  # the message was refused as too big: nothing to answer
             transcript = self.query_one(Transcript)
             if regenerate:
                 for view in transcript.message_views()[::-1]:

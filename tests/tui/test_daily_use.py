@@ -100,3 +100,24 @@ async def test_a_message_too_big_for_the_window_is_not_sent_and_comes_back(app_f
         assert len(replies(screen)) == 1 and len(fake.requests) == requests  # nothing was sent
         assert screen.backend.usage().tokens == before  # the context is unchanged
         await wait_for(pilot, lambda: gauge(screen).tokens == before)
+
+
+async def test_pin_pins_the_selected_message_or_the_last_one_and_says_which(app_factory):
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        await send(pilot, "Ana owns OPS-77")
+        await send(pilot, "thanks")
+        await send(pilot, "/pin")  # nothing selected: the last message, the reply
+        last = replies(screen)[-1]
+        await wait_for(pilot, lambda: last.pinned)
+        assert screen.backend.pinned_ids() == [last.data.id]
+        assert any("message 4, the reply" in n.message for n in app._notifications)
+        first = next(v for v in screen.query(MessageView) if v.data.text == "Ana owns OPS-77")
+        first.focus()  # selected in the transcript
+        await pilot.pause()
+        await send(pilot, "/pin")
+        await wait_for(pilot, lambda: first.pinned)
+        assert sorted(screen.backend.pinned_ids()) == sorted([first.data.id, last.data.id])
+        assert any("message 1, your message “Ana owns OPS-77”" in n.message for n in app._notifications)

@@ -28,7 +28,7 @@ from foldchat.engine import (
     TextDelta,
     visible,
 )
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -84,6 +84,7 @@ class ChatScreen(SlashCommands, Screen[None]):
         self.gauge_state = GaugeState(note="starting…")
         self.typed = ""
         self.fold_requested: str | None = None  # a /resummarize typed while a reply streams
+        self.selected_message: MessageView | None = None  # the last message focused: what /pin pins
 
     # -- layout -------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -406,6 +407,7 @@ class ChatScreen(SlashCommands, Screen[None]):
             view.set_status("interrupted", "stopped")
             raise
         finally:
+            view.data.id = session.reply_id  # stored now: it can be pinned like any other message
             if pending:
                 await stream.write(pending)
             await stream.stop()
@@ -442,6 +444,10 @@ class ChatScreen(SlashCommands, Screen[None]):
 
     async def action_history(self) -> None:
         await self.run_slash("history")
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        if isinstance(event.widget, MessageView):
+            self.selected_message = event.widget
 
     def action_focus_composer(self) -> None:
         self.query_one(Composer).focus()

@@ -121,3 +121,99 @@ async def test_pin_pins_the_selected_message_or_the_last_one_and_says_which(app_
         await wait_for(pilot, lambda: first.pinned)
         assert sorted(screen.backend.pinned_ids()) == sorted([first.data.id, last.data.id])
         assert any("message 1, your message “Ana owns OPS-77”" in n.message for n in app._notifications)
+
+
+async def test_esc_returns_to_the_composer_and_typing_anywhere_lands_there(app_factory):
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        await send(pilot, "first")
+        composer = screen.query_one(Composer)
+        await pilot.press("tab")
+        assert screen.focused is not composer
+        replies(screen)[-1].focus()
+        await pilot.press("escape")
+        assert screen.focused is composer
+        replies(screen)[-1].focus()
+        await pilot.press("h", "i")
+        assert screen.focused is composer and composer.text == "hi"  # no character dropped
+        replies(screen)[-1].focus()
+        await pilot.press("p")  # a key bound where focus is keeps its action
+        await wait_for(pilot, lambda: replies(screen)[-1].pinned)
+        assert composer.text == "hi"
+
+
+async def test_inspector_esc_backs_out_save_has_a_key_and_undo_asks_first(app_factory):
+    from foldchat.tui.screens.confirm import ConfirmDialog
+    from foldchat.tui.screens.fold_inspector import FoldInspector
+    from foldchat.tui.widgets.fold_marker import FoldMarker
+
+    app = app_factory(window=6000)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        for n in range(3):
+            await send(pilot, f"Ticket OPS-77 note {n}: " + "the invoice lines and totals " * 120)
+        await send(pilot, "/resummarize")
+        await wait_for(pilot, lambda: screen.backend.active_fold())
+
+        async def inspect():
+            await send(pilot, "/folds")
+            return await wait_for(pilot, lambda: isinstance(app.screen, FoldInspector) and app.screen)
+
+        inspector = await inspect()
+        await pilot.press("e")
+        await pilot.press("tab")
+        assert inspector.focused.id == "save"  # not Undo: Enter here saves, never undoes the fold
+        await pilot.press("escape")  # out of the editor, the inspector stays
+        assert app.screen is inspector and not inspector.has_class("-editing")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen)
+        await wait_for(pilot, lambda: screen.focused is screen.query_one(Composer))
+
+        inspector = await inspect()
+        await pilot.press("e")
+        editor = inspector.query_one("#editor")
+        editor.text = editor.text.replace("OPS-77", "OPS-78")
+        await pilot.press("ctrl+s")  # Save edit has a key
+        await wait_for(pilot, lambda: app.screen is screen)
+        assert "OPS-78" in screen.backend.snapshot_text(screen.backend.active_fold())
+        await wait_for(pilot, lambda: screen.focused is not None)
+
+        inspector = await inspect()
+        await pilot.press("u")
+        dialog = await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog) and app.screen)
+        assert dialog.focused.id == "cancel"
+        await pilot.press("enter")  # the default answer keeps the fold
+        await wait_for(pilot, lambda: app.screen is inspector)
+        assert screen.backend.active_fold() is not None
+        await pilot.press("u")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: screen.backend.active_fold() is None)
+
+
+async def test_deleting_a_conversation_asks_first(app_factory, fake, tmp_path):
+    from foldchat.tui.screens.confirm import ConfirmDialog
+    from foldchat.tui.screens.history import HistoryScreen
+
+    other = seed_conversation(fake, tmp_path, 1)
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opened(pilot)
+        screen = chat(app)
+        await screen.run_slash("new")
+        await screen.run_slash("history")
+        history = await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen)
+        options = await wait_for(pilot, lambda: history.query("#conversations"))
+        options.first().focus()
+        await pilot.press("d")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is history)
+        assert [c.id for c in screen.backend.conversations()] == [other]
+        await pilot.press("d")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: screen.backend.conversations() == [])

@@ -35,7 +35,7 @@ from textual.containers import Horizontal
 from textual.message import Message as TextualMessage
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Label, Markdown, OptionList, ProgressBar
+from textual.widgets import Footer, Input, Label, Markdown, OptionList, ProgressBar, TextArea
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerFailed, WorkerState
 
@@ -63,7 +63,7 @@ class FoldEventPosted(TextualMessage):
 class ChatScreen(SlashCommands, Screen[None]):
     CSS_PATH = "chat.tcss"
     BINDINGS = [
-        Binding("escape", "stop", "Stop reply"),
+        Binding("escape", "back", "Stop reply"),
         Binding("ctrl+r", "retry", "Regenerate"),
         Binding("f1", "help", "Help"),
         Binding("ctrl+o", "model", "Model"),
@@ -418,6 +418,38 @@ class ChatScreen(SlashCommands, Screen[None]):
         if self.streaming:
             self.workers.cancel_group(self, "reply")
             self.notify("Stopped: the partial reply is kept")
+
+    def action_back(self) -> None:
+        """Esc backs out one level: stops a streaming reply, else closes the suggestions, else returns
+        to the composer from wherever focus is (the transcript, a fold marker)."""
+        suggestions = self.query_one("#suggestions")
+        if self.streaming:
+            self.action_stop()
+        elif suggestions.display:
+            suggestions.display = False
+        else:
+            self.query_one(Composer).focus()
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key typed outside a text field goes to the composer (keys bound to an action
+        where focus is, such as `p` to pin a message, keep their action)."""
+        if not event.is_printable or event.character is None or isinstance(self.focused, TextArea | Input):
+            return
+        if event.key in self.active_bindings:
+            return
+        event.stop()
+        event.prevent_default()
+        composer = self.query_one(Composer)
+        composer.focus()
+        composer.insert(event.character)
+
+    def on_screen_resume(self) -> None:
+        # back from a dialog whose opener is gone (a fold marker replaced by a reload): nothing is focused
+        self.call_after_refresh(self._focus_composer_if_lost)
+
+    def _focus_composer_if_lost(self) -> None:
+        if self.is_current and self.focused is None:
+            self.query_one(Composer).focus()
 
     def action_retry(self) -> None:
         if self.backend is None or not self.model_ready or self.streaming:

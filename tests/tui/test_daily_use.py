@@ -147,7 +147,6 @@ async def test_esc_returns_to_the_composer_and_typing_anywhere_lands_there(app_f
 async def test_inspector_esc_backs_out_save_has_a_key_and_undo_asks_first(app_factory):
     from foldchat.tui.screens.confirm import ConfirmDialog
     from foldchat.tui.screens.fold_inspector import FoldInspector
-    from foldchat.tui.widgets.fold_marker import FoldMarker
 
     app = app_factory(window=6000)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -217,3 +216,26 @@ async def test_deleting_a_conversation_asks_first(app_factory, fake, tmp_path):
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("y")
         await wait_for(pilot, lambda: screen.backend.conversations() == [])
+
+
+async def test_a_slow_model_shows_the_message_and_a_waiting_note_at_once(app_factory, fake):
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        empty = gauge(screen).tokens
+        fake.script = ["hang", "ok"]
+        composer = screen.query_one(Composer)
+        composer.text = "a long pasted prompt " * 50
+        await pilot.press("enter")
+        reply = await wait_for(pilot, lambda: next(iter(replies(screen)), None))
+        await wait_for(pilot, lambda: "waiting for the model… " in reply.header_text())
+        assert "waiting for the model" in screen.status
+        users = [v for v in screen.query(MessageView) if v.data.role == "user"]
+        assert users and users[-1].data.text.startswith("a long pasted prompt")  # echoed, not gone
+        assert users[-1].data.id is not None
+        await wait_for(pilot, lambda: gauge(screen).tokens > empty)  # the gauge holds the message
+        assert not reply.header_text().rstrip().endswith("·")
+        fake.release()
+        await wait_for(pilot, lambda: reply.data.status != "streaming")
+        assert "waiting" not in reply.header_text() and "waiting" not in screen.status

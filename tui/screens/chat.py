@@ -60,6 +60,31 @@ class FoldEventPosted(TextualMessage):
         self.event = event
 
 
+class WaitingNote:
+    """Until a reply's first event arrives (a local model may read a long prompt for a minute), its
+    header and the status line say "waiting for the model… N s", ticking each second; `stop()` ends it.
+    llama.cpp's OpenAI endpoint reports no prompt-processing progress while it reads, so none is shown."""
+
+    def __init__(self, screen: ChatScreen, view: MessageView, model: str) -> None:
+        self.screen, self.view, self.model = screen, view, model
+        self.started = time.monotonic()
+        self.active = True
+        self.timer = screen.set_interval(1.0, self.tick)
+        self.tick()
+
+    def tick(self) -> None:
+        if self.active:
+            waited = f"waiting for the model… {time.monotonic() - self.started:.0f} s"
+            self.view.set_note(waited)
+            self.screen.status = f"{self.model} · {waited}"
+
+    def stop(self) -> None:
+        if self.active:
+            self.active = False
+            self.timer.stop()
+            self.view.set_note("")
+
+
 class ChatScreen(SlashCommands, Screen[None]):
     CSS_PATH = "chat.tcss"
     BINDINGS = [
@@ -247,8 +272,11 @@ class ChatScreen(SlashCommands, Screen[None]):
             await self.query_one(Transcript).append(MessageData(None, "user", visible(text), status="queued"))
             self.notify("Queued: it is sent as soon as the model is ready")
             return
-        stored_id = await asyncio.to_thread(self.backend.add_user_message, text)
-        await self.query_one(Transcript).append(MessageData(stored_id, "user", visible(text)))
+        view = await self.query_one(Transcript).append(MessageData(None, "user", visible(text)))  # echoed at once
+        assert isinstance(view, MessageView)
+        view.data.id = await asyncio.to_thread(self.backend.add_user_message, text)
+        if self.model_ready:
+            await self.refresh_usage()  # the gauge holds the message now, not after the reply
         if not self.model_ready:
             self.notify("Queued: it is sent as soon as the model is ready")
         elif not self.streaming:
@@ -383,8 +411,10 @@ class ChatScreen(SlashCommands, Screen[None]):
         stream = Markdown.get_stream(view.markdown)
         last_ui = 0.0
         pending = ""
+        waiting = WaitingNote(self, view, session.target.name)
         try:
             async for event in session.reply(regenerate=regenerate):
+                waiting.stop()
                 if isinstance(event, TextDelta):
                     shown = visible(event.text)  # escape bytes from a model never reach the terminal
                     view.data.text += shown
@@ -407,6 +437,7 @@ class ChatScreen(SlashCommands, Screen[None]):
             view.set_status("interrupted", "stopped")
             raise
         finally:
+            waiting.stop()
             view.data.id = session.reply_id  # stored now: it can be pinned like any other message
             if pending:
                 await stream.write(pending)

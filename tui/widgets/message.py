@@ -86,6 +86,8 @@ class MessageView(Vertical, can_focus=True):
         super().__init__(classes=f"-{data.role} -{data.status}")
         self.data = data
         self.pinned = pinned
+        self.note = ""
+        """A passing state shown in the header, such as "waiting for the model… 12 s"."""
         self.set_class(folded, "-folded")
         self.set_class(data.superseded, "-superseded")
 
@@ -96,7 +98,9 @@ class MessageView(Vertical, can_focus=True):
             parts.append(d.model)
         if d.tool_name:
             parts.append(d.tool_name)
-        if d.status != "complete":
+        if self.note:
+            parts.append(self.note)
+        elif d.status != "complete":
             parts.append(f"[{d.status}{': ' + d.error if d.error else ''}]")
         if d.superseded:
             parts.append("(replaced by a newer reply)")
@@ -133,6 +137,10 @@ class MessageView(Vertical, can_focus=True):
         self.data.status = status
         self.data.error = error
         self.add_class(f"-{status}")
+        self.refresh_header()
+
+    def set_note(self, note: str) -> None:
+        self.note = note
         self.refresh_header()
 
     def set_pinned(self, pinned: bool) -> None:

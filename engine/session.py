@@ -294,7 +294,8 @@ class Session:
     def switch_conversation(self, conversation_id: int | None) -> None:
         """Open another conversation (a new one for None, stored with its first message); its own model,
         if it has one, follows. The conversation left behind is forgotten if it is still empty."""
-        self.discard_if_empty()
+        if conversation_id != self.conversation_id:
+            self.discard_if_empty()
         if conversation_id is not None:
             conversation = self.store.conversation(conversation_id)
             if conversation.model and conversation.model != self.target.name:

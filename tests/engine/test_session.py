@@ -152,3 +152,14 @@ def test_a_system_prompt_stores_a_new_conversation(options):
         session.connect()
         session.set_system_prompt("Be brief.")
         assert session.conversation_id is not None and session.system_prompts() == ["Be brief."]
+
+
+def test_an_empty_conversation_stored_earlier_is_forgotten_when_left(options):
+    with Session.open(options) as setup:
+        legacy = setup.store.create_conversation(model="fake")  # as older versions stored /new
+    with Session.open(OpenOptions(**{**options.__dict__, "conversation": legacy})) as session:
+        session.connect()
+        session.switch_conversation(legacy)  # resuming the open one keeps it
+        assert session.conversation_id == legacy
+        session.switch_conversation(None)
+        assert session.conversations() == []

@@ -113,8 +113,10 @@ def test_chat_fold_unfold_quit_and_resume_in_a_real_terminal(terminal, tmp_path)
     terminal.type("Thanks. And what is the capital of Spain?")
     terminal.wait_for(lambda s: s.count("Assistant · local") >= 2 and "streaming" not in s)
     terminal.type("/resummarize")
-    terminal.wait_for(lambda s: "⟨ Folded 2 messages" in s)
+    terminal.wait_for(lambda s: "⟨ Folded " in s)  # how many depends on the tail the budget keeps
     terminal.type("/unfold")
+    terminal.wait_for(lambda s: "Undo fold" in s)  # undoing a fold asks first
+    terminal.keys("y")
     terminal.wait_for(lambda s: "undone" in s and "⟨ Folded" not in s)
     terminal.keys("C-q")
     terminal.wait_for(lambda s: "Enter send" not in s, timeout=20)  # back at the shell

@@ -52,7 +52,14 @@ class SlashCommands:
         if fold is None:
             self.notify("No fold to undo")
             return
-        await self.undo(fold.id)
+        from .confirm import ConfirmDialog
+
+        async def answered(confirmed: bool | None) -> None:
+            if confirmed:
+                await self.undo(fold.id)
+
+        question = f"Undo fold {fold.id}? The context goes back to the original messages."
+        self.app.push_screen(ConfirmDialog(question, "Undo fold"), answered)
 
     async def undo(self, fold_id: int) -> None:
         await asyncio.to_thread(self.session.undo_fold, fold_id)

@@ -98,10 +98,10 @@ class MessageView(Vertical, can_focus=True):
             parts.append(d.model)
         if d.tool_name:
             parts.append(d.tool_name)
+        if d.status != "complete":
+            parts.append(f"[{d.status}{': ' + d.error if d.error else ''}]")
         if self.note:
             parts.append(self.note)
-        elif d.status != "complete":
-            parts.append(f"[{d.status}{': ' + d.error if d.error else ''}]")
         if d.superseded:
             parts.append("(replaced by a newer reply)")
         if self.pinned:

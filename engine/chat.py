@@ -51,17 +51,29 @@ class Usage:
 
 
 class ChatSession:
-    def __init__(self, store: Store, registry: ModelRegistry, settings: Settings, conversation_id: int) -> None:
+    def __init__(self, store: Store, registry: ModelRegistry, settings: Settings, conversation_id: int | None) -> None:
         self.store = store
         self.registry = registry
         self.settings = settings
         self.conversation_id = conversation_id
+        """None for a new conversation not stored yet: it reads as empty until a write creates it."""
+        self.reply_id: int | None = None
+        """The stored id of the latest reply `reply` started (a face shows it before it has one)."""
         self._rules_cache: dict[str, TargetRules] = {}
         self._origin_cache: dict[str, str | None] = {}
 
     # -- the two histories ------------------------------------------------------------------------
     def transcript(self) -> list[StoredMessage]:
-        return self.store.messages(self.conversation_id)
+        return [] if self.conversation_id is None else self.store.messages(self.conversation_id)
+
+    def active_fold(self) -> StoredFold | None:
+        return None if self.conversation_id is None else self.store.active_fold(self.conversation_id)
+
+    def stored_id(self) -> int:
+        """The conversation's id, storing it first if it is new (the first write does)."""
+        if self.conversation_id is None:
+            self.conversation_id = self.store.create_conversation()
+        return self.conversation_id
 
     def context(
         self,
@@ -76,7 +88,7 @@ class ChatSession:
         """
         stored = list(transcript) if transcript is not None else self.transcript()
         messages = [s.message for s in stored if _sendable(s) and s.id not in exclude]
-        fold = self.store.active_fold(self.conversation_id)
+        fold = self.active_fold()
         if fold is None:
             return repair(messages).messages
         layout = FoldLayout.of(fold)
@@ -139,7 +151,8 @@ class ChatSession:
         )  # fmt: skip
 
     def pinned_texts(self) -> list[str]:
-        return [self.store.message(i).message.text for i in self.store.pinned_ids(self.conversation_id)]
+        ids = [] if self.conversation_id is None else self.store.pinned_ids(self.conversation_id)
+        return [self.store.message(i).message.text for i in ids]
 
     # -- folding ----------------------------------------------------------------------------------
     def summarizer(self, target: ModelTarget) -> Summarizer:
@@ -147,7 +160,7 @@ class ChatSession:
         return choose_summarizer(self.settings, self.registry, target)
 
     def fold_history(self, target: ModelTarget) -> FoldHistory:
-        fold = self.store.active_fold(self.conversation_id)
+        fold = self.active_fold()
         if fold is None:
             return FoldHistory()
         since = sum(1 for m in self.transcript() if m.created_at > fold.created_at)
@@ -172,7 +185,7 @@ class ChatSession:
         context = self.context(transcript)
         if not context:
             return None
-        previous = self.store.active_fold(self.conversation_id)
+        previous = self.active_fold()
         refold = force and previous is not None and FoldLayout.of(previous).has_snapshot
         request = self._fold_request(target, force, focus, trigger, on_event, transcript)
         if refold and previous is not None:
@@ -226,7 +239,7 @@ class ChatSession:
         if record is None:
             return None
         fold_id = self.store.add_fold(
-            self.conversation_id,
+            self.stored_id(),
             first_message_id=record.first_message_id,
             last_message_id=record.last_message_id,
             snapshot=record.snapshot,
@@ -240,10 +253,10 @@ class ChatSession:
 
     # -- replying ---------------------------------------------------------------------------------
     def add_user_message(self, text: str) -> int:
-        return self.store.append(self.conversation_id, Message.user(text))
+        return self.store.append(self.stored_id(), Message.user(text))
 
     def set_system_prompt(self, text: str) -> int:
-        return self.store.append(self.conversation_id, Message.system(text))
+        return self.store.append(self.stored_id(), Message.system(text))
 
     def replies_to_last_turn(self) -> list[int]:
         """Ids of the replies after the last user message (what a regenerate replaces)."""
@@ -264,7 +277,8 @@ class ChatSession:
         stale = self.replies_to_last_turn() if regenerate else []
         context = self.adapted_context(target, exclude=frozenset(stale))
         messages = [m.to_dict() for m in context]
-        row = self.store.append(self.conversation_id, Message.assistant(""), status="streaming", model=target.name)
+        row = self.store.append(self.stored_id(), Message.assistant(""), status="streaming", model=target.name)
+        self.reply_id = row
         if stale:
             self.store.supersede(stale, row)
         text: list[str] = []
@@ -306,7 +320,7 @@ class ChatSession:
             self.store.finish(row, event.partial or Message.assistant(text), "error", error=event.error)
 
     def total_cost(self) -> float:
-        return self.store.conversation_cost(self.conversation_id)
+        return 0.0 if self.conversation_id is None else self.store.conversation_cost(self.conversation_id)
 
 
 def choose_summarizer(settings: Settings, registry: ModelRegistry, target: ModelTarget) -> Summarizer:

@@ -5,6 +5,10 @@ fold pipeline directly. It owns choosing the conversation, the current model and
 estimates for the gauge, sending and streaming, folding (automatic, forced with a focus, undo, edit),
 pins, the fold chain and the conversation list. Fold progress leaves as `events.FoldEvent` values.
 
+A new conversation is not stored until it has something in it: a `Session` on a new conversation
+(`conversation_id` None) reads as empty, and its first user message or system prompt creates the row,
+with the current model. So /new, `--new` and a first start leave no empty conversation behind.
+
 Opening is cheap (config + database); `connect()` loads litellm and resolves the model, so a UI can
 show the transcript first. Every method is blocking and thread-safe enough to run in a worker thread;
 `reply` is an async iterator.
@@ -40,7 +44,7 @@ AUTO_FOLD_PAUSED = "automatic folding paused after 2 failed attempts in a row: /
 
 
 class Session:
-    def __init__(self, workspace: Workspace, conversation_id: int, model_name: str) -> None:
+    def __init__(self, workspace: Workspace, conversation_id: int | None, model_name: str) -> None:
         self.workspace = workspace
         self.chat = ChatSession(workspace.store, workspace.registry, workspace.settings, conversation_id)
         self.model_name = model_name
@@ -56,8 +60,9 @@ class Session:
         options = options or OpenOptions()
         workspace = Workspace.open(options)
         conversation = workspace.choose_conversation(options.conversation, options.new)
-        name = options.model or conversation.model or workspace.default_model_name()
-        return cls(workspace, conversation.id, name)
+        model = conversation.model if conversation is not None else None
+        name = options.model or model or workspace.default_model_name()
+        return cls(workspace, conversation.id if conversation is not None else None, name)
 
     def __enter__(self) -> Session:
         return self
@@ -85,11 +90,20 @@ class Session:
         return self.workspace.registry
 
     @property
-    def conversation_id(self) -> int:
+    def conversation_id(self) -> int | None:
+        """None while the conversation is new and empty (not stored yet)."""
         return self.chat.conversation_id
 
-    def conversation(self) -> Conversation:
-        return self.store.conversation(self.conversation_id)
+    def conversation(self) -> Conversation | None:
+        return None if self.conversation_id is None else self.store.conversation(self.conversation_id)
+
+    def _stored_id(self) -> int:
+        """The conversation's id, storing it (with the current model) if it is new."""
+        if self.chat.conversation_id is None:
+            self.chat.conversation_id = self.store.create_conversation(
+                model=self._target.name if self._target else None
+            )
+        return self.chat.conversation_id
 
     # -- the model --------------------------------------------------------------------------------
     def connect(self, remember: bool = False) -> ModelTarget:
@@ -100,11 +114,12 @@ class Session:
         """
         load_litellm()
         self._target = self.workspace.resolve_model(self.model_name)
-        if remember:
-            previous = self.conversation().model
+        conversation = self.conversation()
+        if remember and conversation is not None:
+            previous = conversation.model
             self.switched = previous is not None and previous != self._target.name
             if previous != self._target.name:
-                self.store.set_conversation_model(self.conversation_id, self._target.name)
+                self.store.set_conversation_model(conversation.id, self._target.name)
         return self._target
 
     @property
@@ -132,7 +147,8 @@ class Session:
         """Talk to `target` from now on; the next fold check re-evaluates for its window."""
         self.target = target
         self.switched = True
-        self.store.set_conversation_model(self.conversation_id, target.name)
+        if self.conversation_id is not None:  # a new one gets the model when it is stored
+            self.store.set_conversation_model(self.conversation_id, target.name)
 
     def model_usages(self) -> list[tuple[ModelTarget, Usage]]:
         """What the model picker offers, each with this conversation's usage: the current model, the
@@ -184,10 +200,12 @@ class Session:
         return [m.message.text for m in self.transcript() if m.message.role == "system"]
 
     def add_user_message(self, text: str) -> int:
-        """Stored (committed) before anything is sent; returns its id."""
+        """Stored (committed) before anything is sent; returns its id. Stores a new conversation first."""
+        self._stored_id()
         return self.chat.add_user_message(text)
 
     def set_system_prompt(self, text: str) -> int:
+        self._stored_id()
         return self.chat.set_system_prompt(text)
 
     def edit_and_resend(self, message_id: int, text: str) -> tuple[int, list[int]]:
@@ -222,6 +240,11 @@ class Session:
     def reply(self, regenerate: bool = False) -> AsyncIterator[ProviderEvent]:
         """Stream the model's reply to the context, saving it as it arrives (see `ChatSession.reply`)."""
         return self.chat.reply(self.target, regenerate=regenerate)
+
+    @property
+    def reply_id(self) -> int | None:
+        """The stored id of the reply the latest `reply` call created (None before the first)."""
+        return self.chat.reply_id
 
     # -- folding ----------------------------------------------------------------------------------
     @property
@@ -274,10 +297,10 @@ class Session:
 
     def folds(self, include_undone: bool = False) -> list[StoredFold]:
         """The fold chain, oldest first."""
-        return self.store.folds(self.conversation_id, include_undone)
+        return [] if self.conversation_id is None else self.store.folds(self.conversation_id, include_undone)
 
     def active_fold(self) -> StoredFold | None:
-        return self.store.active_fold(self.conversation_id)
+        return self.chat.active_fold()
 
     def fold_record(self, fold_id: int) -> StoredFold:
         return self.store.fold(fold_id)
@@ -302,16 +325,18 @@ class Session:
         self.store.pin(message_id, pinned)
 
     def pinned_ids(self) -> list[int]:
-        return self.store.pinned_ids(self.conversation_id)
+        return [] if self.conversation_id is None else self.store.pinned_ids(self.conversation_id)
 
     # -- other conversations ----------------------------------------------------------------------
     def switch_conversation(self, conversation_id: int | None) -> None:
-        """Open another conversation (a new one for None); its own model, if it has one, follows."""
-        if conversation_id is None:
-            conversation_id = self.store.create_conversation(model=self.target.name)
-        conversation = self.store.conversation(conversation_id)
-        if conversation.model and conversation.model != self.target.name:
-            self.target = self.workspace.resolve_model(conversation.model)
+        """Open another conversation (a new one for None, stored with its first message); its own model,
+        if it has one, follows. The conversation left behind is forgotten if it is still empty."""
+        if conversation_id != self.conversation_id:
+            self.discard_if_empty()
+        if conversation_id is not None:
+            conversation = self.store.conversation(conversation_id)
+            if conversation.model and conversation.model != self.target.name:
+                self.target = self.workspace.resolve_model(conversation.model)
         self.chat = ChatSession(self.store, self.registry, self.settings, conversation_id)
 
     def conversations(self, search: str | None = None) -> list[Conversation]:
@@ -328,13 +353,20 @@ class Session:
         self.workspace.delete(conversation_id)
 
     def export(self, fmt: str) -> str:
-        return self.workspace.export(self.conversation_id, fmt)
+        return self.workspace.export(self._existing_id(), fmt)
 
     def write_export(self, fmt: str) -> Path:
         """This conversation in a new private file in the exports folder; its path."""
-        return self.workspace.write_export(self.conversation_id, fmt)
+        return self.workspace.write_export(self._existing_id(), fmt)
+
+    def _existing_id(self) -> int:
+        if self.conversation_id is None:
+            raise UsageError("the conversation is empty: nothing to export yet")
+        return self.conversation_id
 
     def discard_if_empty(self) -> None:
-        """Forget the open conversation if it holds no message (a start that failed before any)."""
-        if not self.transcript():
+        """Forget the open conversation if it holds no message (stored by a start that failed, or by an
+        older Foldchat that stored new conversations eagerly); it becomes a new, unstored one."""
+        if self.conversation_id is not None and not self.transcript():
             self.workspace.delete(self.conversation_id)
+            self.chat = ChatSession(self.store, self.registry, self.settings, None)

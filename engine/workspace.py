@@ -68,13 +68,13 @@ class Workspace:
             self._store.close()
 
     # -- conversations ----------------------------------------------------------------------------
-    def choose_conversation(self, conversation_id: int | None = None, new: bool = False) -> Conversation:
-        """The conversation to open: `conversation_id`, else a new one with `new`, else the latest
-        (a new one when there is none). The one place both faces decide it."""
+    def choose_conversation(self, conversation_id: int | None = None, new: bool = False) -> Conversation | None:
+        """The conversation to open: `conversation_id`, else None (a new one) with `new`, else the latest
+        (None when there is none). The one place both faces decide it. A new conversation is not stored
+        here: its first message stores it (`Session`), so nothing empty is left in the list."""
         if conversation_id is not None:
             return self.store.conversation(conversation_id)
-        latest = None if new else self.store.latest_conversation()
-        return latest or self.store.conversation(self.store.create_conversation())
+        return None if new else self.store.latest_conversation()
 
     def conversations(self, search: str | None = None) -> list[Conversation]:
         """Most recent first; with `search`, only those whose title or messages contain it."""

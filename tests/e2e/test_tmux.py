@@ -45,6 +45,10 @@ class Tmux:
             time.sleep(0.2)
         raise AssertionError(f"timed out; the screen shows:\n{self.screen()}")
 
+    def pane_pid(self) -> int:
+        shown = [*self.tmux, "display-message", "-p", "-t", self.name, "#{pane_pid}"]
+        return int(subprocess.run(shown, capture_output=True, text=True, check=True).stdout)
+
     def close(self) -> None:
         subprocess.run([*self.tmux, "kill-server"], capture_output=True)
 
@@ -58,16 +62,50 @@ def terminal(tmp_path):
     tmux.close()
 
 
-def local_servers() -> list[str]:
-    found = subprocess.run(["pgrep", "-f", "foldchat.engine.local_server"], capture_output=True, text=True).stdout
-    return found.split()
+def local_servers(root: int) -> set[int]:
+    """The local model servers started under `root` (our tmux pane): a Foldchat open in another
+    terminal runs its own server, which this test must neither count nor wait for."""
+    table = subprocess.run(["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True, check=True).stdout
+    children: dict[int, list[int]] = {}
+    for line in table.splitlines():
+        pid, ppid = (int(n) for n in line.split())
+        children.setdefault(ppid, []).append(pid)
+    found, todo = set(), [root]
+    while todo:
+        pid = todo.pop()
+        todo.extend(children.get(pid, []))
+        if "foldchat.engine.local_server" in _command_line(pid):
+            found.add(pid)
+    return found
+
+
+def _command_line(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as file:
+            return file.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:  # gone already
+        return ""
+
+
+def running(pids: set[int]) -> set[int]:
+    """Those of `pids` still alive (a zombie waiting for its parent counts as gone)."""
+    alive = set()
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as file:
+                if file.read().rpartition(")")[2].split()[0] != "Z":
+                    alive.add(pid)
+        except OSError:
+            continue
+    return alive
 
 
 def test_chat_fold_unfold_quit_and_resume_in_a_real_terminal(terminal, tmp_path):
-    before = set(local_servers())
     command = f"cd {tmp_path} && {sys.executable} -m foldchat"
     terminal.run(command)
     terminal.wait_for(lambda s: "token window" in s)  # the local model is up
+    ours = local_servers(terminal.pane_pid())
+    assert ours  # the app started its own server
     # long enough that a snapshot is smaller than what it replaces
     story = "We walked along the river and talked about food and music. " * 40
     terminal.type(f"Here is my diary of trip TR-7 to Lisbon (2026-05-02). {story}")
@@ -77,11 +115,15 @@ def test_chat_fold_unfold_quit_and_resume_in_a_real_terminal(terminal, tmp_path)
     terminal.type("/resummarize")
     terminal.wait_for(lambda s: "⟨ Folded " in s)  # how many depends on the tail the budget keeps
     terminal.type("/unfold")
+    terminal.wait_for(lambda s: "Undo fold" in s)  # undoing a fold asks first
+    terminal.keys("y")
     terminal.wait_for(lambda s: "undone" in s and "⟨ Folded" not in s)
     terminal.keys("C-q")
     terminal.wait_for(lambda s: "Enter send" not in s, timeout=20)  # back at the shell
-    time.sleep(1)
-    assert set(local_servers()) <= before  # the local model server went away with the app
+    deadline = time.monotonic() + 20
+    while running(ours) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not running(ours)  # the local model server went away with the app
 
     terminal.run(command)
     screen = terminal.wait_for(lambda s: "token window" in s)

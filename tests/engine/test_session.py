@@ -48,6 +48,8 @@ def test_opening_continues_the_latest_conversation_unless_told_otherwise(options
 def test_remembering_the_model_makes_the_next_fold_check_a_switch(options):
     with Session.open(options) as session:
         session.connect(remember=True)
+        assert session.conversation() is None  # stored with its first message, with the model
+        session.add_user_message("hello")
         assert session.conversation().model == "fake" and not session.switched
     with Session.open(OpenOptions(**{**options.__dict__, "model": "small"})) as session:
         session.connect(remember=True)
@@ -163,3 +165,40 @@ def test_typed_text_counts_do_not_grow_the_token_cache(options):
         counts = [session.typed_tokens(draft + "x" * n) for n in range(50)]
         assert min(counts) > 2000
         assert len(session.counter()._cache) == cached
+
+
+def test_a_new_conversation_is_stored_only_with_its_first_message(options):
+    with Session.open(OpenOptions(**{**options.__dict__, "new": True})) as session:
+        session.connect()
+        assert session.conversation_id is None and session.transcript() == [] and session.folds() == []
+        assert session.usage().tokens >= 0 and session.total_cost() == 0.0 and session.pinned_ids() == []
+        assert session.conversations() == []
+        session.switch_conversation(None)  # /new on a new one: still nothing stored
+        assert session.conversations() == []
+        first = session.add_user_message("hello")
+        assert session.conversation_id is not None and session.conversation().model == "fake"
+        assert [m.id for m in session.transcript()] == [first]
+        kept = session.conversation_id
+        session.switch_conversation(None)
+        session.switch_conversation(None)
+        assert [c.id for c in session.conversations()] == [kept]  # no empty ones left behind
+    with Session.open(options) as again:
+        assert again.conversation_id == kept  # reopens on the last real conversation
+
+
+def test_a_system_prompt_stores_a_new_conversation(options):
+    with Session.open(OpenOptions(**{**options.__dict__, "new": True})) as session:
+        session.connect()
+        session.set_system_prompt("Be brief.")
+        assert session.conversation_id is not None and session.system_prompts() == ["Be brief."]
+
+
+def test_an_empty_conversation_stored_earlier_is_forgotten_when_left(options):
+    with Session.open(options) as setup:
+        legacy = setup.store.create_conversation(model="fake")  # as older versions stored /new
+    with Session.open(OpenOptions(**{**options.__dict__, "conversation": legacy})) as session:
+        session.connect()
+        session.switch_conversation(legacy)  # resuming the open one keeps it
+        assert session.conversation_id == legacy
+        session.switch_conversation(None)
+        assert session.conversations() == []

@@ -35,7 +35,7 @@ def open_session(fake, tmp_path, monkeypatch, window: int) -> Session:
 
 def store_all(session: Session, raw: list[dict]) -> None:
     for message in parse_messages(raw):
-        session.store.append(session.conversation_id, message)
+        session.store.append(session.chat.stored_id(), message)  # the raw store: the conversation is stored first
 
 
 def test_an_agent_turn_folded_inside_itself_is_rebuilt_exactly(fake, tmp_path, monkeypatch):

@@ -94,6 +94,8 @@ async def test_auto_fold_marker_gauge_drop_inspector_undo_and_edit(app_factory, 
 
         folded_tokens = gauge(screen).tokens
         await send(pilot, "/unfold")
+        await wait_for(pilot, lambda: app.screen is not screen)  # undoing a fold asks first
+        await pilot.press("y")
         await wait_for(pilot, lambda: not screen.query(FoldMarker))
         assert screen.backend.store.active_fold(screen.backend.conversation_id) is None
         assert gauge(screen).tokens > folded_tokens  # the context holds the original messages again

@@ -14,6 +14,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from foldchat.engine import (
+    CurrentTurnTooLarge,
     Failed,
     Finished,
     FoldchatError,
@@ -28,14 +29,14 @@ from foldchat.engine import (
     TextDelta,
     visible,
 )
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message as TextualMessage
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Label, Markdown, OptionList, ProgressBar
+from textual.widgets import Footer, Input, Label, Markdown, OptionList, ProgressBar, TextArea
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerFailed, WorkerState
 
@@ -63,10 +64,35 @@ class FoldEventPosted(TextualMessage):
         self.event = event
 
 
+class WaitingNote:
+    """Until a reply's first event arrives (a local model may read a long prompt for a minute), its
+    header and the status line say "waiting for the model… N s", ticking each second; `stop()` ends it.
+    llama.cpp's OpenAI endpoint reports no prompt-processing progress while it reads, so none is shown."""
+
+    def __init__(self, screen: ChatScreen, view: MessageView, model: str) -> None:
+        self.screen, self.view, self.model = screen, view, model
+        self.started = time.monotonic()
+        self.active = True
+        self.timer = screen.set_interval(1.0, self.tick)
+        self.tick()
+
+    def tick(self) -> None:
+        if self.active:
+            waited = f"waiting for the model… {time.monotonic() - self.started:.0f} s"
+            self.view.set_note(waited)
+            self.screen.status = f"{self.model} · {waited}"
+
+    def stop(self) -> None:
+        if self.active:
+            self.active = False
+            self.timer.stop()
+            self.view.set_note("")
+
+
 class ChatScreen(SlashCommands, Screen[None]):
     CSS_PATH = "chat.tcss"
     BINDINGS = [
-        Binding("escape", "stop", "Stop reply"),
+        Binding("escape", "back", "Stop reply"),
         Binding("ctrl+r", "retry", "Regenerate"),
         Binding("f1", "help", "Help"),
         Binding("ctrl+o", "model", "Model"),
@@ -90,6 +116,7 @@ class ChatScreen(SlashCommands, Screen[None]):
         self.typed = ""
         self.fold_requested: str | None = None  # a /resummarize typed while a reply streams
         self.editing: int | None = None
+        self.selected_message: MessageView | None = None  # the last message focused: what /pin pins
 
     # -- layout -------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -179,7 +206,11 @@ class ChatScreen(SlashCommands, Screen[None]):
             self.stream_reply()
 
     def unanswered(self) -> bool:
-        views = [v for v in self.query_one(Transcript).message_views() if v.data.role != "system"]
+        views = [
+            v
+            for v in self.query_one(Transcript).message_views()
+            if v.data.role != "system" and v.data.status != "unsent"
+        ]
         return bool(views) and views[-1].data.role == "user"
 
     # -- transcript and gauge ---------------------------------------------------------------------
@@ -278,8 +309,11 @@ class ChatScreen(SlashCommands, Screen[None]):
             await self.query_one(Transcript).append(MessageData(None, "user", visible(text), status="queued"))
             self.notify("Queued: it is sent as soon as the model is ready")
             return
-        stored_id = await asyncio.to_thread(self.backend.add_user_message, text)
-        await self.query_one(Transcript).append(MessageData(stored_id, "user", visible(text)))
+        view = await self.query_one(Transcript).append(MessageData(None, "user", visible(text)))  # echoed at once
+        assert isinstance(view, MessageView)
+        view.data.id = await asyncio.to_thread(self.backend.add_user_message, text)
+        if self.model_ready:
+            await self.refresh_usage()  # the gauge holds the message now, not after the reply
         if not self.model_ready:
             self.notify("Queued: it is sent as soon as the model is ready")
         elif not self.streaming:
@@ -330,6 +364,10 @@ class ChatScreen(SlashCommands, Screen[None]):
                 report = await asyncio.to_thread(session.fold_now, focus, self.post_fold_event)
             else:
                 report = await asyncio.to_thread(session.fold_if_needed, self.post_fold_event)
+        except CurrentTurnTooLarge as error:
+            self.remove_class("-folding")
+            self.refuse_last_message(str(error))
+            return False
         except FoldchatError as error:
             self.remove_class("-folding")
             self.update_gauge(fold_paused=session.auto_fold_paused)
@@ -363,6 +401,24 @@ class ChatScreen(SlashCommands, Screen[None]):
         session = self.backend
         return "" if session is None else f"{session.target.name} · {session.target.window:,} token window"
 
+    def refuse_last_message(self, problem: str) -> None:
+        """The last user message cannot fit the window: it is marked unsent (kept in the transcript, out
+        of every context), no reply is asked for, and its text goes back to the composer to shorten."""
+        session = self.backend
+        views = [v for v in self.query_one(Transcript).message_views() if v.data.role == "user"]
+        if session is None or not views or views[-1].data.id is None:
+            return
+        view = views[-1]
+        reason = f"not sent: too big for {session.target.name}"
+        session.mark_unsent(view.data.id, reason)
+        view.set_status("unsent", reason)
+        composer = self.query_one(Composer)
+        if not composer.text.strip():
+            composer.text = view.data.text
+            composer.move_cursor(composer.document.end)
+        self.notify(f"{problem}. Your message was not sent: it is back in the composer to shorten.",
+                    title="Too big to send", severity="warning", timeout=15)  # fmt: skip
+
     # -- a reply: fold if needed, then stream ---------------------------------------------------------
     @work(group="reply", exclusive=True, exit_on_error=False)
     async def stream_reply(self, regenerate: bool = False) -> None:
@@ -375,6 +431,8 @@ class ChatScreen(SlashCommands, Screen[None]):
                 await self.fold_history(force=False).wait()
             except WorkerFailed:
                 return  # the fold worker has said what went wrong
+            if not regenerate and not self.unanswered():
+                return  # the message was refused as too big: nothing to answer
             transcript = self.query_one(Transcript)
             if regenerate:
                 for view in transcript.message_views()[::-1]:
@@ -402,8 +460,10 @@ class ChatScreen(SlashCommands, Screen[None]):
         stream = Markdown.get_stream(view.markdown)
         last_ui = 0.0
         pending = ""
+        waiting = WaitingNote(self, view, session.target.name)
         try:
             async for event in session.reply(regenerate=regenerate):
+                waiting.stop()
                 if isinstance(event, TextDelta):
                     shown = visible(event.text)  # escape bytes from a model never reach the terminal
                     view.data.text += shown
@@ -429,6 +489,8 @@ class ChatScreen(SlashCommands, Screen[None]):
             view.set_status("interrupted", "stopped")
             raise
         finally:
+            waiting.stop()
+            view.data.id = session.reply_id  # stored now: it can be pinned like any other message
             if pending:
                 await stream.write(pending)
             await stream.stop()
@@ -445,6 +507,38 @@ class ChatScreen(SlashCommands, Screen[None]):
         elif self.streaming:
             self.workers.cancel_group(self, "reply")
             self.notify("Stopped: the partial reply is kept")
+
+    def action_back(self) -> None:
+        """Esc backs out one level: stops a streaming reply, else closes the suggestions, else returns
+        to the composer from wherever focus is (the transcript, a fold marker)."""
+        suggestions = self.query_one("#suggestions")
+        if self.streaming:
+            self.action_stop()
+        elif suggestions.display:
+            suggestions.display = False
+        else:
+            self.query_one(Composer).focus()
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key typed outside a text field goes to the composer (keys bound to an action
+        where focus is, such as `p` to pin a message, keep their action)."""
+        if not event.is_printable or event.character is None or isinstance(self.focused, TextArea | Input):
+            return
+        if event.key in self.active_bindings:
+            return
+        event.stop()
+        event.prevent_default()
+        composer = self.query_one(Composer)
+        composer.focus()
+        composer.insert(event.character)
+
+    def on_screen_resume(self) -> None:
+        # back from a dialog whose opener is gone (a fold marker replaced by a reload): nothing is focused
+        self.call_after_refresh(self._focus_composer_if_lost)
+
+    def _focus_composer_if_lost(self) -> None:
+        if self.is_current and self.focused is None:
+            self.query_one(Composer).focus()
 
     def action_retry(self) -> None:
         if self.backend is None or not self.model_ready or self.streaming:
@@ -471,6 +565,10 @@ class ChatScreen(SlashCommands, Screen[None]):
 
     async def action_history(self) -> None:
         await self.run_slash("history")
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        if isinstance(event.widget, MessageView):
+            self.selected_message = event.widget
 
     def action_focus_composer(self) -> None:
         self.query_one(Composer).focus()

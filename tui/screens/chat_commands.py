@@ -25,6 +25,7 @@ class SlashCommands:
     """Mixed into `ChatScreen` (a Textual `Screen`)."""
 
     backend: Session | None
+    selected_message: MessageView | None
     streaming: bool
     fold_requested: str | None
     editing: int | None
@@ -54,7 +55,14 @@ class SlashCommands:
         if fold is None:
             self.notify("No fold to undo")
             return
-        await self.undo(fold.id)
+        from .confirm import ConfirmDialog
+
+        async def answered(confirmed: bool | None) -> None:
+            if confirmed:
+                await self.undo(fold.id)
+
+        question = f"Undo fold {fold.id}? The context goes back to the original messages."
+        self.app.push_screen(ConfirmDialog(question, "Undo fold"), answered)
 
     async def undo(self, fold_id: int) -> None:
         await asyncio.to_thread(self.session.undo_fold, fold_id)
@@ -92,9 +100,11 @@ class SlashCommands:
 
     # -- pins -------------------------------------------------------------------------------------
     async def slash_pin(self, _: str) -> None:
-        focused = self.focused if isinstance(self.focused, MessageView) else None
+        """The message selected last (Tab or a click into the transcript), else the last message of any
+        role; the toast names it, so a pin never lands somewhere unseen."""
         views = [v for v in self.query_one(Transcript).message_views() if v.data.id is not None]
-        view = focused or (views[-1] if views else None)
+        selected = self.selected_message
+        view = selected if selected is not None and selected in views else (views[-1] if views else None)
         if view is None:
             self.notify("Nothing to pin yet")
             return
@@ -107,8 +117,13 @@ class SlashCommands:
         assert view.data.id is not None
         pinned = not view.pinned
         await asyncio.to_thread(self.session.pin, view.data.id, pinned)
+        numbers = await asyncio.to_thread(self.session.message_numbers)
         view.set_pinned(pinned)
-        self.notify("Pinned: quoted verbatim in every snapshot" if pinned else "Unpinned")
+        who = {"user": "your message", "assistant": "the reply"}.get(view.data.role, f"the {view.data.role} message")
+        words = " ".join(view.data.text.split())
+        quote = words[:48] + ("…" if len(words) > 48 else "")
+        which = f"message {numbers.get(view.data.id, view.data.id)}, {who} “{quote}”"
+        self.notify(f"Pinned {which}: quoted verbatim in every snapshot" if pinned else f"Unpinned {which}")
 
     # -- edit and resend --------------------------------------------------------------------------
     async def on_composer_edit_last_requested(self, _: Composer.EditLastRequested) -> None:
@@ -209,7 +224,10 @@ class SlashCommands:
         await self.refresh_transcript()
         if self.session.target.name != previous:
             self.prepare_model()
-        self.notify(f"Conversation {self.session.conversation_id}")
+        opened = self.session.conversation_id
+        self.notify(
+            f"Conversation {opened}" if opened is not None else "New conversation: stored with its first message"
+        )
 
     async def slash_history(self, _: str) -> None:
         from .history import ConversationRow, HistoryScreen

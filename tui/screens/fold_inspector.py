@@ -70,10 +70,11 @@ class FoldInspector(ModalScreen[InspectorAction | None]):
     FoldInspector Button { margin: 0 1 0 0; }
     """
     BINDINGS = [
-        Binding("escape", "close", "Close"),
+        Binding("escape", "back", "Back"),
         Binding("u", "undo", "Undo fold"),
         Binding("e", "edit", "Edit snapshot"),
         Binding("r", "refold", "Re-fold"),
+        Binding("ctrl+s", "save", "Save edit", priority=True),
     ]
 
     def __init__(self, view: FoldView) -> None:
@@ -96,12 +97,12 @@ class FoldInspector(ModalScreen[InspectorAction | None]):
                 yield Markdown(visible(snapshot_markdown(v)))
             yield TextArea(visible(v.snapshot_text), id="editor", soft_wrap=True)
             yield Input(placeholder="focus for the new fold (optional), Enter to fold", id="focus")
-            with Horizontal():
-                yield Button("Undo", id="undo", variant="warning")
+            with Horizontal():  # Tab from the editor reaches Save first; Undo (destructive) comes last
+                yield Button("Save edit (Ctrl+S)", id="save", variant="success", disabled=True)
                 yield Button("Edit", id="edit")
                 yield Button("Re-fold", id="refold")
-                yield Button("Save edit", id="save", variant="success", disabled=True)
                 yield Button("Close", id="close")
+                yield Button("Undo fold…", id="undo", variant="warning")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         handlers = {"undo": self.action_undo, "edit": self.action_edit, "refold": self.action_refold,
@@ -111,8 +112,29 @@ class FoldInspector(ModalScreen[InspectorAction | None]):
     def action_close(self) -> None:
         self.dismiss(None)
 
+    def action_back(self) -> None:
+        """Esc backs out one level: out of the editor or the focus field first, then closes."""
+        if self.has_class("-editing") or self.has_class("-refolding"):
+            self.remove_class("-editing", "-refolding")
+            self.query_one("#save", Button).disabled = True
+            self.query_one("#body").focus()
+            return
+        self.action_close()
+
     def action_undo(self) -> None:
-        self.dismiss(InspectorAction("undo", self.view.fold_id))
+        """Undoing a fold is asked for first (the dialog's default answer is Cancel)."""
+        from .confirm import ConfirmDialog
+
+        def answered(confirmed: bool | None) -> None:
+            if confirmed:
+                self.dismiss(InspectorAction("undo", self.view.fold_id))
+
+        question = f"Undo fold {self.view.fold_id}? The context goes back to the original messages."
+        self.app.push_screen(ConfirmDialog(question, "Undo fold"), answered)
+
+    def action_save(self) -> None:
+        if self.has_class("-editing"):
+            self.save()
 
     def action_edit(self) -> None:
         self.add_class("-editing")

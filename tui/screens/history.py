@@ -108,8 +108,18 @@ class HistoryScreen(ModalScreen[HistoryAction | None]):
         return int(options.get_option_at_index(options.highlighted).id or 0)
 
     def action_delete(self) -> None:
-        if (selected := self._selected()) is not None:
-            self.dismiss(HistoryAction("delete", selected))
+        """Deleting is asked for first (the dialog's default answer is Cancel)."""
+        from .confirm import ConfirmDialog
+
+        if (selected := self._selected()) is None:
+            return
+
+        def answered(confirmed: bool | None) -> None:
+            if confirmed:
+                self.dismiss(HistoryAction("delete", selected))
+
+        question = f"Delete conversation {selected} and everything in it? This cannot be undone."
+        self.app.push_screen(ConfirmDialog(question, "Delete"), answered)
 
     def action_rename(self) -> None:
         if self._selected() is not None:

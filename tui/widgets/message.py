@@ -110,6 +110,8 @@ class MessageView(Vertical, can_focus=True):
         super().__init__(classes=f"-{data.role} -{data.status}")
         self.data = data
         self.pinned = pinned
+        self.note = ""
+        """A passing state shown in the header, such as "waiting for the model… 12 s"."""
         self.set_class(folded, "-folded")
         self.set_class(data.superseded, "-superseded")
 
@@ -122,6 +124,8 @@ class MessageView(Vertical, can_focus=True):
             parts.append(d.tool_name)
         if d.status != "complete":
             parts.append(f"[{d.status}{': ' + d.error if d.error else ''}]")
+        if self.note:
+            parts.append(self.note)
         if d.superseded:
             parts.append("(edited: replaced by a newer prompt)" if d.role == "user" else "(replaced)")
         if self.pinned:
@@ -157,6 +161,10 @@ class MessageView(Vertical, can_focus=True):
         self.data.status = status
         self.data.error = error
         self.add_class(f"-{status}")
+        self.refresh_header()
+
+    def set_note(self, note: str) -> None:
+        self.note = note
         self.refresh_header()
 
     def set_pinned(self, pinned: bool) -> None:

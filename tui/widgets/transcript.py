@@ -2,6 +2,12 @@
 
 Only the last `WINDOW` items are mounted at first; scrolling to the top mounts the previous batch.
 A 2,000-message conversation therefore opens as fast as a 40-message one.
+
+A reload (`show`: /new, resume, undo, model switch) may start while a lazy load of earlier items is
+scheduled or half done. Each reload bumps `generation`; a lazy load does nothing during a reload, and
+stops when the generation changed under it, so it never looks for a banner a reload removed nor
+writes its position over the new conversation's. (A lock would deadlock: the lazy load runs on the
+transcript's own message loop, which the reload's mount needs.)
 """
 
 from __future__ import annotations
@@ -39,6 +45,8 @@ class Transcript(VerticalScroll):
         self.pinned: set[int] = set()
         self.folded_upto = 0
         self._loading = False
+        self.generation = 0
+        self._reloading = False
 
     def on_mount(self) -> None:
         self.watch(self, "scroll_y", self._maybe_load_earlier, init=False)
@@ -54,14 +62,19 @@ class Transcript(VerticalScroll):
 
     async def show(self, items: list[Item], *, pinned: set[int], folded_upto: int) -> None:
         """Replace everything with `items`, mounting only the newest window."""
-        self.items = list(items)
-        self.pinned = pinned
-        self.folded_upto = folded_upto
-        await self.remove_children()
-        self.first_mounted = max(0, len(self.items) - self.WINDOW)
-        earlier = Static(self._earlier_text(), id="earlier")
-        earlier.display = self.first_mounted > 0
-        await self.mount(earlier, *[self._view(i) for i in self.items[self.first_mounted :]])
+        self.generation += 1
+        self._reloading = True
+        try:
+            self.items = list(items)
+            self.pinned = pinned
+            self.folded_upto = folded_upto
+            await self.remove_children()
+            self.first_mounted = max(0, len(self.items) - self.WINDOW)
+            earlier = Static(self._earlier_text(), id="earlier")
+            earlier.display = self.first_mounted > 0
+            await self.mount(earlier, *[self._view(i) for i in self.items[self.first_mounted :]])
+        finally:
+            self._reloading = False
         self.call_after_refresh(self.scroll_end, animate=False)  # after layout, or the end is not known yet
 
     async def append(self, item: Item) -> Widget:
@@ -79,15 +92,18 @@ class Transcript(VerticalScroll):
             self.call_later(self.load_earlier)
 
     async def load_earlier(self) -> None:
+        """Mount the previous batch; a no-op when everything is mounted (or a reload just ran)."""
         try:
-            found = self.query("#earlier")
-            if not found:  # `show` is replacing everything (after a fold): scrolled to 0 on the way, no more
+            earlier = next(self.query("#earlier").results(Static), None)
+            if self._reloading or earlier is None or self.first_mounted <= 0:
                 return
-            earlier = found.first(Static)
+            generation = self.generation
             start = max(0, self.first_mounted - self.WINDOW)
             views = [self._view(i) for i in self.items[start : self.first_mounted]]
             anchor = self.children[1] if len(self.children) > 1 else None
             await self.mount(*views, after=earlier)
+            if generation != self.generation:
+                return  # a reload replaced everything while these were mounting
             self.first_mounted = start
             earlier.update(self._earlier_text())
             earlier.display = start > 0

@@ -5,7 +5,8 @@ a deterministic pass compares it with the messages it replaces: the rules summar
 span says which item of which section names each path, command, URL, id, version or number, and every
 rules item whose identifiers the snapshot lacks is added to the same section, so a lost identifier comes
 back where a reader looks for it (a user's booking code under user_requests, an edited file under
-artifacts). The count of identifiers restored goes into the fold's report. Text we did not write is
+artifacts). The user's standing rules ("always …", "call me Sam") are put back word for word, whatever
+identifiers they hold. The count of identifiers restored goes into the fold's report. Text we did not write is
 only ever quoted here, never obeyed.
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .facts import identifiers
+from .facts import identifiers, is_standing_rule
 from .messages import Message
 from .snapshot import Snapshot, render
 from .summarizers.base import SummaryRequest
@@ -45,6 +46,11 @@ def check_snapshot(snapshot: Snapshot, messages: Sequence[Message], reference: S
         from .summarizers.rules import RulesSummarizer
 
         reference = RulesSummarizer().summarize(SummaryRequest(messages))
+    rules = [r for r in reference.constraints_and_preferences if is_standing_rule(r)]
+    missing_rules = [r for r in rules if r not in snapshot.constraints_and_preferences]
+    if missing_rules:
+        constraints = [*snapshot.constraints_and_preferences, *missing_rules]
+        snapshot = snapshot.model_copy(update={"constraints_and_preferences": constraints})
     rendered = render(snapshot)
     restored: dict[str, None] = {}
     update: dict[str, list[str]] = {}

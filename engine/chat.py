@@ -29,6 +29,7 @@ from .providers import Failed, Finished, ModelTarget, ProviderEvent, TextDelta, 
 from .report import FoldReport
 from .snapshot import snapshot_text
 from .store import Store, StoredFold, StoredMessage
+from .summarizer_model import small_model
 from .summarizers import RulesSummarizer, Summarizer
 from .summarizers.llm import llm_with_fallback
 
@@ -310,9 +311,18 @@ class ChatSession:
 
 
 def choose_summarizer(settings: Settings, registry: ModelRegistry, target: ModelTarget) -> Summarizer:
+    """Who writes snapshots for `target`: `rules`, `llm` (config's summarizer model or `target`), or `auto`.
+
+    Auto: on a hosted model, the LLM summarizer with config's `summarizer_model` or else the provider's
+    small model from litellm's map (`summarizer_model.small_model`), falling back to rules as `llm` does;
+    on the local model, or without the key the summarizer needs, rules. Every snapshot, whoever wrote it,
+    is then checked by the fold pipeline (`snapshot_check`)."""
     if settings.summarizer == "rules":
         return RulesSummarizer()
-    model = registry.resolve(settings.summarizer_model) if settings.summarizer_model else target
+    name = settings.summarizer_model
+    if name is None and settings.summarizer == "auto" and not target.is_local:
+        name = small_model(target)
+    model = registry.resolve(name) if name else target
     if settings.summarizer == "auto" and (model.is_local or missing_key(model) is not None):
         return RulesSummarizer()  # the tiny local model writes poor snapshots; rules are better
     if model.is_local:

@@ -24,7 +24,7 @@ from .fold import FoldRequest, FoldResult, fold_context
 from .fold_layout import FoldLayout, covered_messages, new_fold, transcript_numbers
 from .messages import Message
 from .models import ModelRegistry
-from .policy import FoldHistory, Trigger
+from .policy import Decision, FoldHistory, Trigger, decide
 from .providers import Failed, Finished, ModelTarget, ProviderEvent, TextDelta, missing_key, stream_reply
 from .report import FoldReport
 from .snapshot import snapshot_text
@@ -155,6 +155,14 @@ class ChatSession:
         reserved = self.registry.reserved_output(target)
         dropped = fold.tokens_after + reserved < self.settings.fold.reset_ratio * target.window
         return FoldHistory(folded=True, messages_since=since, dropped_below_reset=dropped)
+
+    def fold_decision(self, target: ModelTarget, trigger: Trigger | None = None) -> tuple[Decision, Usage]:
+        """What the fold policy says now, without folding (for `fold.auto = "ask"` and `"off"`)."""
+        usage = self.usage(target)
+        policy = self.settings.fold.policy()
+        history = None if trigger == Trigger.SWITCH else self.fold_history(target)
+        count = sum(1 for m in self.context() if m.role != "system")
+        return decide(policy, usage=usage.used, window=target.window, message_count=count, history=history), usage
 
     def fold(
         self,

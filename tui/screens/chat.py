@@ -44,9 +44,10 @@ from ..widgets.gauge import ContextGauge, GaugeState
 from ..widgets.message import MessageData, MessageView
 from ..widgets.transcript import Transcript
 from .chat_commands import SlashCommands
+from .fold_consent import FoldConsent
 
 if TYPE_CHECKING:  # the session module loads pydantic and SQLite: measured 250 ms before the first frame
-    from foldchat.engine import Session, Usage
+    from foldchat.engine import FoldReport, Session, Usage
 
 UI_INTERVAL = 0.12
 
@@ -294,6 +295,7 @@ class ChatScreen(SlashCommands, Screen[None]):
                 report = await asyncio.to_thread(session.fold_now, focus, self.post_fold_event)
             else:
                 report = await asyncio.to_thread(session.fold_if_needed, self.post_fold_event)
+                report = await self.ask_fold_consent(report)
         except FoldchatError as error:
             self.remove_class("-folding")
             self.notify(str(error), title="Could not fold", severity="error")
@@ -313,6 +315,17 @@ class ChatScreen(SlashCommands, Screen[None]):
         if force:
             await self.refresh_usage()
         return folded
+
+    async def ask_fold_consent(self, report: FoldReport | None) -> FoldReport | None:
+        """`fold.auto = "ask"` (or off, and the send would not fit): the gauge line asks; yes folds."""
+        if report is None or not report.awaiting_consent:
+            return report
+        session = self.backend
+        assert session is not None
+        if await self.app.push_screen_wait(FoldConsent(report.reason)):
+            return await asyncio.to_thread(session.fold_if_needed, self.post_fold_event, True)
+        await asyncio.to_thread(session.decline_fold)
+        return None
 
     # -- a reply: fold if needed, then stream ---------------------------------------------------------
     @work(group="reply", exclusive=True, exit_on_error=False)

@@ -46,6 +46,16 @@ class SlashCommands:
             return
         self.fold_history(force=True, focus=arg or None)
 
+    async def slash_fold(self, arg: str) -> None:
+        labels = {"on": "on (fold at the trigger)", "ask": "ask first", "off": "off (a send that would not fit asks)"}
+        if arg:
+            try:
+                self.session.set_fold_auto(arg.lower())
+            except FoldchatError as error:
+                self.notify(str(error), severity="error")
+                return
+        self.notify(f"Automatic folds: {labels[self.session.fold_auto]}")
+
     async def slash_unfold(self, _: str) -> None:
         fold = await asyncio.to_thread(self.session.active_fold)
         if fold is None:

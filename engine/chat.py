@@ -19,6 +19,7 @@ from .adapt import TargetRules, adapt, rules_for
 from .alternation import current_turn_start, repair
 from .condense import condense_oversized
 from .config import Settings
+from .errors import FoldFailed
 from .events import EventSink, ignore_events
 from .fold import FoldRequest, FoldResult, fold_context
 from .fold_layout import FoldLayout, covered_messages, new_fold, transcript_numbers
@@ -27,7 +28,7 @@ from .models import ModelRegistry
 from .policy import Decision, FoldHistory, Trigger, decide
 from .providers import Failed, Finished, ModelTarget, ProviderEvent, TextDelta, missing_key, stream_reply
 from .report import FoldReport
-from .snapshot import snapshot_text
+from .snapshot import Snapshot, snapshot_text
 from .store import Store, StoredFold, StoredMessage
 from .summarizer_model import small_model
 from .summarizers import RulesSummarizer, Summarizer
@@ -49,6 +50,23 @@ class Usage:
     @property
     def used(self) -> int:
         return self.tokens + self.reserved
+
+
+@dataclass(frozen=True)
+class FoldPlan:
+    """A computed fold not yet stored: `report` (what it would do), the snapshot by section in `result`.
+
+    `apply_fold` stores exactly this result (no second summarizer call), only if the conversation has
+    not changed since (same messages, same active fold): the version-checked swap of STYLE.md."""
+
+    report: FoldReport
+    result: FoldResult
+    previous: StoredFold | None
+    transcript: tuple[StoredMessage, ...]
+
+    @property
+    def snapshot(self) -> Snapshot | None:
+        return self.result.snapshot
 
 
 class ChatSession:
@@ -177,6 +195,23 @@ class ChatSession:
 
         Returns the report (`compressed` says whether it folded), or None for an empty context.
         """
+        plan = self.plan_fold(target, force=force, focus=focus, trigger=trigger, on_event=on_event)
+        if plan is None:
+            return None
+        if not plan.report.compressed:
+            return plan.report
+        return self._store_fold(plan.result, plan.previous, plan.transcript)
+
+    def plan_fold(
+        self,
+        target: ModelTarget,
+        *,
+        force: bool = False,
+        focus: str | None = None,
+        trigger: Trigger | None = None,
+        on_event: EventSink = ignore_events,
+    ) -> FoldPlan | None:
+        """What `fold` would do, computed and not stored (the preview, issue 15); None for an empty context."""
         transcript = self.transcript()
         context = self.context(transcript)
         if not context:
@@ -193,12 +228,20 @@ class ChatSession:
             )
         result = fold_context(self.originals(transcript) if refold else context, request)
         report = result.report
-        if not report.compressed:
-            return report
-        if refold and previous is not None and _same_fold(result, previous, context):
+        if report.compressed and refold and previous is not None and _same_fold(result, previous, context):
             reason = "nothing to change: no message arrived since the last fold and the snapshot would be the same"
-            return replace(report, compressed=False, reason=reason, tokens_after=report.tokens_before)
-        return self._store_fold(result, previous, transcript)
+            report = replace(report, compressed=False, reason=reason, tokens_after=report.tokens_before)
+        return FoldPlan(report, result, previous, tuple(transcript))
+
+    def apply_fold(self, plan: FoldPlan) -> FoldReport | None:
+        """Store exactly the previewed fold, if the conversation is still as it was when it was computed."""
+        if not plan.report.compressed:
+            return plan.report
+        active = self.store.active_fold(self.conversation_id)
+        same_fold = (active.id if active else None) == (plan.previous.id if plan.previous else None)
+        if not same_fold or [s.id for s in self.transcript()] != [s.id for s in plan.transcript]:
+            raise FoldFailed("the conversation changed since the preview: preview it again")
+        return self._store_fold(plan.result, plan.previous, plan.transcript)
 
     def _fold_request(
         self,

@@ -17,7 +17,7 @@ from pathlib import Path
 from types import TracebackType
 
 from . import snapshot as snap
-from .chat import ChatSession, Usage
+from .chat import ChatSession, FoldPlan, Usage
 from .config import Settings
 from .errors import FoldchatError, UsageError
 from .events import EventSink, ignore_events
@@ -267,6 +267,15 @@ class Session:
         context, a re-fold from the original messages. It also re-arms paused automatic folds."""
         self.failed_auto_folds = 0
         return self.chat.fold(self.target, force=True, focus=focus, on_event=on_event)
+
+    def preview_fold(self, focus: str | None = None, on_event: EventSink = ignore_events) -> FoldPlan | None:
+        """`/resummarize --preview`: what `fold_now(focus)` would do, computed and not applied."""
+        return self.chat.plan_fold(self.target, force=True, focus=focus, on_event=on_event)
+
+    def apply_fold(self, plan: FoldPlan) -> FoldReport | None:
+        """Apply exactly a previewed fold (FoldFailed if the conversation changed since the preview)."""
+        self.failed_auto_folds = 0
+        return self.chat.apply_fold(plan)
 
     def fold_coverage(self, fold: StoredFold) -> int:
         """How many transcript messages `fold` stands for: the count the toast, marker and inspector show."""

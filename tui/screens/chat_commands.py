@@ -11,6 +11,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from foldchat.engine import FoldchatError
+from textual import work
 
 from ..widgets.fold_marker import FoldMarker
 from ..widgets.message import MessageView
@@ -40,6 +41,9 @@ class SlashCommands:
 
     # -- folds ------------------------------------------------------------------------------------
     async def slash_resummarize(self, arg: str) -> None:
+        if arg == "--preview" or arg.startswith("--preview "):
+            self.preview_fold(arg.removeprefix("--preview").strip() or None)
+            return
         if self.streaming:
             self.fold_requested = arg
             self.notify("Folding as soon as the reply is complete")
@@ -55,6 +59,30 @@ class SlashCommands:
                 self.notify(str(error), severity="error")
                 return
         self.notify(f"Automatic folds: {labels[self.session.fold_auto]}")
+
+    @work(group="fold", exit_on_error=False)
+    async def preview_fold(self, focus: str | None) -> None:
+        """Compute the fold, show it, and apply exactly that result only if the user says so."""
+        from .fold_preview import FoldPreview
+
+        try:
+            plan = await asyncio.to_thread(self.session.preview_fold, focus)
+            if plan is None:
+                self.notify("Nothing to fold: the conversation is empty")
+                return
+            if not await self.app.push_screen_wait(FoldPreview(plan)):
+                self.notify("Fold preview discarded: nothing changed")
+                return
+            report = await asyncio.to_thread(self.session.apply_fold, plan)
+        except FoldchatError as error:
+            self.notify(str(error), title="Could not fold", severity="error")
+            return
+        await self.refresh_transcript()
+        await self.refresh_usage()
+        if report is not None and report.compressed:
+            self.notify(
+                f"Folded {report.folded_messages} messages · {report.tokens_before:,} → {report.tokens_after:,} tokens"
+            )
 
     async def slash_unfold(self, _: str) -> None:
         fold = await asyncio.to_thread(self.session.active_fold)
@@ -93,6 +121,8 @@ class SlashCommands:
             self.notify("Snapshot edited: the corrected text is what the model sees from now on")
         elif action.action == "refold":
             await self.slash_resummarize(action.text)
+        elif action.action == "preview":
+            self.preview_fold(action.text or None)
 
     async def on_fold_marker_selected(self, event: FoldMarker.Selected) -> None:
         await self.inspect(event.fold_id)

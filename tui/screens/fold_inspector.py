@@ -36,7 +36,7 @@ class FoldView:
 
 @dataclass(frozen=True)
 class InspectorAction:
-    action: Literal["undo", "edit", "refold"]
+    action: Literal["undo", "edit", "refold", "preview"]
     fold_id: int
     text: str = ""
 
@@ -74,6 +74,7 @@ class FoldInspector(ModalScreen[InspectorAction | None]):
         Binding("u", "undo", "Undo fold"),
         Binding("e", "edit", "Edit snapshot"),
         Binding("r", "refold", "Re-fold"),
+        Binding("v", "preview", "Preview a re-fold"),
     ]
 
     def __init__(self, view: FoldView) -> None:
@@ -100,11 +101,13 @@ class FoldInspector(ModalScreen[InspectorAction | None]):
                 yield Button("Undo", id="undo", variant="warning")
                 yield Button("Edit", id="edit")
                 yield Button("Re-fold", id="refold")
+                yield Button("Preview", id="preview")
                 yield Button("Save edit", id="save", variant="success", disabled=True)
                 yield Button("Close", id="close")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         handlers = {"undo": self.action_undo, "edit": self.action_edit, "refold": self.action_refold,
+                    "preview": self.action_preview,
                     "save": self.save, "close": self.action_close}  # fmt: skip
         handlers[event.button.id or "close"]()
 
@@ -121,6 +124,11 @@ class FoldInspector(ModalScreen[InspectorAction | None]):
 
     def save(self) -> None:
         self.dismiss(InspectorAction("edit", self.view.fold_id, self.query_one("#editor", TextArea).text))
+
+    def action_preview(self) -> None:
+        """What a re-fold would do, shown before anything is applied (with the focus typed, if any)."""
+        focus = self.query_one("#focus", Input).value.strip()
+        self.dismiss(InspectorAction("preview", self.view.fold_id, focus))
 
     def action_refold(self) -> None:
         self.add_class("-refolding")

@@ -29,6 +29,7 @@ from .models import ModelRegistry
 from .options import OpenOptions
 from .policy import Trigger
 from .providers import ModelTarget, ProviderEvent
+from .recall import recall, recallable
 from .report import FoldReport
 from .snapshot import Snapshot, snapshot_text
 from .store import Conversation, Store, StoredFold, StoredMessage
@@ -276,6 +277,12 @@ class Session:
         """Apply exactly a previewed fold (FoldFailed if the conversation changed since the preview)."""
         self.failed_auto_folds = 0
         return self.chat.apply_fold(plan)
+
+    def recall(self, query: str | None = None, message: int | None = None, offset: int = 0) -> str:
+        """The verbatim originals behind the folds (what the `recall` tool answers), bounded in size."""
+        transcript = self.transcript()
+        numbered = [(n, s.message) for n, s in enumerate(transcript, start=1)]
+        return recall(recallable(numbered, self.context()), query, message, offset)
 
     def fold_coverage(self, fold: StoredFold) -> int:
         """How many transcript messages `fold` stands for: the count the toast, marker and inspector show."""

@@ -21,6 +21,7 @@ from .chat import ChatSession, FoldPlan, Usage
 from .config import Settings
 from .errors import FoldchatError, UsageError
 from .events import EventSink, ignore_events
+from .facts import is_standing_rule
 from .fold_layout import covered_messages, transcript_numbers
 from .lazy import load_litellm
 from .local_model import Progress
@@ -310,6 +311,27 @@ class Session:
         """The fold's snapshot as the model sees it: the user's edit read back, if there is one."""
         parsed = snap.parse(fold.edited_text) if fold.edited_text else snap.stored_snapshot(fold.snapshot)
         return parsed or Snapshot()
+
+    def standing_rules(self, fold: StoredFold) -> list[str]:
+        """The user's standing rules the fold carries (issue 15), in the order they were said."""
+        return [r for r in self.snapshot_of(fold).constraints_and_preferences if is_standing_rule(r)]
+
+    def drop_rule(self, fold_id: int, number: int) -> str:
+        """Drop the fold's standing rule `number` (1-based, as `standing_rules` lists them); returns it.
+
+        The snapshot is edited (as the inspector's edit would), so later automatic folds, which merge
+        this snapshot, no longer carry it; a re-fold from the originals (/resummarize) reads the user's
+        own words again and would find it again."""
+        fold = self.fold_record(fold_id)
+        rules = self.standing_rules(fold)
+        if not 1 <= number <= len(rules):
+            raise UsageError(f"no rule {number}: this fold carries {len(rules)}")
+        snapshot = self.snapshot_of(fold)
+        rule = rules[number - 1]
+        kept = [c for c in snapshot.constraints_and_preferences if c != rule]
+        edited = snapshot.model_copy(update={"constraints_and_preferences": kept})
+        self.edit_fold(fold_id, snap.render_message_text(edited))
+        return rule
 
     def undo_fold(self, fold_id: int) -> None:
         self.store.undo_fold(fold_id)

@@ -68,7 +68,7 @@ def fold_view(session: Session, fold_id: int) -> FoldView:
         fold_id=fold.id, sections=sections, snapshot_text=text, edited=fold.edited_text is not None,
         covers=(fold.first_message_id, fold.last_message_id), covered_count=covered,
         tokens_before=fold.tokens_before, tokens_after=fold.tokens_after, summarizer=fold.summarizer,
-        trigger=fold.trigger, chain=chain, covered=preview,
+        trigger=fold.trigger, chain=chain, covered=preview, rules=session.standing_rules(fold),
     )  # fmt: skip
 
 

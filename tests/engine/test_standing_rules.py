@@ -100,3 +100,21 @@ def test_fitting_a_snapshot_to_any_budget_never_cuts_a_standing_rule(budget, noi
     )
     fitted = fit_snapshot(snapshot, budget, lambda s: COUNTER.count_text(snap.render(s)))
     assert [r for r in RULES if r not in fitted.constraints_and_preferences] == []
+
+
+def test_a_rule_dropped_in_the_inspector_is_gone_from_what_is_sent_and_from_later_folds(fake, tmp_path, monkeypatch):
+    from test_session_folds import open_session, store_all
+
+    with open_session(fake, tmp_path, monkeypatch, WINDOW) as session:
+        store_all(session, planted_chat(5))
+        assert session.fold_now().compressed  # type: ignore[union-attr]
+        fold = session.active_fold()
+        assert session.standing_rules(fold) == RULES  # type: ignore[arg-type]
+        assert session.drop_rule(fold.id, 2) == "Call me Sam."  # type: ignore[union-attr]
+        sent = constraints_of(session.context())  # (the request that said it is still quoted, as said)
+        assert "Call me Sam." not in sent and RULES[0] in sent
+        store_all(session, everyday_chat(4, seed=77)[0][1:])
+        report = session.fold_if_needed()
+        assert report is not None and report.compressed
+        later = session.standing_rules(session.active_fold())  # type: ignore[arg-type]
+        assert "Call me Sam." not in later and [r for r in RULES if r != "Call me Sam."] == later

@@ -123,6 +123,17 @@ class SlashCommands:
             await self.slash_resummarize(action.text)
         elif action.action == "preview":
             self.preview_fold(action.text or None)
+        elif action.action == "drop_rule":
+            await self.drop_rule(action.fold_id, action.text)
+
+    async def drop_rule(self, fold_id: int, number: str) -> None:
+        try:
+            rule = await asyncio.to_thread(self.session.drop_rule, fold_id, int(number) if number.isdigit() else 0)
+        except FoldchatError as error:
+            self.notify(str(error), severity="error")
+            return
+        await self.refresh_transcript()
+        self.notify(f"Rule dropped from the snapshot: {rule}", markup=False)
 
     async def on_fold_marker_selected(self, event: FoldMarker.Selected) -> None:
         await self.inspect(event.fold_id)

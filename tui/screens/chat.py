@@ -308,8 +308,10 @@ class ChatScreen(SlashCommands, Screen[None]):
                 self.notify(f"Nothing folded: {reason}")
         else:
             await self.refresh_transcript()
+            restored = f" · {report.restored_identifiers} identifiers restored" if report.restored_identifiers else ""
             self.notify(
-                f"Folded {report.folded_messages} messages · {before:,} → {report.tokens_after:,} tokens · {report.summarizer}",
+                f"Folded {report.folded_messages} messages · {before:,} → {report.tokens_after:,} tokens · "
+                f"{report.summarizer}{restored}",
                 title="Folded",
             )
         if force:

@@ -12,7 +12,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
-    from .chat import Usage
+    from .chat import FoldPlan, Usage
     from .compress import CompressOptions, compress_messages
     from .config import load_settings
     from .crash_log import crash_line, write_crash_log
@@ -55,6 +55,7 @@ _EXPORTS = {
     "Workspace": "workspace",
     "ModelEntry": "workspace",
     "Usage": "chat",
+    "FoldPlan": "chat",
     "CompressOptions": "compress",
     "compress_messages": "compress",
     # values the faces receive

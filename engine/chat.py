@@ -19,16 +19,18 @@ from .adapt import TargetRules, adapt, rules_for
 from .alternation import current_turn_start, repair
 from .condense import condense_oversized
 from .config import Settings
+from .errors import FoldFailed
 from .events import EventSink, ignore_events
 from .fold import FoldRequest, FoldResult, fold_context
 from .fold_layout import FoldLayout, covered_messages, new_fold, transcript_numbers
 from .messages import Message
 from .models import ModelRegistry
-from .policy import FoldHistory, Trigger
+from .policy import Decision, FoldHistory, Trigger, decide
 from .providers import Failed, Finished, ModelTarget, ProviderEvent, TextDelta, missing_key, stream_reply
 from .report import FoldReport
-from .snapshot import snapshot_text
+from .snapshot import Snapshot, snapshot_text
 from .store import Store, StoredFold, StoredMessage
+from .summarizer_model import small_model
 from .summarizers import RulesSummarizer, Summarizer
 from .summarizers.llm import llm_with_fallback
 
@@ -48,6 +50,23 @@ class Usage:
     @property
     def used(self) -> int:
         return self.tokens + self.reserved
+
+
+@dataclass(frozen=True)
+class FoldPlan:
+    """A computed fold not yet stored: `report` (what it would do), the snapshot by section in `result`.
+
+    `apply_fold` stores exactly this result (no second summarizer call), only if the conversation has
+    not changed since (same messages, same active fold): the version-checked swap of STYLE.md."""
+
+    report: FoldReport
+    result: FoldResult
+    previous: StoredFold | None
+    transcript: tuple[StoredMessage, ...]
+
+    @property
+    def snapshot(self) -> Snapshot | None:
+        return self.result.snapshot
 
 
 class ChatSession:
@@ -168,6 +187,14 @@ class ChatSession:
         dropped = fold.tokens_after + reserved < self.settings.fold.reset_ratio * target.window
         return FoldHistory(folded=True, messages_since=since, dropped_below_reset=dropped)
 
+    def fold_decision(self, target: ModelTarget, trigger: Trigger | None = None) -> tuple[Decision, Usage]:
+        """What the fold policy says now, without folding (for `fold.auto = "ask"` and `"off"`)."""
+        usage = self.usage(target)
+        policy = self.settings.fold.policy()
+        history = None if trigger == Trigger.SWITCH else self.fold_history(target)
+        count = sum(1 for m in self.context() if m.role != "system")
+        return decide(policy, usage=usage.used, window=target.window, message_count=count, history=history), usage
+
     def fold(
         self,
         target: ModelTarget,
@@ -181,6 +208,23 @@ class ChatSession:
 
         Returns the report (`compressed` says whether it folded), or None for an empty context.
         """
+        plan = self.plan_fold(target, force=force, focus=focus, trigger=trigger, on_event=on_event)
+        if plan is None:
+            return None
+        if not plan.report.compressed:
+            return plan.report
+        return self._store_fold(plan.result, plan.previous, plan.transcript)
+
+    def plan_fold(
+        self,
+        target: ModelTarget,
+        *,
+        force: bool = False,
+        focus: str | None = None,
+        trigger: Trigger | None = None,
+        on_event: EventSink = ignore_events,
+    ) -> FoldPlan | None:
+        """What `fold` would do, computed and not stored (the preview, issue 15); None for an empty context."""
         transcript = self.transcript()
         context = self.context(transcript)
         if not context:
@@ -197,12 +241,20 @@ class ChatSession:
             )
         result = fold_context(self.originals(transcript) if refold else context, request)
         report = result.report
-        if not report.compressed:
-            return report
-        if refold and previous is not None and _same_fold(result, previous, context):
+        if report.compressed and refold and previous is not None and _same_fold(result, previous, context):
             reason = "nothing to change: no message arrived since the last fold and the snapshot would be the same"
-            return replace(report, compressed=False, reason=reason, tokens_after=report.tokens_before)
-        return self._store_fold(result, previous, transcript)
+            report = replace(report, compressed=False, reason=reason, tokens_after=report.tokens_before)
+        return FoldPlan(report, result, previous, tuple(transcript))
+
+    def apply_fold(self, plan: FoldPlan) -> FoldReport | None:
+        """Store exactly the previewed fold, if the conversation is still as it was when it was computed."""
+        if not plan.report.compressed:
+            return plan.report
+        active = self.store.active_fold(self.conversation_id)
+        same_fold = (active.id if active else None) == (plan.previous.id if plan.previous else None)
+        if not same_fold or [s.id for s in self.transcript()] != [s.id for s in plan.transcript]:
+            raise FoldFailed("the conversation changed since the preview: preview it again")
+        return self._store_fold(plan.result, plan.previous, plan.transcript)
 
     def _fold_request(
         self,
@@ -324,9 +376,18 @@ class ChatSession:
 
 
 def choose_summarizer(settings: Settings, registry: ModelRegistry, target: ModelTarget) -> Summarizer:
+    """Who writes snapshots for `target`: `rules`, `llm` (config's summarizer model or `target`), or `auto`.
+
+    Auto: on a hosted model, the LLM summarizer with config's `summarizer_model` or else the provider's
+    small model from litellm's map (`summarizer_model.small_model`), falling back to rules as `llm` does;
+    on the local model, or without the key the summarizer needs, rules. Every snapshot, whoever wrote it,
+    is then checked by the fold pipeline (`snapshot_check`)."""
     if settings.summarizer == "rules":
         return RulesSummarizer()
-    model = registry.resolve(settings.summarizer_model) if settings.summarizer_model else target
+    name = settings.summarizer_model
+    if name is None and settings.summarizer == "auto" and not target.is_local:
+        name = small_model(target)
+    model = registry.resolve(name) if name else target
     if settings.summarizer == "auto" and (model.is_local or missing_key(model) is not None):
         return RulesSummarizer()  # the tiny local model writes poor snapshots; rules are better
     if model.is_local:

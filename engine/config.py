@@ -84,6 +84,11 @@ class FoldSettings(_Section):
     reserved_output: int = Field(
         _POLICY.reserved_output, ge=0, description="Tokens reserved for the reply, counted in usage."
     )
+    auto: Literal["on", "ask", "off"] = Field(
+        "on",
+        description="Automatic folds: on; ask (at the trigger, fold now or not now); off (never, except "
+        "that a send that would not fit the window asks first). /fold auto|ask|off changes it for the session.",
+    )
 
     @model_validator(mode="after")
     def _target_below_trigger(self) -> FoldSettings:
@@ -92,7 +97,7 @@ class FoldSettings(_Section):
         return self
 
     def policy(self) -> FoldPolicy:
-        return FoldPolicy(**self.model_dump())
+        return FoldPolicy(**self.model_dump(exclude={"auto"}))
 
 
 class LocalModelSettings(_Section):

@@ -48,6 +48,33 @@ CONSTRAINT = re.compile(
     r"please use|no more than|at most|at least|keep it|without)\b",
     re.I,
 )
+# Sentences in which the user sets a standing rule for the rest of the conversation (issue 15): carried
+# verbatim through every fold, like pinned text.
+STANDING_RULE = re.compile(
+    r"\b(?:always|never|from now on|going forward|from here on|for the rest of (?:this|the) conversation|"
+    r"in (?:the )?future|(?:answer|reply|respond|write|talk|speak)(?: to me)?(?: only)? in|call me|"
+    r"address me as|refer to me as|(?:don't|do not) ever|no more)\b",
+    re.I,
+)
+RULE_CHARS = 500  # a rule longer than this is not a rule but a paste
+
+
+def standing_rules(text: str) -> list[str]:
+    """The user's standing instructions in `text` (their own words, whitespace normalised), in order.
+
+    A question ("do you always …?") sets nothing; sentences longer than `RULE_CHARS` are not rules."""
+    rules = []
+    for sentence in _sentences(text):
+        flat = " ".join(sentence.split())
+        if len(flat) <= RULE_CHARS and not flat.endswith("?") and STANDING_RULE.search(flat):
+            rules.append(flat)
+    return rules
+
+
+def is_standing_rule(item: str) -> bool:
+    return len(item) <= RULE_CHARS and not item.endswith("?") and STANDING_RULE.search(item) is not None
+
+
 DECISION = re.compile(
     r"\b(decided|decide to|we'll|we will|i'll|i will|let's|going with|chose|choose|switch(?:ed)? to|"
     r"instead of|the plan is|settled on|agreed)\b",

@@ -24,9 +24,11 @@ from .policy import Decision, FoldHistory, FoldPolicy, Trigger, decide
 from .prune import Pruned, prune_tool_outputs
 from .report import FoldReport
 from .snapshot import Snapshot, is_snapshot_message
+from .snapshot_check import check_snapshot
 from .snapshot_fit import fit_snapshot
 from .split import Split, newest_exchange_start, safe_split
 from .summarizers.base import Summarizer, SummaryRequest
+from .summarizers.rules import RulesSummarizer
 from .tokens import TokenCounter
 
 MAX_CONSOLIDATION_DEPTH = 5
@@ -89,6 +91,7 @@ class _Summary:
     depth: int
     covers: tuple[int, int] | None
     messages: int  # how many messages of the history it stands for (earlier snapshots aside)
+    restored: int = 0  # identifiers the check put back (issue 15)
 
 
 def fold_context(messages: Sequence[Message], request: FoldRequest) -> FoldResult:
@@ -229,6 +232,7 @@ def _fold(context: _Context, request: FoldRequest, decision: Decision, trigger: 
         pruned_messages=_numbers(context, request, [i for i in pruned.positions if _in_tail(split, i)]),
         over_target=tokens_after + request.reserved_output > request.policy.target_at(request.window),
         pinned_kept=(sum(1 for text in request.pinned if text in snapshot_message.text), len(request.pinned)),
+        restored_identifiers=summary.restored,
     )
     request.on_event(FoldProgress("rebuild", 1, 1))
     request.on_event(FoldCompleted(report))
@@ -364,6 +368,7 @@ def _summarize_step(context: _Context, request: FoldRequest, split: Split) -> _S
         output_budget=_snapshot_budget(request),
     )
     summary, chunks, depth = summarize_chunked(summary_request, request.summarizer, request.counter, request.on_event)
+    summary, restored = _checked(request, summary, summary_request.messages)
     summary = _with_quoted_snapshots(summary, data)
     for earlier in reversed(previous):
         summary = snap.merge(earlier, summary)
@@ -374,7 +379,15 @@ def _summarize_step(context: _Context, request: FoldRequest, split: Split) -> _S
     }
     if covers is not None:
         update["covers"] = snap.join_covers(summary.covers if previous else "", f"{covers[0]}..{covers[1]}")
-    return _Summary(summary.model_copy(update=update), chunks, depth, covers, len(data))
+    return _Summary(summary.model_copy(update=update), chunks, depth, covers, len(data), restored)
+
+
+def _checked(request: FoldRequest, summary: Snapshot, messages: Sequence[Message]) -> tuple[Snapshot, int]:
+    """Every snapshot is checked against its span; the rules summarizer's own needs no second reading."""
+    if type(request.summarizer) is RulesSummarizer:
+        return summary, 0
+    checked = check_snapshot(summary, messages)
+    return checked.snapshot, checked.restored
 
 
 def _covers(context: _Context, request: FoldRequest, positions: Sequence[int]) -> tuple[int, int] | None:

@@ -41,6 +41,10 @@ class FoldReport:
     failed: bool = False
     """The policy asked for a fold that could not be made (counts toward pausing automatic folds)."""
     pinned_kept: tuple[int, int] = (0, 0)
+    awaiting_consent: bool = False
+    """`fold.auto` is ask (or off and the send would not fit): the policy wants a fold, the user decides."""
+    restored_identifiers: int = 0
+    """Identifiers of the folded span the summarizer's snapshot lacked, put back by the check (issue 15)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -21,10 +21,11 @@ from pathlib import Path
 from types import TracebackType
 
 from . import snapshot as snap
-from .chat import ChatSession, Usage
+from .chat import ChatSession, FoldPlan, Usage
 from .config import Settings
 from .errors import FoldchatError, UsageError
 from .events import EventSink, ignore_events
+from .facts import is_standing_rule
 from .fold_layout import covered_ids, covered_messages, transcript_numbers
 from .lazy import load_litellm
 from .local_model import Progress
@@ -33,6 +34,7 @@ from .models import ModelRegistry, keyed_models
 from .options import OpenOptions
 from .policy import Trigger
 from .providers import ModelTarget, ProviderEvent
+from .recall import recall, recallable
 from .report import FoldReport
 from .snapshot import Snapshot, snapshot_text
 from .store import Conversation, SearchHit, Store, StoredFold, StoredMessage
@@ -41,6 +43,8 @@ from .workspace import Workspace
 
 AUTO_FOLD_ATTEMPTS = 2
 AUTO_FOLD_PAUSED = "automatic folding paused after 2 failed attempts in a row: /resummarize retries"
+FOLD_MODES = ("on", "ask", "off")
+ASK_AGAIN_RATIO = 0.1  # after "not now", ask again once usage grew by this share of the window (or overflows)
 
 
 class Session:
@@ -53,6 +57,10 @@ class Session:
         """The model changed since the last automatic fold check: the next one re-evaluates at once."""
         self.failed_auto_folds = 0
         """Automatic folds that failed in a row; at `AUTO_FOLD_ATTEMPTS` they stop until the user acts."""
+        self.fold_auto: str = workspace.settings.fold.auto
+        """`fold.auto`: on, ask or off (`set_fold_auto`, the TUI's /fold)."""
+        self.declined_at: int | None = None
+        """Usage when the user last said "not now" to a fold; they are not asked again until it grows."""
 
     @classmethod
     def open(cls, options: OpenOptions | None = None) -> Session:
@@ -252,10 +260,27 @@ class Session:
         """DESIGN §5: after two failed automatic folds in a row, no retry on every send until /resummarize."""
         return self.failed_auto_folds >= AUTO_FOLD_ATTEMPTS
 
-    def fold_if_needed(self, on_event: EventSink = ignore_events) -> FoldReport | None:
-        """The policy's check before a send; a model switch since the last check re-evaluates at once."""
+    def set_fold_auto(self, mode: str) -> None:
+        """Automatic folds for this session: `on`, `ask` or `off` (`auto` is a synonym of `on`)."""
+        mode = "on" if mode == "auto" else mode
+        if mode not in FOLD_MODES:
+            raise UsageError(f"fold mode must be auto, ask or off, not {mode!r}")
+        self.fold_auto = mode
+        self.declined_at = None
+
+    def decline_fold(self) -> None:
+        """The user said "not now": no new question until usage grows (or the next send would not fit)."""
+        self.declined_at = self.usage().used
+
+    def fold_if_needed(self, on_event: EventSink = ignore_events, consented: bool = False) -> FoldReport | None:
+        """The policy's check before a send; a model switch since the last check re-evaluates at once.
+
+        With `fold.auto` ask (or off, when the send would not fit), a fold the policy wants is not made:
+        the report has `awaiting_consent` and what the fold would save; `consented=True` makes it."""
         if self.auto_fold_paused:
             return self._paused_report()
+        if self.fold_auto != "on" and not consented:
+            return self._consent()
         trigger = Trigger.SWITCH if self.switched else None
         self.switched = False
         try:
@@ -267,21 +292,54 @@ class Session:
             self.failed_auto_folds += 1
         elif report is not None and report.compressed:
             self.failed_auto_folds = 0
+            self.declined_at = None
         return report
 
-    def _paused_report(self) -> FoldReport:
+    def _paused_report(self, reason: str = AUTO_FOLD_PAUSED, consent: bool = False) -> FoldReport:
         usage = self.usage()
         return FoldReport(
-            compressed=False, reason=AUTO_FOLD_PAUSED, tokens_before=usage.tokens, tokens_after=usage.tokens,
+            compressed=False, reason=reason, tokens_before=usage.tokens, tokens_after=usage.tokens,
             window=usage.window, reserved_output=usage.reserved, trigger_tokens=usage.trigger,
-            target_tokens=usage.target,
+            target_tokens=usage.target, awaiting_consent=consent,
         )  # fmt: skip
+
+    def _consent(self) -> FoldReport | None:
+        """Ask (or, with `off`, ask only when the send would not fit): None when no fold is due."""
+        trigger = Trigger.SWITCH if self.switched else None
+        decision, usage = self.chat.fold_decision(self.target, trigger)
+        if not decision.fold:
+            return None
+        overflow = decision.trigger == Trigger.EMERGENCY
+        if self.fold_auto == "off" and not overflow:
+            return self._paused_report("automatic folding is off (/fold auto turns it on, /resummarize folds now)")
+        grown = self.declined_at is None or usage.used >= self.declined_at + ASK_AGAIN_RATIO * usage.window
+        if not (overflow or grown):
+            return self._paused_report("fold declined: not asking again until the context grows")
+        saves = max(0, usage.used - usage.target)
+        what = "the next send would not fit the window" if overflow else "the context reached the fold trigger"
+        reason = f"{what}: fold now? it would save about {saves:,} tokens ({usage.used:,} → ≈{usage.target:,})"
+        return self._paused_report(reason, consent=True)
 
     def fold_now(self, focus: str | None = None, on_event: EventSink = ignore_events) -> FoldReport | None:
         """/resummarize: fold whatever can be folded, with `focus` for the snapshot; on an already folded
         context, a re-fold from the original messages. It also re-arms paused automatic folds."""
         self.failed_auto_folds = 0
         return self.chat.fold(self.target, force=True, focus=focus, on_event=on_event)
+
+    def preview_fold(self, focus: str | None = None, on_event: EventSink = ignore_events) -> FoldPlan | None:
+        """`/resummarize --preview`: what `fold_now(focus)` would do, computed and not applied."""
+        return self.chat.plan_fold(self.target, force=True, focus=focus, on_event=on_event)
+
+    def apply_fold(self, plan: FoldPlan) -> FoldReport | None:
+        """Apply exactly a previewed fold (FoldFailed if the conversation changed since the preview)."""
+        self.failed_auto_folds = 0
+        return self.chat.apply_fold(plan)
+
+    def recall(self, query: str | None = None, message: int | None = None, offset: int = 0) -> str:
+        """The verbatim originals behind the folds (what the `recall` tool answers), bounded in size."""
+        transcript = self.transcript()
+        numbered = [(n, s.message) for n, s in enumerate(transcript, start=1)]
+        return recall(recallable(numbered, self.context()), query, message, offset)
 
     def fold_coverage(self, fold: StoredFold) -> int:
         """How many transcript messages `fold` stands for: the count the toast, marker and inspector show."""
@@ -313,6 +371,27 @@ class Session:
         """The fold's snapshot as the model sees it: the user's edit read back, if there is one."""
         parsed = snap.parse(fold.edited_text) if fold.edited_text else snap.stored_snapshot(fold.snapshot)
         return parsed or Snapshot()
+
+    def standing_rules(self, fold: StoredFold) -> list[str]:
+        """The user's standing rules the fold carries (issue 15), in the order they were said."""
+        return [r for r in self.snapshot_of(fold).constraints_and_preferences if is_standing_rule(r)]
+
+    def drop_rule(self, fold_id: int, number: int) -> str:
+        """Drop the fold's standing rule `number` (1-based, as `standing_rules` lists them); returns it.
+
+        The snapshot is edited (as the inspector's edit would), so later automatic folds, which merge
+        this snapshot, no longer carry it; a re-fold from the originals (/resummarize) reads the user's
+        own words again and would find it again."""
+        fold = self.fold_record(fold_id)
+        rules = self.standing_rules(fold)
+        if not 1 <= number <= len(rules):
+            raise UsageError(f"no rule {number}: this fold carries {len(rules)}")
+        snapshot = self.snapshot_of(fold)
+        rule = rules[number - 1]
+        kept = [c for c in snapshot.constraints_and_preferences if c != rule]
+        edited = snapshot.model_copy(update={"constraints_and_preferences": kept})
+        self.edit_fold(fold_id, snap.render_message_text(edited))
+        return rule
 
     def undo_fold(self, fold_id: int) -> None:
         self.store.undo_fold(fold_id)

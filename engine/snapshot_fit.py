@@ -5,14 +5,14 @@ word for word) is said once; recent actions, incidental knowledge, questions, de
 state, errors; then the artifact trail, least informative lines first (files only read, then successful
 looks such as `ls`/`cat`, then other commands, then failures; an edited, created or deleted path is never
 dropped); then constraints; then user requests are shortened (identifiers always kept), then the oldest are
-merged into one line of their identifiers. Pinned text is never cut.
+merged into one line of their identifiers. Pinned text and the user's standing rules are never cut.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from .facts import clip, identifiers, shorten
+from .facts import clip, identifiers, is_standing_rule, shorten
 from .snapshot import Snapshot
 from .summarizers.artifacts import RANK_CHANGED, terse, trail_rank
 
@@ -50,8 +50,12 @@ def fit_snapshot(snapshot: Snapshot, budget: int, size: Callable[[Snapshot], int
                 return current
             continue
         keep_newest = name in ("recent_actions", "task_state", "errors_and_fixes")
-        while getattr(current, name) and size(current) > budget:
-            setattr(current, name, _halve(getattr(current, name), keep_newest))
+        protect = name == "constraints_and_preferences"  # the user's standing rules stay, like pins
+        kept = [i for i in getattr(current, name) if protect and is_standing_rule(i)]
+        trimmable = [i for i in getattr(current, name) if not (protect and is_standing_rule(i))]
+        while trimmable and size(current) > budget:
+            trimmable = _halve(trimmable, keep_newest)
+            setattr(current, name, [*kept, *trimmable])
         if size(current) <= budget:
             return current
     for limit in (300, 160, 80):

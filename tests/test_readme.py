@@ -17,6 +17,6 @@ def test_readme_links_and_paths_stay_inside_the_repository():
 def test_summarizer_auto_is_described_the_same_way_in_readme_and_config_example():
     example = (ROOT / "config.example.toml").read_text()
     for text in (" ".join(README.split()), " ".join(example.replace("#", " ").split())):
-        assert "hosted one whose API key is set" in text
-        assert "with the local model or without a key, the rules summarizer" in text
+        assert "on a hosted model, the LLM summarizer with summarizer_model, or else that provider's cheapest" in text
+        assert "on the local model, or without the provider's key, the rules summarizer" in text
     assert "for now" not in example

@@ -27,9 +27,10 @@ class SlashCommand:
 
 S = SlashCommands
 COMMANDS: tuple[SlashCommand, ...] = (
-    SlashCommand("resummarize", "[focus]", "Fold the history now (optionally telling the snapshot what to focus on)", S.slash_resummarize),
+    SlashCommand("resummarize", "[--preview] [focus]", "Fold the history now (optionally telling the snapshot what to focus on); --preview shows the fold first: Enter applies it, Esc discards it", S.slash_resummarize),
     SlashCommand("unfold", "", "Undo the latest fold: the context is rebuilt without it", S.slash_unfold),
     SlashCommand("folds", "", "Open the fold inspector for the latest fold (the chain is listed there)", S.slash_folds),
+    SlashCommand("fold", "auto|ask|off", "Automatic folds: auto (on), ask first (fold now / not now), or off (a send that would not fit still asks)", S.slash_fold),
     SlashCommand("pin", "", "Pin the selected message (or the last one): quoted verbatim in every snapshot", S.slash_pin),
     SlashCommand("model", "[name]", "Switch model (picker with window and price when no name is given)", S.slash_model),
     SlashCommand("context", "", "What the context is made of: system, snapshot, history, tools, input, reserve", S.slash_context),

@@ -72,7 +72,7 @@ def fold_view(session: Session, fold_id: int) -> FoldView:
         covers=(numbers.get(fold.first_message_id, 0), numbers.get(fold.last_message_id, 0)),
         covered_count=len(covered_ids),
         tokens_before=fold.tokens_before, tokens_after=fold.tokens_after, summarizer=fold.summarizer,
-        trigger=fold.trigger, chain=chain, covered=preview,
+        trigger=fold.trigger, chain=chain, covered=preview, rules=session.standing_rules(fold),
     )  # fmt: skip
 
 

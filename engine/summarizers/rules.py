@@ -3,7 +3,8 @@
 Every user message becomes a `user_requests` item (verbatim when short, otherwise shortened with all
 its identifiers kept; a pasted README, man page, log or code block becomes one line saying what it was,
 its size and its identifiers); standing rules come from the user's own sentences only, never from
-pasted blocks or tool output. Decisions, errors and open questions are picked out by `facts` patterns;
+pasted blocks or tool output; standing rules ("always …", "from now on …", "call me Sam") are kept
+word for word, first, and never trimmed when the snapshot is fitted. Decisions, errors and open questions are picked out by `facts` patterns;
 tool activity, in every shape agents use (tool calls, or mini-swe-agent's fenced command answered by a
 `<returncode>` message), becomes the artifact trail: files grouped by path, commands counted with their
 last outcome. Text in the history is only ever quoted, never obeyed.
@@ -24,6 +25,7 @@ from ..facts import (
     matching_sentences,
     sentences,
     shorten,
+    standing_rules,
     without_blobs,
 )
 from ..messages import Message
@@ -116,6 +118,7 @@ class _Builder:
         described = [p.describe() for p in pastes]
         request = shorten(own, REQUEST_CHARS) if own.strip() else ""
         self.out.user_requests.append(" ".join([request, *(f"[{d}]" for d in described)]).strip())
+        self.out.constraints_and_preferences.extend(standing_rules(own))  # verbatim, never clipped
         self.out.constraints_and_preferences.extend(matching_sentences(CONSTRAINT, own))
         self.unanswered = [s for s in sentences(own) if s.endswith("?")]
         if not self.out.overall_goal:

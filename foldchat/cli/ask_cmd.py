@@ -78,6 +78,9 @@ def run(args: argparse.Namespace) -> int:
                 f"{error}. The message was not sent; it is kept as unsent in conversation "
                 f"{session.conversation_id} and later messages are not affected"
             ) from None
+        if report is not None and report.awaiting_consent:
+            # nobody can answer here: say so, send unfolded (fold.auto = "on" or `foldchat compress` fold)
+            print(f"foldchat: {report.reason} (not folded: fold.auto is {session.fold_auto})", file=sys.stderr)
         if report is not None and report.compressed:
             print(
                 f"foldchat: folded {report.folded_messages} messages · {report.tokens_before:,} → "

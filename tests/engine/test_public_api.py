@@ -18,6 +18,7 @@ EXPECTED = {
     "OpenOptions",
     "Session",
     "Usage",
+    "FoldPlan",
     "Workspace",
     "compress_messages",
     # values the faces receive

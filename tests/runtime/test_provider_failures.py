@@ -132,3 +132,19 @@ def test_standard_base_url_variable_points_any_model_at_a_compatible_server(home
     done = foldchat("ask", "hi", "--model", "gpt-4o-mini", "--new")
     assert done.returncode == 0, done.stderr
     assert fake.requests[-1]["model"] == "gpt-4o-mini"
+
+
+def test_ask_with_fold_auto_ask_says_what_a_fold_would_save_and_sends_unfolded(home, fake, monkeypatch):
+    """Issue 15 item 3: nobody can answer the question in `foldchat ask`, so it is said, never assumed."""
+    monkeypatch.setenv("FOLDCHAT_FOLD__AUTO", "ask")
+    long = "Ticket OPS-77 is due 2026-12-01. " + "context " * 1500
+    questions = []
+    for n in range(9):
+        done = foldchat("ask", f"{n}: {long}", "--model", "fake")
+        assert done.returncode == 0, done.stderr
+        assert "foldchat: folded" not in done.stderr
+        questions += [line for line in done.stderr.splitlines() if "fold now? it would save about" in line]
+        if questions:
+            break
+    assert questions and "not folded: fold.auto is ask" in questions[0]
+    assert all("<state_snapshot" not in m["content"] for m in fake.requests[-1]["messages"])

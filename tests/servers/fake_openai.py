@@ -73,7 +73,27 @@ class FakeOpenAI(LoopbackServer):
         self.answer_gate.set()
         self.released = threading.Event()  # ends every `hang` and `stall` at once
         self.headers: list[dict[str, str]] = []
+        self.context_window: int | None = None
+        """When set, a request whose messages plus `max_tokens` exceed it is refused as OpenAI does."""
+        self.prompt_tokens: list[int] = []
         super().__init__()
+
+    def too_long(self, body: dict[str, Any]) -> str | None:
+        """OpenAI's context_length_exceeded message, if `body` does not fit `context_window` (o200k count)."""
+        if self.context_window is None:
+            return None
+        import litellm
+
+        prompt = litellm.token_counter(model="gpt-4o", messages=body.get("messages", []))
+        self.prompt_tokens.append(prompt)
+        asked = int(body.get("max_tokens") or 0)
+        if prompt + asked <= self.context_window:
+            return None
+        return (
+            f"This model's maximum context length is {self.context_window} tokens. However, you requested "
+            f"{prompt + asked} tokens ({prompt} in the messages, {asked} in the completion). Please reduce the "
+            "length of the messages or completion."
+        )
 
     def release(self) -> None:
         self.released.set()
@@ -101,7 +121,11 @@ class FakeOpenAI(LoopbackServer):
                 fake.headers.append({k.lower(): v for k, v in self.headers.items()})
                 behaviour = fake.next_behaviour()
                 problems = openai_problems(body)
-                if problems:
+                overflow = fake.too_long(body)
+                if overflow is not None:
+                    fake.rejected.append(overflow)
+                    self._error(400, overflow, "context_length_exceeded")
+                elif problems:
                     fake.rejected.append(problems[0])
                     self._error(400, problems[0], "invalid_request_error")
                 elif behaviour == "500":

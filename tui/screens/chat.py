@@ -46,9 +46,10 @@ from ..widgets.gauge import ContextGauge, GaugeState
 from ..widgets.message import MessageData, MessageView
 from ..widgets.transcript import Transcript
 from .chat_commands import SlashCommands
+from .fold_consent import FoldConsent
 
 if TYPE_CHECKING:  # the session module loads pydantic and SQLite: measured 250 ms before the first frame
-    from foldchat.engine import Session, Usage
+    from foldchat.engine import FoldReport, Session, Usage
 
 UI_INTERVAL = 0.12
 TYPING_PAUSE = 0.15
@@ -364,6 +365,7 @@ class ChatScreen(SlashCommands, Screen[None]):
                 report = await asyncio.to_thread(session.fold_now, focus, self.post_fold_event)
             else:
                 report = await asyncio.to_thread(session.fold_if_needed, self.post_fold_event)
+                report = await self.ask_fold_consent(report)
         except CurrentTurnTooLarge as error:
             self.remove_class("-folding")
             self.refuse_last_message(str(error))
@@ -387,10 +389,11 @@ class ChatScreen(SlashCommands, Screen[None]):
         else:
             await self.refresh_transcript()
             self.status = self.model_status()
+            restored = f" · {report.restored_identifiers} identifiers restored" if report.restored_identifiers else ""
             self.notify(
                 # the report's numbers: the marker and the inspector show the same stored ones
                 f"Folded {report.folded_messages} messages · {report.tokens_before:,} → {report.tokens_after:,} tokens"
-                f" · {report.summarizer}",
+                f" · {report.summarizer}{restored}",
                 title="Folded",
             )
         if force:
@@ -418,6 +421,17 @@ class ChatScreen(SlashCommands, Screen[None]):
             composer.move_cursor(composer.document.end)
         self.notify(f"{problem}. Your message was not sent: it is back in the composer to shorten.",
                     title="Too big to send", severity="warning", timeout=15)  # fmt: skip
+
+    async def ask_fold_consent(self, report: FoldReport | None) -> FoldReport | None:
+        """`fold.auto = "ask"` (or off, and the send would not fit): the gauge line asks; yes folds."""
+        if report is None or not report.awaiting_consent:
+            return report
+        session = self.backend
+        assert session is not None
+        if await self.app.push_screen_wait(FoldConsent(report.reason)):
+            return await asyncio.to_thread(session.fold_if_needed, self.post_fold_event, True)
+        await asyncio.to_thread(session.decline_fold)
+        return None
 
     # -- a reply: fold if needed, then stream ---------------------------------------------------------
     @work(group="reply", exclusive=True, exit_on_error=False)

@@ -11,6 +11,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from foldchat.engine import FoldchatError, visible
+from textual import work
 
 from ..widgets.composer import Composer
 from ..widgets.fold_marker import FoldMarker
@@ -44,11 +45,48 @@ class SlashCommands:
 
     # -- folds ------------------------------------------------------------------------------------
     async def slash_resummarize(self, arg: str) -> None:
+        if arg == "--preview" or arg.startswith("--preview "):
+            self.preview_fold(arg.removeprefix("--preview").strip() or None)
+            return
         if self.streaming:
             self.fold_requested = arg
             self.notify("Folding as soon as the reply is complete")
             return
         self.fold_history(force=True, focus=arg or None)
+
+    async def slash_fold(self, arg: str) -> None:
+        labels = {"on": "on (fold at the trigger)", "ask": "ask first", "off": "off (a send that would not fit asks)"}
+        if arg:
+            try:
+                self.session.set_fold_auto(arg.lower())
+            except FoldchatError as error:
+                self.notify(str(error), severity="error")
+                return
+        self.notify(f"Automatic folds: {labels[self.session.fold_auto]}")
+
+    @work(group="fold", exit_on_error=False)
+    async def preview_fold(self, focus: str | None) -> None:
+        """Compute the fold, show it, and apply exactly that result only if the user says so."""
+        from .fold_preview import FoldPreview
+
+        try:
+            plan = await asyncio.to_thread(self.session.preview_fold, focus)
+            if plan is None:
+                self.notify("Nothing to fold: the conversation is empty")
+                return
+            if not await self.app.push_screen_wait(FoldPreview(plan)):
+                self.notify("Fold preview discarded: nothing changed")
+                return
+            report = await asyncio.to_thread(self.session.apply_fold, plan)
+        except FoldchatError as error:
+            self.notify(str(error), title="Could not fold", severity="error")
+            return
+        await self.refresh_transcript()
+        await self.refresh_usage()
+        if report is not None and report.compressed:
+            self.notify(
+                f"Folded {report.folded_messages} messages · {report.tokens_before:,} → {report.tokens_after:,} tokens"
+            )
 
     async def slash_unfold(self, _: str) -> None:
         fold = await asyncio.to_thread(self.session.active_fold)
@@ -94,6 +132,19 @@ class SlashCommands:
             self.notify("Snapshot edited: the corrected text is what the model sees from now on")
         elif action.action == "refold":
             await self.slash_resummarize(action.text)
+        elif action.action == "preview":
+            self.preview_fold(action.text or None)
+        elif action.action == "drop_rule":
+            await self.drop_rule(action.fold_id, action.text)
+
+    async def drop_rule(self, fold_id: int, number: str) -> None:
+        try:
+            rule = await asyncio.to_thread(self.session.drop_rule, fold_id, int(number) if number.isdigit() else 0)
+        except FoldchatError as error:
+            self.notify(str(error), severity="error")
+            return
+        await self.refresh_transcript()
+        self.notify(f"Rule dropped from the snapshot: {rule}", markup=False)
 
     async def on_fold_marker_selected(self, event: FoldMarker.Selected) -> None:
         await self.inspect(event.fold_id)

@@ -32,17 +32,23 @@ class FoldView:
     chain: list[str]
     covered: list[str] = field(default_factory=list)
     """One line per covered message (role: first words), oldest first."""
+    rules: list[str] = field(default_factory=list)
+    """The user's standing rules the fold carries, numbered for `x` (drop one)."""
 
 
 @dataclass(frozen=True)
 class InspectorAction:
-    action: Literal["undo", "edit", "refold"]
+    action: Literal["undo", "edit", "refold", "preview", "drop_rule"]
     fold_id: int
     text: str = ""
 
 
 def snapshot_markdown(view: FoldView) -> str:
     lines = []
+    if view.rules:
+        lines.append("### your standing rules (kept word for word in every fold; x drops one)")
+        lines += [f"{n}. {rule}" for n, rule in enumerate(view.rules, start=1)]
+        lines.append("")
     for name, items in view.sections:
         if not items:
             continue
@@ -66,6 +72,8 @@ class FoldInspector(ModalScreen[InspectorAction | None]):
     FoldInspector.-editing #body { display: none; }
     FoldInspector #focus { display: none; }
     FoldInspector.-refolding #focus { display: block; }
+    FoldInspector #drop { display: none; }
+    FoldInspector.-dropping #drop { display: block; }
     FoldInspector Horizontal { height: auto; }
     FoldInspector Button { margin: 0 1 0 0; }
     """
@@ -75,6 +83,8 @@ class FoldInspector(ModalScreen[InspectorAction | None]):
         Binding("e", "edit", "Edit snapshot"),
         Binding("r", "refold", "Re-fold"),
         Binding("ctrl+s", "save", "Save edit", priority=True),
+        Binding("v", "preview", "Preview a re-fold"),
+        Binding("x", "drop_rule", "Drop a rule"),
     ]
 
     def __init__(self, view: FoldView) -> None:
@@ -97,15 +107,18 @@ class FoldInspector(ModalScreen[InspectorAction | None]):
                 yield Markdown(visible(snapshot_markdown(v)))
             yield TextArea(visible(v.snapshot_text), id="editor", soft_wrap=True)
             yield Input(placeholder="focus for the new fold (optional), Enter to fold", id="focus")
+            yield Input(placeholder="number of the rule to drop (rules are numbered above), Enter", id="drop")
             with Horizontal():  # Tab from the editor reaches Save first; Undo (destructive) comes last
                 yield Button("Save edit (Ctrl+S)", id="save", variant="success", disabled=True)
                 yield Button("Edit", id="edit")
                 yield Button("Re-fold", id="refold")
+                yield Button("Preview", id="preview")
                 yield Button("Close", id="close")
                 yield Button("Undo fold…", id="undo", variant="warning")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         handlers = {"undo": self.action_undo, "edit": self.action_edit, "refold": self.action_refold,
+                    "preview": self.action_preview,
                     "save": self.save, "close": self.action_close}  # fmt: skip
         handlers[event.button.id or "close"]()
 
@@ -144,9 +157,19 @@ class FoldInspector(ModalScreen[InspectorAction | None]):
     def save(self) -> None:
         self.dismiss(InspectorAction("edit", self.view.fold_id, self.query_one("#editor", TextArea).text))
 
+    def action_preview(self) -> None:
+        """What a re-fold would do, shown before anything is applied (with the focus typed, if any)."""
+        focus = self.query_one("#focus", Input).value.strip()
+        self.dismiss(InspectorAction("preview", self.view.fold_id, focus))
+
     def action_refold(self) -> None:
         self.add_class("-refolding")
         self.query_one("#focus", Input).focus()
 
+    def action_drop_rule(self) -> None:
+        self.add_class("-dropping")
+        self.query_one("#drop", Input).focus()
+
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.dismiss(InspectorAction("refold", self.view.fold_id, event.value.strip()))
+        action = "drop_rule" if event.input.id == "drop" else "refold"
+        self.dismiss(InspectorAction(action, self.view.fold_id, event.value.strip()))

@@ -1,0 +1,95 @@
+"""Recall (issue 15): the verbatim originals behind a fold, by text or by message number.
+
+A fold changes what is sent, never what is kept; recall is how the model (through a `recall` tool, for
+models that support tool calls) or the user gets a folded or pruned original back word for word.
+Only messages the context no longer holds verbatim are searched (folded into the snapshot, pruned to a
+stub or condensed), so recall never repeats what the model already sees. Answers are bounded to
+`RECALL_CHARS` characters and end with how to ask for the rest. Message numbers are the
+conversation's own (1-based transcript positions, the numbers snapshots and stubs name).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .messages import Message
+from .providers import ModelTarget
+
+RECALL_CHARS = 4_000
+MAX_MATCHES = 20
+
+RECALL_TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "recall",
+        "description": (
+            "Get back, verbatim, earlier messages of this conversation that were folded into the state "
+            "snapshot or pruned to a one-line stub. Search by text, or ask for a message number named in "
+            "the snapshot or a stub. Long messages come in parts: pass the offset the answer gives."
+        ),
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "Text to find (case-insensitive)."},
+                "message": {"type": "integer", "description": "A message number, as the snapshot names it."},
+                "offset": {"type": "integer", "description": "Where to continue a long message (characters)."},
+            },
+        },
+    },
+}
+
+
+@dataclass(frozen=True)
+class Original:
+    """A message the context no longer holds verbatim, with its number in the transcript."""
+
+    number: int
+    message: Message
+
+
+def recallable(transcript: Sequence[tuple[int, Message]], context: Sequence[Message]) -> list[Original]:
+    """Transcript messages (numbered) that the context does not send word for word."""
+    sent = {m.key: m.text for m in context if m.key is not None}
+    return [Original(n, m) for n, m in transcript if m.key is None or sent.get(m.key) != m.text]
+
+
+def recall(originals: Sequence[Original], query: str | None = None, message: int | None = None, offset: int = 0) -> str:
+    """The answer to one `recall` call: a message's verbatim text (a bounded part), or what matched."""
+    if message is not None:
+        found = next((o for o in originals if o.number == message), None)
+        if found is None:
+            numbers = ", ".join(str(o.number) for o in originals[:MAX_MATCHES]) or "none"
+            return f"message {message} is not folded or pruned (recallable: {numbers})"
+        return _part(found, max(0, offset))
+    if not query or not query.strip():
+        return "recall needs a query or a message number"
+    needle = query.strip().lower()
+    matches = [o for o in originals if needle in o.message.text.lower()]
+    if not matches:
+        return f"no folded or pruned message contains {query.strip()!r}"
+    others = ", ".join(str(o.number) for o in matches[1:MAX_MATCHES])
+    also = f"\n(also in messages {others}: call recall with message=N)" if others else ""
+    return _part(matches[0], 0) + also
+
+
+def _part(original: Original, offset: int) -> str:
+    text = original.message.text
+    part = text[offset : offset + RECALL_CHARS]
+    head = f"[message {original.number}, {original.message.role}, characters {offset}..{offset + len(part)} of {len(text)}]"
+    rest = offset + len(part)
+    tail = f"\n(continues: call recall with message={original.number} and offset={rest})" if rest < len(text) else ""
+    return f"{head}\n{part}{tail}"
+
+
+def supports_recall(target: ModelTarget) -> bool:
+    """Whether `target` may be offered the tool: litellm says it calls functions; never the local model."""
+    if target.is_local:
+        return False
+    from .lazy import load_litellm
+
+    try:
+        return bool(load_litellm().supports_function_calling(model=target.litellm_model))
+    except Exception:
+        return False

@@ -1,0 +1,68 @@
+"""The check every snapshot passes (issue 15): identifiers of the folded span that it lost are put back.
+
+Whoever wrote the snapshot (a model that paraphrased, a consolidation that dropped a part, a fallback),
+a deterministic pass compares it with the messages it replaces: the rules summarizer's reading of that
+span says which item of which section names each path, command, URL, id, version or number, and every
+rules item whose identifiers the snapshot lacks is added to the same section, so a lost identifier comes
+back where a reader looks for it (a user's booking code under user_requests, an edited file under
+artifacts). The user's standing rules ("always …", "call me Sam") are put back word for word, whatever
+identifiers they hold. The count of identifiers restored goes into the fold's report. Text we did not write is
+only ever quoted here, never obeyed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .facts import identifiers, is_standing_rule
+from .messages import Message
+from .snapshot import Snapshot, render
+from .summarizers.base import SummaryRequest
+
+CHECKED_SECTIONS: tuple[str, ...] = (
+    "constraints_and_preferences",
+    "user_requests",
+    "key_knowledge",
+    "decisions",
+    "artifacts",
+    "errors_and_fixes",
+)
+"""Sections whose items carry identifiers worth restoring (task state and recent actions restate them)."""
+
+
+@dataclass(frozen=True)
+class Checked:
+    snapshot: Snapshot
+    restored: int
+    """How many distinct identifiers of the span were missing from the snapshot and were put back."""
+
+
+def check_snapshot(snapshot: Snapshot, messages: Sequence[Message], reference: Snapshot | None = None) -> Checked:
+    """`snapshot` with every identifier of `messages` it lacks restored from the rules summarizer's items.
+
+    `reference` is the rules snapshot of `messages` when the caller already has it."""
+    if reference is None:
+        from .summarizers.rules import RulesSummarizer
+
+        reference = RulesSummarizer().summarize(SummaryRequest(messages))
+    rules = [r for r in reference.constraints_and_preferences if is_standing_rule(r)]
+    missing_rules = [r for r in rules if r not in snapshot.constraints_and_preferences]
+    if missing_rules:
+        constraints = [*snapshot.constraints_and_preferences, *missing_rules]
+        snapshot = snapshot.model_copy(update={"constraints_and_preferences": constraints})
+    rendered = render(snapshot)
+    restored: dict[str, None] = {}
+    update: dict[str, list[str]] = {}
+    for section in CHECKED_SECTIONS:
+        added = []
+        for item in getattr(reference, section):
+            lost = [i for i in identifiers(item) if i not in rendered and i not in restored]
+            if lost:
+                added.append(item)
+                restored.update(dict.fromkeys(lost))
+        if added:
+            update[section] = [*getattr(snapshot, section), *added]
+    if not update:
+        return Checked(snapshot, 0)
+    return Checked(snapshot.model_copy(update=update), len(restored))

@@ -1,0 +1,77 @@
+"""Issue 15 item 3: consent. `fold.auto` on (default), ask (the policy's fold waits for a yes), off."""
+
+from __future__ import annotations
+
+import pytest
+from foldchat.engine import Session, UsageError
+from foldchat.engine.config import FoldSettings, Settings
+from test_session_folds import open_session, settings_for, store_all
+
+from trajectories import everyday_chat
+
+WINDOW = 8_000
+
+
+def near_trigger_chat(turns: int) -> list[dict]:
+    raw, _ = everyday_chat(turns)
+    return raw
+
+
+@pytest.fixture
+def session(fake, tmp_path, monkeypatch):
+    with open_session(fake, tmp_path, monkeypatch, WINDOW) as opened:
+        yield opened
+
+
+def test_the_default_is_on_and_folds_at_the_trigger(session: Session):
+    assert Settings().fold.auto == "on" and session.fold_auto == "on"
+    store_all(
+        session, near_trigger_chat(5)
+    )  # 7,375 tokens with the reserve: over the trigger (6,400), under the window
+    report = session.fold_if_needed()
+    assert report is not None and report.compressed
+
+
+def test_ask_waits_for_a_yes_and_says_what_the_fold_would_save(session: Session):
+    session.set_fold_auto("ask")
+    store_all(session, near_trigger_chat(5))
+    before = session.usage()
+    report = session.fold_if_needed()
+    assert report is not None and report.awaiting_consent and not report.compressed
+    assert f"{before.used - before.target:,} tokens" in report.reason
+    assert session.active_fold() is None and session.usage() == before  # nothing applied
+    folded = session.fold_if_needed(consented=True)
+    assert folded is not None and folded.compressed and session.active_fold() is not None
+
+
+def test_not_now_is_not_asked_again_until_the_context_grows(session: Session):
+    session.set_fold_auto("ask")
+    store_all(session, near_trigger_chat(5))
+    assert session.fold_if_needed().awaiting_consent  # type: ignore[union-attr]
+    session.decline_fold()
+    again = session.fold_if_needed()
+    assert again is not None and not again.awaiting_consent and "declined" in again.reason
+    store_all(session, everyday_chat(3, seed=21)[0][1:])  # the next turns push it over the window
+    assert session.fold_if_needed().awaiting_consent  # type: ignore[union-attr]
+
+
+def test_off_never_folds_automatically_but_asks_when_the_send_would_not_fit(session: Session):
+    session.set_fold_auto("off")
+    store_all(session, near_trigger_chat(5))
+    assert session.usage().used < WINDOW
+    report = session.fold_if_needed()
+    assert report is not None and not report.awaiting_consent and "off" in report.reason
+    store_all(session, everyday_chat(3, seed=21)[0][1:])
+    assert session.usage().used >= WINDOW
+    report = session.fold_if_needed()
+    assert report is not None and report.awaiting_consent and "would not fit" in report.reason
+
+
+def test_fold_modes_are_validated(session: Session):
+    session.set_fold_auto("auto")
+    assert session.fold_auto == "on"
+    with pytest.raises(UsageError):
+        session.set_fold_auto("sometimes")
+    with pytest.raises(ValueError):
+        FoldSettings(auto="sometimes")  # type: ignore[arg-type]
+    assert settings_for  # the shared helper stays the one place settings are built

@@ -1,0 +1,120 @@
+"""Issue 15 item 4: the user's standing rules are recognised when said and survive every fold word for word."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from foldchat.engine import snapshot as snap
+from foldchat.engine.facts import standing_rules
+from foldchat.engine.fold import FoldRequest, fold_context
+from foldchat.engine.messages import Message, dump_messages, parse_messages
+from foldchat.engine.snapshot import Snapshot
+from foldchat.engine.snapshot_fit import fit_snapshot
+from foldchat.engine.summarizers import RulesSummarizer
+from foldchat.engine.tokens import LiteLLMCounter
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_snapshot_check import ForgetfulSummarizer
+
+from trajectories import everyday_chat
+
+COUNTER = LiteLLMCounter("gpt-4o")
+WINDOW = 8_000
+RULES = [
+    "From now on, answer in German.",
+    "Call me Sam.",
+    "Never book a flight that leaves before 9:00.",
+    "Always give prices in EUR and per night.",
+]
+
+
+def planted_chat(turns: int = 12) -> list[dict]:
+    """A trip chat whose user sets four standing rules in its first two messages, among other words."""
+    raw, _ = everyday_chat(turns)
+    raw[1]["content"] = f"{RULES[0]} {RULES[1]} {raw[1]['content']}"
+    raw[3]["content"] = f"{raw[3]['content']} {RULES[2]}\n{RULES[3]}"
+    return raw
+
+
+def more_turns(n: int, start: int) -> list[Message]:
+    raw, _ = everyday_chat(n, seed=start)
+    return parse_messages(raw[1:])
+
+
+def constraints_of(messages: list[Message]) -> list[str]:
+    parsed = snap.parse(next(m.text for m in messages if snap.is_snapshot_message(m)))
+    assert parsed is not None
+    return parsed.constraints_and_preferences
+
+
+def test_standing_rules_are_recognised_in_the_users_own_words():
+    text = "Hi! From now on, answer in German. Do you always travel by train? Call me Sam. Book BK-1."
+    assert standing_rules(text) == ["From now on, answer in German.", "Call me Sam."]
+
+
+@pytest.mark.parametrize("summarizer", [RulesSummarizer, ForgetfulSummarizer])
+def test_rules_planted_early_survive_three_successive_folds_word_for_word(summarizer):
+    context = parse_messages(planted_chat())
+    for fold_number in range(3):
+        request = FoldRequest(counter=COUNTER, window=WINDOW, summarizer=summarizer(), force=True)
+        result = fold_context(context, request)
+        assert result.report.compressed, result.report.reason
+        constraints = constraints_of(result.messages)
+        assert [r for r in RULES if r not in constraints] == [], (fold_number, constraints)
+        context = [*result.messages, *more_turns(6, seed_of(fold_number))]
+    assert snap.parse(next(m.text for m in result.messages if snap.is_snapshot_message(m))).depth == 3
+
+
+def seed_of(fold_number: int) -> int:
+    return 40 + fold_number
+
+
+def test_compress_three_times_on_its_own_output_keeps_every_rule():
+    data = planted_chat()
+    for fold_number in range(3):
+        done = subprocess.run(
+            [sys.executable, "-m", "foldchat", "compress", "-", "--model", "gpt-4o",
+             "--context-window", str(WINDOW), "--force"],
+            input=json.dumps(data), capture_output=True, text=True, timeout=120, env=os.environ.copy(),
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        out = json.loads(done.stdout)
+        assert out["report"]["compressed"]
+        snapshot_text = next(m["content"] for m in out["messages"] if m.get("name") == snap.SNAPSHOT_NAME)
+        parsed = snap.parse(snapshot_text)
+        assert parsed is not None and [r for r in RULES if r not in parsed.constraints_and_preferences] == []
+        data = [*out["messages"], *dump_messages(more_turns(6, seed_of(fold_number)))]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(min_value=1, max_value=400), st.lists(st.text(min_size=1, max_size=60), max_size=30))
+def test_fitting_a_snapshot_to_any_budget_never_cuts_a_standing_rule(budget, noise):
+    snapshot = Snapshot(
+        constraints_and_preferences=[*RULES, *(f"prefer {n}" for n in noise)],
+        key_knowledge=list(noise),
+        user_requests=[f"request {n}" for n in noise],
+    )
+    fitted = fit_snapshot(snapshot, budget, lambda s: COUNTER.count_text(snap.render(s)))
+    assert [r for r in RULES if r not in fitted.constraints_and_preferences] == []
+
+
+def test_a_rule_dropped_in_the_inspector_is_gone_from_what_is_sent_and_from_later_folds(fake, tmp_path, monkeypatch):
+    from test_session_folds import open_session, store_all
+
+    with open_session(fake, tmp_path, monkeypatch, WINDOW) as session:
+        store_all(session, planted_chat(5))
+        assert session.fold_now().compressed  # type: ignore[union-attr]
+        fold = session.active_fold()
+        assert session.standing_rules(fold) == RULES  # type: ignore[arg-type]
+        assert session.drop_rule(fold.id, 2) == "Call me Sam."  # type: ignore[union-attr]
+        sent = constraints_of(session.context())  # (the request that said it is still quoted, as said)
+        assert "Call me Sam." not in sent and RULES[0] in sent
+        store_all(session, everyday_chat(4, seed=77)[0][1:])
+        report = session.fold_if_needed()
+        assert report is not None and report.compressed
+        later = session.standing_rules(session.active_fold())  # type: ignore[arg-type]
+        assert "Call me Sam." not in later and [r for r in RULES if r != "Call me Sam."] == later

@@ -1,0 +1,46 @@
+"""Issue 15 item 3 in the app: /fold ask makes the gauge line ask before an automatic fold."""
+
+from __future__ import annotations
+
+from foldchat.tui.screens.fold_consent import FoldConsent
+from foldchat.tui.widgets.fold_marker import FoldMarker
+
+from tui.conftest import wait_for
+from tui.test_chat_flows import LONG, chat, ready, replies, send
+
+
+async def fill_until_asked(pilot, screen) -> FoldConsent:
+    for n in range(8):
+        screen.query_one("Composer").text = f"{n} {LONG}"
+        screen.query_one("Composer").focus()
+        count = len(replies(screen))
+        await pilot.press("enter")
+
+        def asked_or_answered(count: int = count) -> object:
+            if isinstance(pilot.app.screen, FoldConsent):
+                return pilot.app.screen
+            return len(replies(screen)) > count and replies(screen)[-1].data.status != "streaming"
+
+        asked = await wait_for(pilot, asked_or_answered)
+        if isinstance(asked, FoldConsent):
+            return asked
+    raise AssertionError("never asked")
+
+
+async def test_ask_waits_for_yes_and_not_now_sends_without_folding(app_factory, fake):
+    app = app_factory(window=4000)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        await send(pilot, "/fold ask")
+        assert screen.backend.fold_auto == "ask"
+        consent = await fill_until_asked(pilot, screen)
+        assert "fold now? it would save about" in consent.question
+        await pilot.press("n")  # not now: the reply goes out unfolded
+        await wait_for(pilot, lambda: replies(screen)[-1].data.status == "complete" and app.screen is screen)
+        assert not screen.query(FoldMarker) and screen.backend.active_fold() is None
+
+        consent = await fill_until_asked(pilot, screen)  # grown enough (or over the window): asked again
+        await pilot.press("y")
+        await wait_for(pilot, lambda: list(screen.query(FoldMarker)))
+        assert screen.backend.active_fold() is not None

@@ -1,0 +1,40 @@
+"""Issue 15 item 2 in the app: /resummarize --preview shows the fold; Esc discards it, Enter applies it."""
+
+from __future__ import annotations
+
+from foldchat.tui.screens.fold_inspector import FoldInspector
+from foldchat.tui.screens.fold_preview import FoldPreview
+from foldchat.tui.widgets.fold_marker import FoldMarker
+
+from tui.conftest import wait_for
+from tui.test_chat_flows import chat, ready, send
+
+
+async def test_preview_then_discard_then_apply_the_exact_result(app_factory, fake):
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        for n in range(4):
+            await send(pilot, f"Booking BK-{n}1234 in Porto on 2026-05-1{n}: " + "what to see near the river? " * 150)
+        await send(pilot, "/resummarize --preview the bookings")
+        preview = await wait_for(pilot, lambda: isinstance(app.screen, FoldPreview) and app.screen)
+        assert preview.plan.report.compressed and "Would fold" in str(preview.query_one("#summary").render())
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen)
+        assert screen.backend.active_fold() is None and not screen.query(FoldMarker)
+
+        await send(pilot, "/resummarize --preview")
+        preview = await wait_for(pilot, lambda: isinstance(app.screen, FoldPreview) and app.screen)
+        planned = preview.plan.snapshot
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: list(screen.query(FoldMarker)))
+        stored = screen.backend.snapshot_of(screen.backend.active_fold())
+        assert stored.user_requests == planned.user_requests  # exactly the previewed result
+
+        screen.query_one(FoldMarker).focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, FoldInspector))
+        await pilot.press("v")  # the inspector's Preview action
+        await wait_for(pilot, lambda: isinstance(app.screen, FoldPreview))
+        await pilot.press("escape")

@@ -1,0 +1,33 @@
+"""Issue 15 item 4 in the app: the inspector lists the user's standing rules; x drops one."""
+
+from __future__ import annotations
+
+from foldchat.tui.screens.fold_inspector import FoldInspector
+from foldchat.tui.widgets.fold_marker import FoldMarker
+
+from tui.conftest import wait_for
+from tui.test_chat_flows import chat, ready, send
+
+
+async def test_the_inspector_lists_rules_and_x_drops_one(app_factory, fake):
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        await send(pilot, "From now on, answer in German. Call me Sam. " + "Plan a week in Porto, please. " * 120)
+        for n in range(2):
+            await send(pilot, f"Day {n}: " + "what about the museums and the river walk? " * 120)
+        await send(pilot, "/resummarize")
+        marker = await wait_for(pilot, lambda: list(screen.query(FoldMarker)))
+        marker[0].focus()
+        await pilot.press("enter")
+        inspector = await wait_for(pilot, lambda: isinstance(app.screen, FoldInspector) and app.screen)
+        assert inspector.view.rules == ["From now on, answer in German.", "Call me Sam."]
+        await pilot.press("x")
+        inspector.query_one("#drop").value = "2"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is screen)
+        session = screen.backend
+        await wait_for(
+            pilot, lambda: session.standing_rules(session.active_fold()) == ["From now on, answer in German."]
+        )

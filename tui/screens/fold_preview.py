@@ -1,0 +1,70 @@
+"""`/resummarize --preview`: what a fold would do, before it is done. Enter applies it, Esc discards it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from foldchat.engine import SNAPSHOT_SECTIONS, visible
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Label, Markdown
+
+from ..literal import literal
+
+if TYPE_CHECKING:
+    from foldchat.engine import FoldPlan
+
+
+def preview_summary(plan: FoldPlan) -> str:
+    """One line: which messages, tokens before → after, who summarizes (or why nothing would fold)."""
+    r = plan.report
+    if not r.compressed:
+        return f"Nothing would fold: {r.reason}"
+    covers = f"messages {r.covers[0]}..{r.covers[1]}" if r.covers else "earlier snapshots"
+    return (
+        f"Would fold {r.folded_messages} messages ({covers}) · {r.tokens_before:,} → {r.tokens_after:,} tokens · "
+        f"{r.summarizer} · {r.kept_messages} recent messages kept verbatim"
+    )
+
+
+def preview_markdown(plan: FoldPlan) -> str:
+    snapshot = plan.snapshot
+    if snapshot is None:
+        return "_(no snapshot: only tool outputs would be pruned)_"
+    lines = []
+    for name in SNAPSHOT_SECTIONS:
+        value = getattr(snapshot, name)
+        items = [value] if isinstance(value, str) and value else list(value or [])
+        if items:
+            lines += [f"### {name.replace('_', ' ')}", *(f"- {item}" for item in items), ""]
+    return "\n".join(lines) or "_(empty snapshot)_"
+
+
+class FoldPreview(ModalScreen[bool]):
+    """Dismissed with True (Enter: apply this exact result) or False (Esc: discard it)."""
+
+    DEFAULT_CSS = """
+    FoldPreview { align: center middle; }
+    FoldPreview > Vertical { width: 90%; height: 90%; border: thick $accent; background: $surface; padding: 0 1; }
+    FoldPreview #summary { color: $text-muted; height: auto; }
+    FoldPreview #body { height: 1fr; }
+    """
+    BINDINGS = [Binding("enter", "answer(True)", "Apply this fold"), Binding("escape", "answer(False)", "Discard")]
+
+    def __init__(self, plan: FoldPlan) -> None:
+        super().__init__()
+        self.plan = plan
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(literal("Fold preview (nothing applied yet)"), classes="title")
+            yield Label(
+                literal(preview_summary(self.plan) + "\nEnter applies this fold · Esc discards it"), id="summary"
+            )
+            with VerticalScroll(id="body"):
+                yield Markdown(visible(preview_markdown(self.plan)))
+
+    def action_answer(self, apply: bool) -> None:
+        self.dismiss(apply and self.plan.report.compressed)

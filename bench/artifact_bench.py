@@ -11,18 +11,25 @@ Targets: edited 100 %, paths >= 90 %, commands >= 80 %, snapshot tokens <= budge
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "fixtures"))
 
 from foldchat.engine.fold import FoldRequest, fold_context
 from foldchat.engine.messages import parse_messages
 from foldchat.engine.policy import FoldPolicy
 from foldchat.engine.summarizers import RulesSummarizer
 from foldchat.engine.tokens import LiteLLMCounter
-from trajectories import SHAPES, trajectory
+
+# Loaded by path under its own name: bench/ has a trajectories.py of its own (fold_bench's realistic rows).
+_FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "trajectories.py"
+_spec = importlib.util.spec_from_file_location("fixture_trajectories", _FIXTURES)
+assert _spec is not None and _spec.loader is not None
+_trajectories = importlib.util.module_from_spec(_spec)
+sys.modules["fixture_trajectories"] = _trajectories
+_spec.loader.exec_module(_trajectories)
+SHAPES, trajectory = _trajectories.SHAPES, _trajectories.trajectory
 
 MODEL = "gpt-4o"
 WINDOWS = (8_000, 32_000)

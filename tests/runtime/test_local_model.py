@@ -79,3 +79,28 @@ def test_foldchat_ask_end_to_end_with_no_api_key(tmp_path, monkeypatch):
     with sqlite3.connect(tmp_path / "db.sqlite") as db:
         rows = db.execute("SELECT role, status, model FROM messages ORDER BY id").fetchall()
     assert rows == [("user", "complete", None), ("assistant", "complete", "local")]
+
+
+@pytest.fixture
+def usual_umask_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    previous = os.umask(0o022)
+    yield tmp_path / "cache"
+    os.umask(previous)
+
+
+def test_the_assembled_gguf_and_its_stamp_are_private_whatever_the_umask(usual_umask_cache):
+    path = ensure_gguf(LocalModelSettings())
+    assert str(path).startswith(str(usual_umask_cache))
+    assert os.stat(path).st_mode & 0o777 == 0o600
+    assert os.stat(path.with_name(path.name + ".verified")).st_mode & 0o777 == 0o600
+
+
+def test_the_server_log_is_private_whatever_the_umask(usual_umask_cache, local_server):
+    server = LocalModelServer(LocalModelSettings(model_path=local_server.model_path))
+    try:
+        server.start()
+        assert str(server.log_path).startswith(str(usual_umask_cache))
+        assert os.stat(server.log_path).st_mode & 0o777 == 0o600
+    finally:
+        server.stop()

@@ -83,6 +83,7 @@ def test_deterministic():
 def test_a_reused_summarizer_reads_each_call_once_and_gives_the_same_snapshots(monkeypatch):
     """A fold reads a head several times (chunks, the consolidated trail, a wider split): same result, once."""
     from foldchat.engine.summarizers import rules
+
     from trajectories import agent_trajectory
 
     for size in (8_000, 30_000):
@@ -91,8 +92,12 @@ def test_a_reused_summarizer_reads_each_call_once_and_gives_the_same_snapshots(m
         fresh = [RulesSummarizer().summarize(r) for r in halves]
         fresh_trail = RulesSummarizer().consolidate(fresh, halves[1]).artifacts
         described: list[tuple[str, bool]] = []  # a call cut from its result reads again
-        real = rules.describe
-        monkeypatch.setattr(rules, "describe", lambda c, r: described.append((c.id, r is None)) or real(c, r))
+
+        def describe(c, r, described=described, real=rules.describe):
+            described.append((c.id, r is None))
+            return real(c, r)
+
+        monkeypatch.setattr(rules, "describe", describe)
         reused = RulesSummarizer()
         assert [reused.summarize(r) for r in halves] == fresh
         assert reused.consolidate(fresh, halves[1]).artifacts == fresh_trail

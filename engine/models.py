@@ -13,7 +13,7 @@ from .config import Settings
 from .errors import UsageError
 from .local_model import LOCAL_ALIAS, SERVED_NAME, LocalModelServer, Progress
 from .providers import ModelTarget
-from .tokens import LiteLLMCounter, TextCounter, TokenCounter, model_info
+from .tokens import TextCounter, TokenCounter, counter_for, model_info
 
 # A model each provider key unlocks, in order, when no default_model is configured.
 KEYED_DEFAULTS = (
@@ -88,7 +88,7 @@ class ModelRegistry:
             if target.is_local:
                 counter = TextCounter(f"gguf:{SERVED_NAME}", self.local.count_text)
             else:
-                counter = LiteLLMCounter(target.litellm_model)
+                counter = counter_for(target.litellm_model)
             self._counters[key] = counter
         return counter
 

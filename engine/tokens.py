@@ -16,6 +16,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
 
+from .encodings import encoding
 from .errors import UnknownModel
 from .lazy import load_litellm
 from .messages import Message
@@ -122,18 +123,17 @@ def covered_by_tiktoken(model: str) -> bool:
     return (litellm_package_dir() / "litellm_core_utils" / "tokenizers").is_dir()  # type: ignore[operator]
 
 
-@cache
 def _encoding(model: str) -> Any:
-    """The tiktoken encoding litellm picks for `model`, from the files litellm ships."""
-    os.environ["TIKTOKEN_CACHE_DIR"] = str(litellm_package_dir() / "litellm_core_utils" / "tokenizers")  # type: ignore[operator]
+    """The tiktoken encoding litellm picks for `model` (its `openai_tokenizer_encoding_name`)."""
     import tiktoken
 
-    if "gpt-4o" in model:
-        return tiktoken.get_encoding("o200k_base")
-    try:
-        return tiktoken.get_encoding(tiktoken.encoding_name_for_model(model))
-    except KeyError:
-        return tiktoken.get_encoding("cl100k_base")
+    name = "o200k_base" if "gpt-4o" in model else None
+    if name is None:
+        try:
+            name = tiktoken.encoding_name_for_model(model)
+        except KeyError:
+            name = "cl100k_base"
+    return encoding(name, litellm_package_dir() / "litellm_core_utils" / "tokenizers")  # type: ignore[operator]
 
 
 class DirectCounter(CachedCounter):

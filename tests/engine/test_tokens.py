@@ -144,3 +144,29 @@ def test_the_direct_counter_does_not_import_litellm():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+def test_kept_encodings_are_private_and_encode_as_tiktoken_does(tmp_path, monkeypatch):
+    import os
+
+    import tiktoken
+    from foldchat.engine import encodings
+    from foldchat.engine.tokens import litellm_package_dir
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    folder = litellm_package_dir() / "litellm_core_utils" / "tokenizers"
+    previous = os.umask(0o022)
+    try:
+        first = encodings._encoding.__wrapped__("cl100k_base", str(folder))  # builds and keeps the ranks
+        kept = encodings._path("cl100k_base")
+        assert kept.is_file() and os.stat(kept).st_mode & 0o777 == 0o600
+        second = encodings._encoding.__wrapped__("cl100k_base", str(folder))  # read back from the kept file
+    finally:
+        os.umask(previous)
+    text = "Fix PAY-1234 in src/app.py <|endoftext|> 日本語 " * 5
+    reference = tiktoken.get_encoding("cl100k_base")
+    assert first.encode_ordinary(text) == second.encode_ordinary(text) == reference.encode_ordinary(text)
+    kept.write_bytes(b"not marshal data")  # a damaged file is rebuilt, never trusted
+    assert encodings._encoding.__wrapped__("cl100k_base", str(folder)).encode_ordinary(
+        text
+    ) == reference.encode_ordinary(text)

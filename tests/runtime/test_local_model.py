@@ -104,3 +104,59 @@ def test_the_server_log_is_private_whatever_the_umask(usual_umask_cache, local_s
         assert os.stat(server.log_path).st_mode & 0o777 == 0o600
     finally:
         server.stop()
+
+
+def _servers_in(folder) -> list[int]:
+    """Pids of processes whose working directory is `folder` (the local server runs in the cache dir)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.readlink(f"/proc/{entry}/cwd") == str(folder):
+                    pids.append(int(entry))
+            except OSError:
+                continue
+    return pids
+
+
+@pytest.fixture
+def local_home(tmp_path, monkeypatch):
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "MISTRAL_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("FOLDCHAT_CONFIG", os.devnull)
+    monkeypatch.setenv("FOLDCHAT_DATABASE", str(tmp_path / "db.sqlite"))
+    monkeypatch.setenv("FOLDCHAT_LOCAL__MODEL_PATH", str(ensure_gguf(LocalModelSettings())))  # assembled once
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return tmp_path / "cache" / "foldchat"
+
+
+def test_with_keep_alive_0_no_server_outlives_ask(local_home):
+    done = foldchat("ask", "hello")
+    assert done.returncode == 0, done.stderr
+    assert _servers_in(local_home) == []
+    assert not (local_home / "local-server.json").exists()
+
+
+def test_a_kept_alive_server_is_reused_by_the_next_ask_then_exits_when_idle(local_home, monkeypatch):
+    import json
+    import time
+
+    monkeypatch.setenv("FOLDCHAT_LOCAL__KEEP_ALIVE", "20")
+    state = local_home / "local-server.json"
+    try:
+        first = foldchat("ask", "hello")
+        assert first.returncode == 0, first.stderr
+        pid = json.loads(state.read_text())["pid"]
+        assert os.stat(state).st_mode & 0o777 == 0o600  # it holds the server's key
+        assert _servers_in(local_home) == [pid]  # it outlived the ask that started it
+        second = foldchat("ask", "and again")
+        assert second.returncode == 0, second.stderr
+        assert json.loads(state.read_text())["pid"] == pid and _servers_in(local_home) == [pid]
+        deadline = time.monotonic() + 120  # idle for 20 s, then it exits by itself
+        while _servers_in(local_home) and time.monotonic() < deadline:
+            time.sleep(1)
+        assert _servers_in(local_home) == []
+        assert not state.exists()
+    finally:
+        for leftover in _servers_in(local_home):
+            os.kill(leftover, 15)

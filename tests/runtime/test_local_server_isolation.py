@@ -8,6 +8,7 @@ would shadow the installed package) and an environment with `HOST=0.0.0.0`, `POR
 from __future__ import annotations
 
 import json
+import os
 import socket
 import urllib.error
 import urllib.request
@@ -172,7 +173,7 @@ def test_a_model_path_that_is_not_a_gguf_is_refused_before_starting(tmp_path, co
 def test_foldchat_ask_reports_a_bad_chat_format_in_one_line(tmp_path, monkeypatch):
     for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "MISTRAL_API_KEY"):
         monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("FOLDCHAT_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.setenv("FOLDCHAT_CONFIG", os.devnull)  # no config: a named file must exist
     monkeypatch.setenv("FOLDCHAT_DATABASE", str(tmp_path / "db.sqlite"))
     monkeypatch.setenv("FOLDCHAT_LOCAL__CHAT_FORMAT", "no-such-format")
     done = foldchat("ask", "hello")

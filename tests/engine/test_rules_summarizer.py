@@ -82,9 +82,17 @@ def test_deterministic():
 
 def test_a_reused_summarizer_reads_each_call_once_and_gives_the_same_snapshots(monkeypatch):
     """A fold reads a head several times (chunks, the consolidated trail, a wider split): same result, once."""
+    import importlib.util
+    from pathlib import Path
+
     from foldchat.engine.summarizers import rules
 
-    from trajectories import agent_trajectory
+    # by path: tests/fixtures has a `trajectories` module too, and either may be imported first
+    path = Path(__file__).resolve().parents[2] / "bench" / "trajectories.py"
+    spec = importlib.util.spec_from_file_location("bench_trajectories", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    agent_trajectory = bench.agent_trajectory
 
     for size in (8_000, 30_000):
         messages = parse_messages(agent_trajectory(size)[0])

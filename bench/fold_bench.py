@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from foldchat.engine.fold import FoldRequest, fold_context
 from foldchat.engine.messages import Message, parse_messages
 from foldchat.engine.summarizers import RulesSummarizer
-from foldchat.engine.tokens import LiteLLMCounter
+from foldchat.engine.tokens import counter_for
 
 from synth import coding_conversation
 
@@ -41,14 +41,14 @@ def timed(fn) -> float:
 
 
 def main() -> None:
-    LiteLLMCounter(MODEL).count([Message.user("warm up the tokenizer")])
+    counter_for(MODEL).count([Message.user("warm up the tokenizer")])
     print(f"{'tokens':>10} {'msgs':>6} {'cold fold s':>12} {'µs/1k tok':>10} {'after':>9} {'warm recount ms':>16}")
     for size in SIZES:
         raw, _ = coding_conversation(size)
         messages = parse_messages(raw)
         colds = []
         for _ in range(3):
-            counter = LiteLLMCounter(MODEL)  # a fresh cache: nothing counted yet
+            counter = counter_for(MODEL)  # a fresh cache: nothing counted yet
             request = FoldRequest(counter=counter, window=int(size * 1.1), summarizer=RulesSummarizer(), force=True)
             start = time.perf_counter()
             result = fold_context(messages, request)
@@ -77,10 +77,10 @@ def agent_and_chat_table() -> None:
         cases.append((name, raw, facts, None))
     for name, raw, facts, window in cases:
         messages = parse_messages(raw)
-        counter = LiteLLMCounter(MODEL)
+        counter = counter_for(MODEL)
         tokens = counter.count(messages)
         window = window or int(tokens / 0.85)
-        counter = LiteLLMCounter(MODEL)  # cold: nothing counted yet
+        counter = counter_for(MODEL)  # cold: nothing counted yet
         request = FoldRequest(counter=counter, window=window, summarizer=RulesSummarizer(), reserved_output=1024)
         start = time.perf_counter()
         result = fold_context(messages, request)

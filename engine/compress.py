@@ -21,7 +21,7 @@ from .providers import missing_key
 from .snapshot import mark_named_snapshots, name_snapshots
 from .summarizers import RulesSummarizer
 from .summarizers.llm import llm_with_fallback
-from .tokens import LiteLLMCounter, model_info
+from .tokens import counter_for, model_info
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ def compress_messages(data: Any, options: CompressOptions) -> FoldResult:
     messages = mark_named_snapshots(parse_messages(data))
     info = model_info(options.model, options.context_window)
     request = FoldRequest(
-        counter=LiteLLMCounter(options.model),
+        counter=counter_for(options.model),
         window=info.window,
         summarizer=RulesSummarizer(),
         policy=options.policy,

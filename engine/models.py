@@ -6,14 +6,15 @@ one cached token counter per model, so counts are shared by the gauge, the polic
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import replace
 
 from .config import Settings
-from .errors import UsageError
-from .local_model import LOCAL_ALIAS, SERVED_NAME, LocalModelServer, Progress
+from .errors import LocalModelError, UsageError
+from .local_model import LOCAL_ALIAS, SERVED_NAME, LocalModelServer, Progress, gguf_ready
 from .providers import ModelTarget
-from .tokens import LiteLLMCounter, TextCounter, TokenCounter, model_info
+from .tokens import TextCounter, TokenCounter, counter_for, model_info
 
 # A model each provider key unlocks, in order, when no default_model is configured.
 KEYED_DEFAULTS = (
@@ -108,6 +109,18 @@ class ModelRegistry:
         base = self.local.start(progress or (lambda *_: None))
         return replace(target, api_base=base, api_key=self.local.api_key)
 
+    def launch_early(self, name: str | None) -> None:
+        """Start the local server's process now if `name` is the local model, without waiting for it.
+
+        Called before litellm is imported, so the model loads meanwhile (issue 12: a cold `ask` to the
+        local model). Errors are left for `prepare` to raise at the usual point; a model that still
+        needs assembling waits for `prepare`, which shows that progress.
+        """
+        if (name or self.default_name()) != LOCAL_ALIAS or not gguf_ready(self.settings.local):
+            return
+        with contextlib.suppress(LocalModelError):
+            self.local.launch()
+
     def counter(self, target: ModelTarget) -> TokenCounter:
         key = target.litellm_model
         counter = self._counters.get(key)
@@ -115,7 +128,7 @@ class ModelRegistry:
             if target.is_local:
                 counter = TextCounter(f"gguf:{SERVED_NAME}", self.local.count_text)
             else:
-                counter = LiteLLMCounter(target.litellm_model)
+                counter = counter_for(target.litellm_model)
             self._counters[key] = counter
         return counter
 

@@ -120,6 +120,7 @@ class Session:
         With `remember`, the model becomes the conversation's, and a change from the model it had
         makes the next fold check a switch (DESIGN §5); `foldchat ask` does this on every call.
         """
+        self.registry.launch_early(self.model_name)  # the local model loads while litellm imports
         load_litellm()
         self._target = self.workspace.resolve_model(self.model_name)
         conversation = self.conversation()

@@ -7,12 +7,18 @@ O(new text) instead of O(history).
 
 from __future__ import annotations
 
+import importlib.util
+import json
+import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 from typing import Any, Protocol
 
+from .encodings import encoding
 from .errors import UnknownModel
 from .lazy import load_litellm
 from .messages import Message
@@ -104,6 +110,107 @@ class LiteLLMCounter(CachedCounter):
         return int(self._litellm.token_counter(model=self.model, text=text))
 
 
+# litellm's own constants for the tiktoken path (litellm/constants.py, litellm_core_utils/token_counter.py)
+CHUNK_CHARS = 1024  # TIKTOKEN_ENCODE_CHUNK_SIZE_CHARS: litellm encodes long text in chunks this size
+MAX_EXACT_CHARS = 4_000_000  # TOKEN_COUNTER_MAX_EXACT_CHARS: past this, litellm extrapolates from samples
+LEGACY_MODEL = "gpt-3.5-turbo-0301"  # 4 tokens per message and -1 per name in litellm
+_LITELLM_TUNING = ("TIKTOKEN_ENCODE_CHUNK_SIZE_CHARS", "TOKEN_COUNTER_MAX_EXACT_CHARS", "CUSTOM_TIKTOKEN_CACHE_DIR")
+
+
+@cache
+def litellm_package_dir() -> Path | None:
+    """litellm's installed package folder, found without importing it (the import costs seconds)."""
+    spec = importlib.util.find_spec("litellm")
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    return Path(locations[0]) if locations else None
+
+
+@cache
+def bundled_model_map() -> Mapping[str, Any]:
+    """litellm's bundled model map (windows, prices, providers), read as data; empty when missing."""
+    folder = litellm_package_dir()
+    try:
+        with (folder / "model_prices_and_context_window_backup.json").open() as file:  # type: ignore[operator]
+            data = json.load(file)
+    except (OSError, TypeError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def covered_by_tiktoken(model: str) -> bool:
+    """Whether `DirectCounter` gives exactly litellm's counts for `model` (its OpenAI chat models)."""
+    entry = bundled_model_map().get(model)
+    if not isinstance(entry, dict) or entry.get("litellm_provider") != "openai" or model == LEGACY_MODEL:
+        return False
+    if "-35" in model or (model.startswith("ft:") and model.count(":") <= 1):  # azure renames; fine-tune keys
+        return False
+    if any(os.environ.get(name) for name in _LITELLM_TUNING) or litellm_package_dir() is None:
+        return False
+    return (litellm_package_dir() / "litellm_core_utils" / "tokenizers").is_dir()  # type: ignore[operator]
+
+
+def _encoding(model: str) -> Any:
+    """The tiktoken encoding litellm picks for `model` (its `openai_tokenizer_encoding_name`)."""
+    import tiktoken
+
+    name = "o200k_base" if "gpt-4o" in model else None
+    if name is None:
+        try:
+            name = tiktoken.encoding_name_for_model(model)
+        except KeyError:
+            name = "cl100k_base"
+    return encoding(name, litellm_package_dir() / "litellm_core_utils" / "tokenizers")  # type: ignore[operator]
+
+
+class DirectCounter(CachedCounter):
+    """litellm's `token_counter` arithmetic for OpenAI chat models, with tiktoken and no litellm import.
+
+    Per message: 3 tokens, plus every string field (role, content, name + 1, tool_call_id, extras such as
+    `reasoning_content`), plus each tool call's arguments; text is encoded in `CHUNK_CHARS` chunks as
+    litellm does. A message with parts other than text (images, files) is counted by litellm itself.
+    Only models for which `covered_by_tiktoken` holds get one (see `counter_for`).
+    """
+
+    def __init__(self, model: str) -> None:
+        super().__init__(f"litellm:{model}")
+        self.model = model
+        self._encode = _encoding(model).encode_ordinary
+        self._fallback: LiteLLMCounter | None = None
+
+    def count_text(self, text: str) -> int:
+        if len(text) > MAX_EXACT_CHARS:
+            return self._litellm().count_text(text)
+        encode = self._encode
+        return sum(len(encode(text[start : start + CHUNK_CHARS])) for start in range(0, len(text), CHUNK_CHARS))
+
+    def _count_one(self, message: Message) -> int:
+        total = 3
+        for key, value in message.to_dict().items():
+            if value is None:
+                continue
+            if key == "tool_calls":
+                total += sum(self.count_text(str(call["function"].get("arguments", ""))) for call in value)
+            elif isinstance(value, str):
+                total += self.count_text(value) + (1 if key == "name" else 0)
+            elif key == "content" and isinstance(value, list):
+                if not all(isinstance(p, str) or p.get("type") == "text" for p in value):
+                    return self._litellm().count_message(message)
+                total += sum(self.count_text(p if isinstance(p, str) else str(p.get("text", ""))) for p in value)
+            elif key == "search_results":
+                return self._litellm().count_message(message)
+        return total
+
+    def _litellm(self) -> LiteLLMCounter:
+        if self._fallback is None:
+            self._fallback = LiteLLMCounter(self.model)
+        return self._fallback
+
+
+def counter_for(model: str) -> TokenCounter:
+    """A counter for a hosted `model`: direct tiktoken where it matches litellm exactly, else litellm."""
+    return DirectCounter(model) if covered_by_tiktoken(model) else LiteLLMCounter(model)
+
+
 class TextCounter(CachedCounter):
     """Counts with any text tokenizer (e.g. a local model's vocabulary) plus a per-message overhead."""
 
@@ -134,10 +241,13 @@ class ModelInfo:
 def model_info(model: str, window_override: int | None = None) -> ModelInfo:
     """Window and prices for `model`; `window_override` wins. Unknown models need an override."""
     raw: dict[str, Any] = {}
-    try:
-        raw = dict(load_litellm().get_model_info(model))
-    except Exception:  # litellm raises a bare Exception for unmapped models
-        raw = {}
+    if covered_by_tiktoken(model):  # an exact key of litellm's own map: its entry, read as data
+        raw = dict(bundled_model_map()[model])
+    else:
+        try:
+            raw = dict(load_litellm().get_model_info(model))
+        except Exception:  # litellm raises a bare Exception for unmapped models
+            raw = {}
     window = window_override or raw.get("max_input_tokens") or raw.get("max_tokens")
     if not window:
         raise UnknownModel(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from .. import snapshot as snap
 from ..facts import (
@@ -28,7 +29,7 @@ from ..facts import (
     standing_rules,
     without_blobs,
 )
-from ..messages import Message
+from ..messages import Message, ToolCall
 from ..snapshot import Snapshot
 from .artifacts import CHANGED, ArtifactTrail
 from .base import SummaryRequest
@@ -47,14 +48,71 @@ KNOWLEDGE_ITEMS = 60
 ASSISTANT_SCAN_CHARS = 4000  # decisions and identifiers are read from the start of long replies
 
 
+@dataclass(frozen=True)
+class _Reading:
+    """What the rules read from an assistant reply's text: a pure function of that text."""
+
+    questions: tuple[str, ...]
+    decisions: tuple[str, ...]
+    first_sentence: str
+    action: str
+    identifiers: tuple[str, ...]
+
+
+def _read(text: str) -> _Reading:
+    return _Reading(
+        questions=tuple(s for s in sentences(text) if s.endswith("?")),
+        decisions=tuple(matching_sentences(DECISION, text, 240)[:3]),
+        first_sentence=first_sentence(text, 200),
+        action=first_sentence(text, 160),
+        identifiers=tuple(identifiers(text, limit=20)),
+    )
+
+
+MEMO_ENTRIES = 20_000  # a bound on what one summarizer remembers; it is cleared, never evicted piecemeal
+
+
+@dataclass
+class _Memo:
+    """Per-summarizer cache of the pure, per-message readings.
+
+    A fold reads the same messages several times: every chunk, the whole request's artifact trail when
+    chunks are consolidated, and the wider split that re-summarizes a prefix of the same head. Tool facts
+    and reply readings depend on nothing but their inputs, so each is computed once per summarizer.
+    """
+
+    facts: dict[tuple[ToolCall, Message | None], ToolFact] = field(default_factory=dict)
+    readings: dict[str, _Reading] = field(default_factory=dict)
+
+    def fact(self, call: ToolCall, result: Message | None) -> ToolFact:
+        key = (call, result)
+        found = self.facts.get(key)
+        if found is None:
+            if len(self.facts) >= MEMO_ENTRIES:
+                self.facts.clear()
+            found = self.facts[key] = describe(call, result)
+        return found
+
+    def reading(self, text: str) -> _Reading:
+        found = self.readings.get(text)
+        if found is None:
+            if len(self.readings) >= MEMO_ENTRIES:
+                self.readings.clear()
+            found = self.readings[text] = _read(text)
+        return found
+
+
 class RulesSummarizer:
     """Builds a `Snapshot` from patterns alone; fast enough to fold 1M tokens in well under a second."""
 
     name = "rules"
     input_budget: int | None = 250_000  # chunks keep progress visible on huge histories
 
+    def __init__(self) -> None:
+        self._memo = _Memo()
+
     def summarize(self, request: SummaryRequest) -> Snapshot:
-        builder = _Builder(request)
+        builder = _Builder(request, self._memo)
         for message in request.messages:
             builder.add(message)
         return builder.finish()
@@ -65,21 +123,22 @@ class RulesSummarizer:
             merged = snap.merge(merged, part)
             merged.depth -= 1  # chunks of one fold are not extra folds
         # the trail of the whole request, so a file touched in several chunks is still one line
-        merged.artifacts = artifact_lines(request.messages)
+        merged.artifacts = artifact_lines(request.messages, self._memo)
         return merged
 
 
-def artifact_lines(messages: Sequence[Message]) -> list[str]:
+def artifact_lines(messages: Sequence[Message], memo: _Memo | None = None) -> list[str]:
     """The deterministic artifact trail of `messages` (what the LLM summarizer's snapshot is merged with)."""
-    builder = _Builder(SummaryRequest(messages))
+    builder = _Builder(SummaryRequest(messages), memo or _Memo())
     for message in messages:
         builder.add(message)
     return builder.trail.lines()
 
 
 class _Builder:
-    def __init__(self, request: SummaryRequest) -> None:
+    def __init__(self, request: SummaryRequest, memo: _Memo) -> None:
         self.request = request
+        self.memo = memo
         self.previous: list[Snapshot] = []
         self.out = Snapshot()
         self.results: dict[str, Message] = {
@@ -134,19 +193,20 @@ class _Builder:
     def _assistant(self, message: Message) -> None:
         text = message.text[:ASSISTANT_SCAN_CHARS]
         if text.strip():
-            self.unanswered = [s for s in sentences(text) if s.endswith("?")][-2:]
-            self.out.decisions.extend(matching_sentences(DECISION, text, 240)[:3])
+            reading = self.memo.reading(text)
+            self.unanswered = list(reading.questions[-2:])
+            self.out.decisions.extend(reading.decisions)
             if self.pending_error is not None:
-                self.out.errors_and_fixes.append(f"{self.pending_error} → {first_sentence(text, 200)}")
+                self.out.errors_and_fixes.append(f"{self.pending_error} → {reading.first_sentence}")
                 self.pending_error = None
             elif self.explain_fix is not None:
-                self.out.errors_and_fixes[self.explain_fix] += f"; {first_sentence(text, 200)}"
+                self.out.errors_and_fixes[self.explain_fix] += f"; {reading.first_sentence}"
             self.explain_fix = None
-            self.out.recent_actions.append(f"assistant: {first_sentence(text, 160)}")
-            for ident in identifiers(text, limit=20):
+            self.out.recent_actions.append(f"assistant: {reading.action}")
+            for ident in reading.identifiers:
                 self.knowledge.setdefault(ident, None)
         for call in message.tool_calls:
-            self._record(describe(call, self.results.get(call.id)))
+            self._record(self.memo.fact(call, self.results.get(call.id)))
         if not message.tool_calls:
             self.text_command = fenced_command(message.text)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -87,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
                 f"{report.tokens_after:,} tokens · {report.summarizer}",
                 file=sys.stderr,
             )
+        import asyncio  # only `ask` streams: list, show and export start faster without it
+
         return asyncio.run(stream(session))
 
 

@@ -82,3 +82,22 @@ def test_a_blob_is_skipped_and_the_identifiers_around_it_are_still_found(unit, s
     # a long URL is no blob: it is kept whole
     url = "https://example.com/" + "a" * size
     assert url in facts.identifiers(f"see {url} now")
+
+
+def _without_blobs_reference(text: str) -> str:
+    """The definition: every run (of spaces or of non-spaces) of BLOB_CHARS+ characters, URLs aside, is one space."""
+    import re
+
+    from foldchat.engine.facts import BLOB_CHARS
+
+    parts = re.split(r"(\s+)", text)
+    return "".join(" " if len(p) >= BLOB_CHARS and not p.startswith(("http://", "https://")) else p for p in parts)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", " ", "\n", "http://", "x" * 199, "y" * 200, " " * 200, "é"]), max_size=12))
+def test_without_blobs_is_its_definition(pieces):
+    from foldchat.engine.facts import without_blobs
+
+    text = "".join(pieces)
+    assert without_blobs(text) == _without_blobs_reference(text)

@@ -78,3 +78,36 @@ def test_deterministic():
     a = RulesSummarizer().summarize(SummaryRequest(HISTORY))
     b = RulesSummarizer().summarize(SummaryRequest(HISTORY))
     assert a == b
+
+
+def test_a_reused_summarizer_reads_each_call_once_and_gives_the_same_snapshots(monkeypatch):
+    """A fold reads a head several times (chunks, the consolidated trail, a wider split): same result, once."""
+    import importlib.util
+    from pathlib import Path
+
+    from foldchat.engine.summarizers import rules
+
+    # by path: tests/fixtures has a `trajectories` module too, and either may be imported first
+    path = Path(__file__).resolve().parents[2] / "bench" / "trajectories.py"
+    spec = importlib.util.spec_from_file_location("bench_trajectories", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    agent_trajectory = bench.agent_trajectory
+
+    for size in (8_000, 30_000):
+        messages = parse_messages(agent_trajectory(size)[0])
+        halves = [SummaryRequest(messages[: len(messages) // 2]), SummaryRequest(messages)]
+        fresh = [RulesSummarizer().summarize(r) for r in halves]
+        fresh_trail = RulesSummarizer().consolidate(fresh, halves[1]).artifacts
+        described: list[tuple[str, bool]] = []  # a call cut from its result reads again
+
+        def describe(c, r, described=described, real=rules.describe):
+            described.append((c.id, r is None))
+            return real(c, r)
+
+        monkeypatch.setattr(rules, "describe", describe)
+        reused = RulesSummarizer()
+        assert [reused.summarize(r) for r in halves] == fresh
+        assert reused.consolidate(fresh, halves[1]).artifacts == fresh_trail
+        assert len(described) == len(set(described))
+        monkeypatch.undo()

@@ -79,3 +79,84 @@ def test_foldchat_ask_end_to_end_with_no_api_key(tmp_path, monkeypatch):
     with sqlite3.connect(tmp_path / "db.sqlite") as db:
         rows = db.execute("SELECT role, status, model FROM messages ORDER BY id").fetchall()
     assert rows == [("user", "complete", None), ("assistant", "complete", "local")]
+
+
+@pytest.fixture
+def usual_umask_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    previous = os.umask(0o022)
+    yield tmp_path / "cache"
+    os.umask(previous)
+
+
+def test_the_assembled_gguf_and_its_stamp_are_private_whatever_the_umask(usual_umask_cache):
+    path = ensure_gguf(LocalModelSettings())
+    assert str(path).startswith(str(usual_umask_cache))
+    assert os.stat(path).st_mode & 0o777 == 0o600
+    assert os.stat(path.with_name(path.name + ".verified")).st_mode & 0o777 == 0o600
+
+
+def test_the_server_log_is_private_whatever_the_umask(usual_umask_cache, local_server):
+    server = LocalModelServer(LocalModelSettings(model_path=local_server.model_path))
+    try:
+        server.start()
+        assert str(server.log_path).startswith(str(usual_umask_cache))
+        assert os.stat(server.log_path).st_mode & 0o777 == 0o600
+    finally:
+        server.stop()
+
+
+def _servers_in(folder) -> list[int]:
+    """Pids of processes whose working directory is `folder` (the local server runs in the cache dir)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.readlink(f"/proc/{entry}/cwd") == str(folder):
+                    pids.append(int(entry))
+            except OSError:
+                continue
+    return pids
+
+
+@pytest.fixture
+def local_home(tmp_path, monkeypatch):
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "MISTRAL_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("FOLDCHAT_CONFIG", os.devnull)
+    monkeypatch.setenv("FOLDCHAT_DATABASE", str(tmp_path / "db.sqlite"))
+    monkeypatch.setenv("FOLDCHAT_LOCAL__MODEL_PATH", str(ensure_gguf(LocalModelSettings())))  # assembled once
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return tmp_path / "cache" / "foldchat"
+
+
+def test_with_keep_alive_0_no_server_outlives_ask(local_home):
+    done = foldchat("ask", "hello")
+    assert done.returncode == 0, done.stderr
+    assert _servers_in(local_home) == []
+    assert not (local_home / "local-server.json").exists()
+
+
+def test_a_kept_alive_server_is_reused_by_the_next_ask_then_exits_when_idle(local_home, monkeypatch):
+    import json
+    import time
+
+    monkeypatch.setenv("FOLDCHAT_LOCAL__KEEP_ALIVE", "20")
+    state = local_home / "local-server.json"
+    try:
+        first = foldchat("ask", "hello")
+        assert first.returncode == 0, first.stderr
+        pid = json.loads(state.read_text())["pid"]
+        assert os.stat(state).st_mode & 0o777 == 0o600  # it holds the server's key
+        assert _servers_in(local_home) == [pid]  # it outlived the ask that started it
+        second = foldchat("ask", "and again")
+        assert second.returncode == 0, second.stderr
+        assert json.loads(state.read_text())["pid"] == pid and _servers_in(local_home) == [pid]
+        deadline = time.monotonic() + 120  # idle for 20 s, then it exits by itself
+        while _servers_in(local_home) and time.monotonic() < deadline:
+            time.sleep(1)
+        assert _servers_in(local_home) == []
+        assert not state.exists()
+    finally:
+        for leftover in _servers_in(local_home):
+            os.kill(leftover, 15)

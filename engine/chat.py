@@ -250,7 +250,7 @@ class ChatSession:
         """Store exactly the previewed fold, if the conversation is still as it was when it was computed."""
         if not plan.report.compressed:
             return plan.report
-        active = self.store.active_fold(self.conversation_id)
+        active = self.active_fold()
         same_fold = (active.id if active else None) == (plan.previous.id if plan.previous else None)
         if not same_fold or [s.id for s in self.transcript()] != [s.id for s in plan.transcript]:
             raise FoldFailed("the conversation changed since the preview: preview it again")

@@ -21,7 +21,8 @@ def chat(app) -> ChatScreen:
 
 
 async def ready(pilot):
-    await wait_for(pilot, lambda: chat(pilot.app).model_ready)
+    # generous: the first app of a session imports litellm in a worker, slow on a busy 2-core machine
+    await wait_for(pilot, lambda: chat(pilot.app).model_ready, timeout=90)
 
 
 async def send(pilot, text: str) -> None:

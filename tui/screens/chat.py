@@ -148,7 +148,10 @@ class ChatScreen(SlashCommands, Screen[None]):
     async def refresh_title(self) -> None:
         if self.backend is not None:
             conversation = await asyncio.to_thread(self.backend.conversation)
-            self.conversation_title = visible(conversation.title) or f"conversation {conversation.id} (new)"
+            if conversation is None:  # not stored until its first message
+                self.conversation_title = "conversation (new)"
+            else:
+                self.conversation_title = visible(conversation.title) or f"conversation {conversation.id} (new)"
 
     # -- start-up -----------------------------------------------------------------------------------
     @work(group="startup", exit_on_error=False)

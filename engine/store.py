@@ -329,7 +329,10 @@ class Store:
                 raise StorageError(f"no such record in {self.path}: a number is out of range") from None
 
     def close(self) -> None:
-        self.db.close()
+        # under the lock: closing while a worker thread is inside `execute` crashes the interpreter;
+        # a query after this raises sqlite3.ProgrammingError, reported as a StorageError
+        with self._lock:
+            self.db.close()
 
     # -- conversations ----------------------------------------------------------------------------
     def create_conversation(self, title: str = "", model: str | None = None) -> int:

@@ -526,10 +526,10 @@ class ChatScreen(SlashCommands, Screen[None]):
             self.notify("Stopped: the partial reply is kept")
 
     def action_back(self) -> None:
-        """Esc backs out one level: stops a streaming reply, else closes the suggestions, else returns
+        """Esc backs out one level: stops a streaming reply or cancels an edit, else closes the suggestions, else returns
         to the composer from wherever focus is (the transcript, a fold marker)."""
         suggestions = self.query_one("#suggestions")
-        if self.streaming:
+        if self.streaming or self.editing is not None:  # an edit in progress is cancelled first
             self.action_stop()
         elif suggestions.display:
             suggestions.display = False

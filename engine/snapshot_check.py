@@ -17,18 +17,13 @@ from dataclasses import dataclass
 
 from .facts import identifiers, is_standing_rule
 from .messages import Message
-from .snapshot import Snapshot, render
+from .snapshot import LIST_SECTIONS, Snapshot, render
 from .summarizers.base import SummaryRequest
 
-CHECKED_SECTIONS: tuple[str, ...] = (
-    "constraints_and_preferences",
-    "user_requests",
-    "key_knowledge",
-    "decisions",
-    "artifacts",
-    "errors_and_fixes",
-)
-"""Sections whose items carry identifiers worth restoring (task state and recent actions restate them)."""
+UNCHECKED_SECTIONS = frozenset({"task_state", "open_questions", "recent_actions", "pinned"})
+CHECKED_SECTIONS: tuple[str, ...] = tuple(s for s in LIST_SECTIONS if s not in UNCHECKED_SECTIONS)
+"""Sections whose items carry identifiers worth restoring (task state and recent actions restate them;
+pinned text is the user's own, quoted verbatim)."""
 
 
 @dataclass(frozen=True)

@@ -59,14 +59,15 @@ def test_a_full_disk_mid_reply_keeps_the_text_shown_and_says_so(home, fake, monk
     session.add_user_message("tell me everything")
     store = session.store
     pages = store.db.execute("PRAGMA page_count").fetchone()[0]
-    store.db.execute(f"PRAGMA max_page_count = {pages + 8}")  # room for the first ~30 KB of the reply only
+    store.db.execute(f"PRAGMA max_page_count = {pages + 8}")  # room for part of the ~90 KB reply only
     with pytest.raises(DiskFull) as caught:
         asyncio.run(ask_cmd.stream(session))
     shown = capsys.readouterr().out.strip()
     message = str(caught.value)
     assert message.startswith("the disk is full: the reply shown above was not saved") and "\n" not in message
     saved = Path(message.rsplit("its text is in ", 1)[1])
-    assert saved.read_text() == shown and len(shown) > 10_000
+    # how much fits before the disk fills depends on how often the partial reply was saved: any real part will do
+    assert saved.read_text() == shown and 1_000 < len(shown) < len(fake.reply)
     assert saved.is_relative_to(home / "data") and (saved.stat().st_mode & 0o777) == 0o600
     session.close()
 

@@ -21,8 +21,12 @@ import re
 import string
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .messages import FrozenDict, Message
+
+if TYPE_CHECKING:
+    from .providers import ModelTarget
 
 THOUGHT_MARK = "__thought__"
 REASONING_KEYS = ("reasoning_content", "thinking_blocks", "reasoning", "provider_specific_fields")
@@ -140,6 +144,14 @@ def adapt(
                 changes["content"] = stripped
         out.append(message.evolve(**changes) if changes else message)
     return out, ids
+
+
+def rules_for_target(target: ModelTarget) -> TargetRules:
+    """The rules of `target`'s provider; the embedded local model's are known without asking litellm:
+    its server speaks OpenAI's format and its model reads text only."""
+    if target.is_local:
+        return TargetRules(provider=target.provider, vision=False)
+    return rules_for(target.litellm_model)
 
 
 def rules_for(litellm_model: str) -> TargetRules:

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, replace
 
 from . import snapshot as snap
-from .adapt import TargetRules, adapt, rules_for
+from .adapt import TargetRules, adapt, rules_for_target
 from .alternation import current_turn_start, repair
 from .condense import condense_oversized
 from .config import Settings
@@ -137,13 +137,13 @@ class ChatSession:
         context = self.context(transcript, exclude, target)
         producers = {s.id: s.model for s in transcript}
         origins = [self._provider_of(producers.get(m.key) if m.key is not None else None) for m in context]
-        adapted, _ = adapt(context, self._rules(target.litellm_model), origins)
+        adapted, _ = adapt(context, self._rules(target), origins)
         return adapted
 
-    def _rules(self, litellm_model: str) -> TargetRules:
-        rules = self._rules_cache.get(litellm_model)
+    def _rules(self, target: ModelTarget) -> TargetRules:
+        rules = self._rules_cache.get(target.litellm_model)
         if rules is None:
-            rules = self._rules_cache[litellm_model] = rules_for(litellm_model)
+            rules = self._rules_cache[target.litellm_model] = rules_for_target(target)
         return rules
 
     def _provider_of(self, model_name: str | None) -> str | None:
@@ -153,7 +153,7 @@ class ChatSession:
         if model_name not in self._origin_cache:
             try:
                 target = self.registry.resolve(model_name)
-                self._origin_cache[model_name] = self._rules(target.litellm_model).provider
+                self._origin_cache[model_name] = self._rules(target).provider
             except Exception:  # a model no longer configured: its reasoning is not sent anywhere
                 self._origin_cache[model_name] = None
         return self._origin_cache[model_name]

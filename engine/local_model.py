@@ -18,6 +18,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import hashlib
+import importlib.util
 import io
 import json
 import os
@@ -121,13 +122,15 @@ def check_gguf(path: Path) -> Path:
 
 
 def check_chat_format(name: str) -> None:
-    """`name` must be Foldchat's format or one llama-cpp-python knows; an unknown one gives empty replies."""
-    from llama_cpp import llama_chat_format
+    """`name` must be Foldchat's format or one llama-cpp-python knows; an unknown one gives empty replies.
 
+    Foldchat's own format is known without importing llama_cpp (~20 MB and a second in this process)."""
     from .transcript_prompt import FORMAT_NAME
 
     if name == FORMAT_NAME:
         return
+    from llama_cpp import llama_chat_format
+
     try:
         llama_chat_format.get_chat_completion_handler(name)
     except (ValueError, llama_chat_format.LlamaChatCompletionHandlerNotFoundException):
@@ -135,6 +138,14 @@ def check_chat_format(name: str) -> None:
             f"local.chat_format {name!r} is not a chat format llama-cpp-python knows "
             f"(the default is {FORMAT_NAME!r}; others: chatml, gemma, llama-2, mistral-instruct, ...)"
         ) from None
+
+
+SERVER_MODULES = ("llama_cpp", "fastapi", "uvicorn", "sse_starlette")  # llama-cpp-python[server]
+
+
+def server_installed() -> bool:
+    """Whether llama-cpp-python's server can run, found without importing it (the child imports it)."""
+    return all(importlib.util.find_spec(name) is not None for name in SERVER_MODULES)
 
 
 def child_environment(api_key: str) -> dict[str, str]:
@@ -230,12 +241,10 @@ class LocalModelServer:
         """
         if self.running or (self.settings.keep_alive > 0 and self._reuse()):
             return
-        try:
-            import llama_cpp.server  # noqa: F401
-        except ImportError:
+        if not server_installed():
             raise LocalModelError(
                 "the local model needs llama-cpp-python's server: pip install 'foldchat[local]' (make run does it)"
-            ) from None
+            )
         check_chat_format(self.settings.chat_format)
         bypass_proxies_for_loopback()
         self.model_path = ensure_gguf(self.settings, progress)

@@ -12,11 +12,13 @@ import json
 import os
 import random
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .lazy import load_litellm
+from .local_stream import LocalHTTPError
 
 if TYPE_CHECKING:
     from .providers import ModelTarget
@@ -142,43 +144,91 @@ def classify(
     deadline: float | None = None,
     started: bool = False,
 ) -> Problem:
-    """What went wrong, in one actionable line, and whether trying again may help."""
+    """What went wrong, in one actionable line, and whether trying again may help.
+
+    litellm's exception classes are consulted only when litellm is loaded: an error can only be one
+    of them if it came through litellm, and a process talking to the local model never imports it.
+    """
     from .providers import EmptyReply, StreamEndedEarly
 
-    litellm = load_litellm()
+    litellm = sys.modules.get("litellm")
     name = target.name
     if isinstance(error, StreamEndedEarly):
         where = "before the model finished its reply" if started else "before the reply began"
         return Problem(f"{name}: the stream ended {where} (no finish reason)", True)
     if isinstance(error, EmptyReply):
         return Problem(f"{name}: the model sent an empty reply", False)
-    if isinstance(error, TimeoutError) and not isinstance(error, litellm.Timeout) and deadline is not None:
+    ours = isinstance(error, TimeoutError) and not (litellm is not None and isinstance(error, litellm.Timeout))
+    if ours and deadline is not None:
         return Problem(f"{name}: no answer within {deadline:.0f} s (request_deadline)", False)
+    rejected = _rejection(error, target, litellm)
+    if rejected is not None:
+        return rejected
+    transport = transport_problem(error, target, wait=wait, started=started)
+    if transport is not None:
+        return transport
+    if litellm is not None and isinstance(error, litellm.Timeout):
+        return Problem(f"{name}: no answer within the timeout", True)
+    status = _http_status(error)
+    if status is not None and status >= 500:
+        return Problem(f"{name}: server error {status}", True)
+    return _fault(error, target, litellm)
+
+
+def _rejection(error: BaseException, target: ModelTarget, litellm: Any) -> Problem | None:
+    """A request the server refused (key, model, size, rate, content): never worth an immediate retry,
+    except a rate limit after its Retry-After."""
+    if isinstance(error, LocalHTTPError):
+        return _status_rejection(error, target)
+    if litellm is None:
+        return None
+    name = target.name
     if isinstance(error, litellm.AuthenticationError):
         return Problem(f"{name}: authentication failed: check {key_variable(target)} (the key was rejected)", False)
     if isinstance(error, litellm.NotFoundError):
         return Problem(f"model {target.litellm_model} does not exist for provider {target.provider}", False)
     if isinstance(error, litellm.ContextWindowExceededError):
-        return Problem(f"{name}: the conversation is larger than the model's window; /resummarize folds it", False)
+        return Problem(f"{name}: {TOO_BIG}", False)
     if isinstance(error, litellm.RateLimitError):
         return Problem(f"{name}: rate limited (429)", True, retry_after(error))
     if isinstance(error, litellm.BadRequestError | litellm.UnprocessableEntityError | litellm.PermissionDeniedError):
         return Problem(f"{name}: request rejected: {_short(error)}", False)
-    transport = transport_problem(error, target, wait=wait, started=started)
-    if transport is not None:
-        return transport
-    if isinstance(error, litellm.Timeout):
-        return Problem(f"{name}: no answer within the timeout", True)
-    status = _http_status(error)
-    if status is not None and status >= 500:
-        return Problem(f"{name}: server error {status}", True)
-    if isinstance(error, litellm.APIConnectionError):
+    return None
+
+
+TOO_BIG = "the conversation is larger than the model's window; /resummarize folds it"
+_CONTEXT_SIGNS = ("context_length_exceeded", "maximum context length", "exceed context window")
+
+
+def _status_rejection(error: LocalHTTPError, target: ModelTarget) -> Problem | None:
+    """The same lines as litellm's exception classes give, read from the local server's status."""
+    name, status = target.name, error.status_code
+    if status in (401, 403):
+        return Problem(f"{name}: authentication failed: the local model server rejected this session's key", False)
+    if status == 404:
+        return Problem(f"model {target.litellm_model} does not exist for provider {target.provider}", False)
+    if status == 429:
+        return Problem(f"{name}: rate limited (429)", True, retry_after(error))
+    if status in (400, 413, 422):
+        said = f"{error.code or ''} {error.message}".lower()
+        if any(sign in said for sign in _CONTEXT_SIGNS):
+            return Problem(f"{name}: {TOO_BIG}", False)
+        return Problem(f"{name}: request rejected: {_short(error)}", False)
+    return None
+
+
+def _fault(error: BaseException, target: ModelTarget, litellm: Any) -> Problem:
+    """A fault of the connection or the server that `classify` has not named yet."""
+    name = target.name
+    if litellm is not None and isinstance(error, litellm.APIConnectionError):
         return Problem(f"{name}: connection failed ({_short(error)})", True)
-    if isinstance(error, litellm.InternalServerError | litellm.ServiceUnavailableError | litellm.BadGatewayError):
+    if litellm is not None and isinstance(
+        error, litellm.InternalServerError | litellm.ServiceUnavailableError | litellm.BadGatewayError
+    ):
         return Problem(f"{name}: server error: {_short(error)}", True)
     if isinstance(error, ConnectionError | OSError):
         return Problem(f"{name}: connection failed ({error})", True)
-    if isinstance(error, litellm.APIError):
+    if litellm is not None and isinstance(error, litellm.APIError):
         return Problem(f"{name}: {_short(error)}", True)
     return Problem(f"{name}: {type(error).__name__}: {_short(error)}", False)
 

@@ -1,4 +1,5 @@
-"""One streaming call path for every model, hosted or local: `litellm.acompletion` (DESIGN §8, issue 4).
+"""One streaming call path for every model: hosted ones through `litellm.acompletion` (DESIGN §8, issue 4),
+the embedded local model through `local_stream` (its OpenAI-compatible server, no litellm import: issue 12).
 
 `stream_reply` yields `ProviderEvent`s: text, reasoning and tool-call deltas, usage, retries, and
 exactly one final `Finished` or `Failed`. Transient failures (429 honouring Retry-After, 5xx,
@@ -18,8 +19,9 @@ long. Everything awaits asyncio, so cancelling the consuming task (Esc, Ctrl-C) 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -226,7 +228,6 @@ async def stream_reply(
     if key is not None:
         yield Failed(f"{key} is not set: export it, or pick another model (--model local)", None)
         return
-    litellm = load_litellm()
     clock = _Deadline(deadline)
     attempt = 0
     while True:
@@ -237,15 +238,15 @@ async def stream_reply(
         try:
             # until the first output arrives the deadline applies; nothing is yielded before that
             async with asyncio.timeout(clock.remaining) as start_guard:
-                response = await litellm.acompletion(**call_arguments(target, messages, wait))
-                async for chunk in response:
-                    events = _chunk_events(chunk, acc)
-                    if acc.has_output:
-                        start_guard.reschedule(None)
-                    for event in events:
-                        yield event
-                    finish_reason = _finish_reason(chunk) or finish_reason
-                    usage = _chunk_usage(chunk, target) or usage
+                async with _opened_stream(target, messages, wait) as response:
+                    async for chunk in response:
+                        events = _chunk_events(chunk, acc)
+                        if acc.has_output:
+                            start_guard.reschedule(None)
+                        for event in events:
+                            yield event
+                        finish_reason = _finish_reason(chunk) or finish_reason
+                        usage = _chunk_usage(chunk, target) or usage
             if not _really_finished(response, finish_reason):
                 raise StreamEndedEarly()
             if not acc.has_output:
@@ -270,6 +271,22 @@ async def stream_reply(
             yield usage
         yield Finished(acc.message(), finish_reason, usage)
         return
+
+
+@contextlib.asynccontextmanager
+async def _opened_stream(target: ModelTarget, messages: list[dict[str, Any]], wait: float) -> AsyncIterator[Any]:
+    """The reply's chunks: the local server's read directly, every other model's through litellm."""
+    if target.is_local:
+        from .local_stream import stream_chunks
+
+        chunks = stream_chunks(target, messages, wait)
+        try:
+            yield chunks
+        finally:
+            await chunks.aclose()  # the connection closes now, not when the generator is collected
+        return
+    response: AsyncIterable[Any] = await load_litellm().acompletion(**call_arguments(target, messages, wait))
+    yield response
 
 
 def _chunk_usage(chunk: Any, target: ModelTarget) -> UsageReport | None:

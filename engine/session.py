@@ -9,8 +9,8 @@ A new conversation is not stored until it has something in it: a `Session` on a 
 (`conversation_id` None) reads as empty, and its first user message or system prompt creates the row,
 with the current model. So /new, `--new` and a first start leave no empty conversation behind.
 
-Opening is cheap (config + database); `connect()` loads litellm and resolves the model, so a UI can
-show the transcript first. Every method is blocking and thread-safe enough to run in a worker thread;
+Opening is cheap (config + database); `connect()` resolves the model (and loads litellm, unless the
+model is the embedded local one), so a UI can show the transcript first. Every method is blocking and thread-safe enough to run in a worker thread;
 `reply` is an async iterator.
 """
 
@@ -115,14 +115,17 @@ class Session:
 
     # -- the model --------------------------------------------------------------------------------
     def connect(self, remember: bool = False) -> ModelTarget:
-        """Slow (imports litellm): resolve the model so tokens can be counted and replies sent.
+        """Slow for a hosted model (imports litellm): resolve the model so tokens can be counted and
+        replies sent. The embedded local model needs no litellm (issue 12): its server is launched
+        here, and litellm loads only when something first needs it (a hosted model, its prices).
 
         With `remember`, the model becomes the conversation's, and a change from the model it had
         makes the next fold check a switch (DESIGN §5); `foldchat ask` does this on every call.
         """
-        self.registry.launch_early(self.model_name)  # the local model loads while litellm imports
-        load_litellm()
+        self.registry.launch_early(self.model_name)  # the local model loads while the rest does
         self._target = self.workspace.resolve_model(self.model_name)
+        if not self._target.is_local:
+            load_litellm()  # paid here, in the caller's worker, rather than on the first keystroke or send
         conversation = self.conversation()
         if remember and conversation is not None:
             previous = conversation.model

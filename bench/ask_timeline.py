@@ -1,0 +1,99 @@
+"""Where the seconds of one cold `foldchat ask` to the local model go (issue 12 item 4, profile first).
+
+Run: .venv/bin/python bench/ask_timeline.py [TEXT]
+Runs `foldchat ask --new TEXT` in this process with no API key (the embedded model answers; the GGUF
+is already assembled) and prints a timeline from process start: the local server launched, litellm
+loaded (if it is), the server answering, the first token, the reply done; plus the reply's length in
+tokens and whether litellm was ever imported. Start-up of the interpreter itself is included
+(measured from the process's own start time in /proc).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "MISTRAL_API_KEY")
+MARKS: list[tuple[str, float]] = []
+
+
+def process_start() -> float:
+    """This process's start on the `time.monotonic` clock (both count from boot on Linux)."""
+    ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def mark(name: str) -> None:
+    MARKS.append((name, time.monotonic()))
+
+
+def traced(owner: Any, attribute: str, before: str | None, after: str | None) -> None:
+    original: Callable[..., Any] = getattr(owner, attribute)
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if before:
+            mark(before)
+        result = original(*args, **kwargs)
+        if after:
+            mark(after)
+        return result
+
+    setattr(owner, attribute, wrapper)
+
+
+def main() -> None:
+    text = sys.argv[1] if len(sys.argv) > 1 else "hello"
+    start = process_start()
+    mark("python ready, foldchat imports start")
+    from foldchat.engine import lazy, local_model, providers
+    from foldchat.engine.config import LocalModelSettings
+
+    from foldchat.cli.main import main as foldchat_main
+
+    model = local_model.ensure_gguf(LocalModelSettings())
+    traced(local_model.LocalModelServer, "launch", "server launch begins", "server process started")
+    traced(local_model.LocalModelServer, "_wait_ready", None, "server answers")
+    traced(lazy, "load_litellm", "litellm import begins", "litellm loaded")
+    deltas: list[str] = []
+    stream = providers.stream_reply
+
+    async def timed_stream(*args: Any, **kwargs: Any) -> Any:
+        mark("request sent")
+        async for event in stream(*args, **kwargs):
+            if isinstance(event, providers.TextDelta):
+                if not deltas:
+                    mark("first token")
+                deltas.append(event.text)
+            if isinstance(event, providers.UsageReport):
+                deltas.append(f"\0{event.completion_tokens}")
+            yield event
+        mark("reply done")
+
+    providers.stream_reply = timed_stream  # type: ignore[assignment]
+    import foldchat.engine.chat as chat
+
+    chat.stream_reply = timed_stream  # type: ignore[attr-defined]
+    with tempfile.TemporaryDirectory() as tmp:
+        for key in KEYS:
+            os.environ.pop(key, None)
+        os.environ.update(FOLDCHAT_CONFIG=os.devnull, FOLDCHAT_DATABASE=str(Path(tmp) / "db.sqlite"),
+                          XDG_CACHE_HOME=str(Path(tmp) / "cache"), FOLDCHAT_LOCAL__MODEL_PATH=str(model))  # fmt: skip
+        code = foldchat_main(["ask", "--new", text])
+    mark("process done")
+    print(f"exit {code}; litellm imported: {'litellm' in sys.modules}", file=sys.stderr)
+    tokens = [d for d in deltas if d.startswith("\0")]
+    print(f"reply: {sum(len(d) for d in deltas if not d.startswith(chr(0)))} chars, "
+          f"{tokens[-1][1:] if tokens else '?'} completion tokens", file=sys.stderr)  # fmt: skip
+    previous = start
+    for name, at in [("process start", start), *MARKS]:
+        print(f"{at - start:7.2f} s  (+{at - previous:5.2f})  {name}", file=sys.stderr)
+        previous = at
+
+
+if __name__ == "__main__":
+    main()

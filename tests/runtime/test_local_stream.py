@@ -1,0 +1,138 @@
+"""The direct path to the local model (`local_stream`) behaves as the litellm path does, fault for fault.
+
+Both paths talk to the same loopback fake; a target marked `is_local` goes direct, the same target
+unmarked goes through litellm. Same events, same error lines, same partial replies, same request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from pathlib import Path
+
+import pytest
+from foldchat.engine.chat import ChatSession
+from foldchat.engine.config import Settings
+from foldchat.engine.models import ModelRegistry
+from foldchat.engine.providers import (
+    Failed,
+    Finished,
+    ModelTarget,
+    Retrying,
+    TextDelta,
+    UsageReport,
+    stream_reply,
+)
+from foldchat.engine.store import Store
+
+from servers.fake_openai import FakeOpenAI
+
+HELLO = [{"role": "user", "content": "hi"}]
+
+
+def local_target(base_url: str) -> ModelTarget:
+    return ModelTarget(
+        name="local", litellm_model="openai/fake-model", window=8192, api_base=base_url, max_output_tokens=64,
+        is_local=True, temperature=0.7, extra_body={"repeat_penalty": 1.3}, api_key="session-key",
+    )  # fmt: skip
+
+
+def through_litellm(target: ModelTarget) -> ModelTarget:
+    return dataclasses.replace(target, is_local=False)
+
+
+async def events_of(target: ModelTarget, **options: object) -> list[object]:
+    options = {"timeout": 1.0, "max_retries": 0, **options}
+    return [event async for event in stream_reply(target, HELLO, **options)]  # type: ignore[arg-type]
+
+
+def summary(events: list[object]) -> list[object]:
+    """What a caller sees, comparable across paths: texts, usage, retries, the end and its partial reply."""
+    out: list[object] = []
+    for event in events:
+        if isinstance(event, TextDelta | UsageReport):
+            out.append(event)
+        elif isinstance(event, Retrying):
+            out.append(("retry", event.attempt, event.delay, event.reason))
+        elif isinstance(event, Finished):
+            out.append(("finished", event.message.to_dict(), event.finish_reason, event.usage))
+        elif isinstance(event, Failed):
+            partial = event.partial.to_dict() if event.partial else None
+            out.append(("failed", event.error, partial, event.retryable))
+    return out
+
+
+SCRIPTS = ["ok", "500", "429:0", "404", "400", "drop", "garbage", "nofinish", "empty", "blank", "stall", "hang"]
+
+
+@pytest.mark.parametrize("script", [[s] for s in SCRIPTS] + [["500", "ok"], ["429:0", "ok"]], ids="+".join)
+async def test_the_direct_path_yields_what_litellm_yields(fake: FakeOpenAI, script: list[str], monkeypatch):
+    monkeypatch.setattr("foldchat.engine.provider_errors.random.random", lambda: 0.5)  # the same backoff twice
+    fake.script = list(script)
+    through = await events_of(through_litellm(local_target(fake.base_url)), max_retries=1, sleep=_no_sleep)
+    fake.release()  # a hang or stall from the first run ends now; the second run gets its own below
+    fake.released.clear()
+    fake.script = list(script)
+    direct = await events_of(local_target(fake.base_url), max_retries=1, sleep=_no_sleep)
+    fake.release()
+    assert summary(direct) == summary(through)
+    assert isinstance(direct[-1], Finished | Failed)
+
+
+async def _no_sleep(_delay: float) -> None:
+    pass
+
+
+async def test_the_request_is_the_one_litellm_sends(fake: FakeOpenAI):
+    await events_of(through_litellm(local_target(fake.base_url)))
+    await events_of(local_target(fake.base_url))
+    via_litellm, direct = fake.requests
+    keys = ("model", "messages", "stream", "stream_options", "max_tokens", "temperature", "repeat_penalty")
+    assert {k: direct.get(k) for k in keys} == {k: via_litellm.get(k) for k in keys}
+    assert direct["model"] == "fake-model" and direct["repeat_penalty"] == 1.3
+    assert fake.headers[-1]["authorization"] == "Bearer session-key"
+
+
+async def test_a_rejected_session_key_says_it_is_the_local_servers(fake: FakeOpenAI):
+    fake.script = ["401"]
+    failed = (await events_of(local_target(fake.base_url)))[-1]
+    assert isinstance(failed, Failed) and not failed.retryable
+    assert failed.error == "local: authentication failed: the local model server rejected this session's key"
+
+
+async def test_an_overlong_conversation_says_fold_it(fake: FakeOpenAI):
+    fake.context_window = 10  # the fake refuses as OpenAI (and llama-cpp-python's server) do
+    failed = (await events_of(local_target(fake.base_url), timeout=60))[-1]  # the fake counts with litellm
+    assert isinstance(failed, Failed)
+    assert failed.error == "local: the conversation is larger than the model's window; /resummarize folds it"
+
+
+async def test_a_proxy_in_the_environment_never_sees_the_local_traffic(fake: FakeOpenAI, monkeypatch):
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # nothing listens there: using it would fail
+    monkeypatch.setenv("ALL_PROXY", "http://127.0.0.1:9")
+    assert isinstance((await events_of(local_target(fake.base_url)))[-1], Finished)
+
+
+async def test_cancelling_mid_reply_keeps_the_partial_reply_marked_interrupted(fake: FakeOpenAI, tmp_path: Path):
+    fake.script = ["slow"]  # a chunk every 0.1 s for 10 s
+    store = Store(tmp_path / "db.sqlite")
+    settings = Settings()
+    chat = ChatSession(store, ModelRegistry(settings), settings, store.create_conversation())
+    chat.add_user_message("count")
+    seen: list[str] = []
+
+    async def consume() -> None:
+        async for event in chat.reply(local_target(fake.base_url)):
+            if isinstance(event, TextDelta):
+                seen.append(event.text)
+
+    task = asyncio.create_task(consume())
+    while len(seen) < 3:
+        await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, 60)  # a guard against a deadlock, not a timing assertion
+    reply = chat.transcript()[-1]
+    assert reply.status == "interrupted" and reply.message.text.startswith("".join(seen[:3]))
+    assert 0 < len(reply.message.text.split()) < 100  # cut, not finished
+    store.close()

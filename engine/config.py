@@ -104,7 +104,9 @@ class LocalModelSettings(_Section):
     """The embedded Gemma 3 270M served by llama-cpp-python on 127.0.0.1."""
 
     context_size: int = Field(8192, ge=512, description="Window the local server is started with (tokens).")
-    threads: int | None = Field(None, ge=1, description="CPU threads; default: all cores.")
+    threads: int | None = Field(
+        None, ge=1, description="CPU threads of the local server; default: half the cores, at least 1."
+    )
     chat_format: str = Field("foldchat-transcript", description="llama-cpp chat format for the prompt.")
     max_reply_tokens: int = Field(
         256, ge=1, description="Reply cap: the base model stops on its own, this is a backstop."

@@ -26,6 +26,7 @@ import secrets
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -148,6 +149,13 @@ def server_installed() -> bool:
     return all(importlib.util.find_spec(name) is not None for name in SERVER_MODULES)
 
 
+def default_threads() -> int:
+    """Half the CPUs, at least one: the app shares the machine with the server, and llama.cpp's threads
+    wait for each other at every step, so one preempted thread stalls them all. Measured on 2 busy cores:
+    a short reply took 0.9-4 s with one thread, 0.7-20 s with two (issue 12)."""
+    return max(1, (os.cpu_count() or 2) // 2)
+
+
 def child_environment(api_key: str) -> dict[str, str]:
     """The local server's whole environment: the few variables Python needs, the key, the parent pid."""
     env = {name: os.environ[name] for name in CHILD_ENVIRONMENT if name in os.environ}
@@ -207,6 +215,7 @@ class LocalModelServer:
         self.api_key = secrets.token_urlsafe(32)  # per session: only this Foldchat can use the server
         self._kept_pid: int | None = None  # a kept-alive server this process found and uses
         self._remembered = False  # this process started a kept-alive server and wrote its state file
+        self._vocab_lock = threading.Lock()  # one load, whichever thread counts first
 
     @property
     def base_url(self) -> str:
@@ -249,7 +258,7 @@ class LocalModelServer:
         bypass_proxies_for_loopback()
         self.model_path = ensure_gguf(self.settings, progress)
         progress("starting local model", 0, 1)
-        threads = self.settings.threads or os.cpu_count() or 1
+        threads = self.settings.threads or default_threads()
         listener = loopback_listener()
         self.port = int(listener.getsockname()[1])
         command = [
@@ -383,5 +392,23 @@ class LocalModelServer:
             return Llama(model_path=str(path), vocab_only=True, verbose=False)
 
     def count_text(self, text: str) -> int:
-        """Tokens in `text` by the model's own vocabulary (no server needed)."""
-        return len(self._vocab.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+        """Tokens in `text` by the model's own vocabulary (no server needed).
+
+        The vocabulary is loaded in this process (~1 s; ~65 MB with llama_cpp itself), not asked of the
+        server: a count is needed per uncached message (thousands when a long conversation opens), and
+        the server's own tokenize endpoint takes the model lock, so a count sent while a reply streams
+        would wait for it, or cut it (llama-cpp-python interrupts a stream when another request comes).
+        """
+        with self._vocab_lock:
+            vocab = self._vocab
+        return len(vocab.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def load_vocabulary_soon(self) -> None:
+        """Load the vocabulary in a background thread, so the first count does not wait for it.
+
+        `launch_early` calls this: the vocabulary loads while the server starts, instead of after."""
+        threading.Thread(target=self._load_quietly, daemon=True, name="local-vocabulary").start()
+
+    def _load_quietly(self) -> None:
+        with contextlib.suppress(Exception), self._vocab_lock:  # a failure shows on the first real count
+            self._vocab  # noqa: B018

@@ -2,6 +2,8 @@
 
 import os
 import sqlite3
+import subprocess
+import sys
 
 import pytest
 from foldchat.engine.config import LocalModelSettings
@@ -160,3 +162,31 @@ def test_a_kept_alive_server_is_reused_by_the_next_ask_then_exits_when_idle(loca
     finally:
         for leftover in _servers_in(local_home):
             os.kill(leftover, 15)
+
+
+def _imported_modules(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """Run `foldchat ARGS` with `python -X importtime`: every module the process imported, in any thread."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "foldchat", *args], capture_output=True, text=True, timeout=300,
+        env=os.environ.copy(),
+    )  # fmt: skip
+    lines = [line for line in done.stderr.splitlines() if line.startswith("import time:")]
+    return done, {line.rsplit("|", 1)[-1].strip() for line in lines}
+
+
+def _litellm_in(modules: set[str]) -> set[str]:
+    return {m for m in modules if m == "litellm" or m.startswith("litellm.")}
+
+
+def test_an_ask_to_the_local_model_never_imports_litellm(local_home):
+    done, modules = _imported_modules("ask", "hello")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip()  # a real reply from the real server
+    assert {"foldchat.engine.local_stream", "httpx"} <= modules  # the log is complete: it shows the direct client
+    assert _litellm_in(modules) == set()
+
+
+def test_the_import_log_does_show_litellm_when_a_hosted_model_answers(home):
+    done, modules = _imported_modules("ask", "--model", "fake", "hello")  # the loopback fake, through litellm
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "litellm" in modules

@@ -37,6 +37,7 @@ def ask(env: dict[str, str], text: str) -> float:
 def main() -> None:
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 3
     model = ensure_gguf(LocalModelSettings())
+    print(f"load average before: {os.getloadavg()[0]:.1f} (2 cores: above 2, everything here waits for CPU)")
     print(f"{'case':<26} {'min s':>7} {'median s':>9} {'max s':>7}")
     for name, keep in (("keep_alive 0 (cold)", "0"), ("keep_alive 300, reused", "300")):
         with tempfile.TemporaryDirectory() as tmp:
@@ -49,6 +50,7 @@ def main() -> None:
             times = [ask(env, "hello") for _ in range(runs)]  # replies to a greeting end in well under a second
             print(f"{name:<26} {min(times):>7.2f} {statistics.median(times):>9.2f} {max(times):>7.2f}")
             _stop_kept(Path(tmp) / "cache" / "foldchat" / "local-server.json")
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
 
 
 def _stop_kept(state: Path) -> None:

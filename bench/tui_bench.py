@@ -5,7 +5,8 @@ Run: .venv/bin/python bench/tui_bench.py [--elia PATH_TO_ELIA_EXECUTABLE]
 - first paint: from launching the command to the first frame on screen (median of 5);
 - a 2,000-message conversation: time until its last message is visible, and the app's RSS then;
 - CPU of the app process while the local model streams replies (the model server is another process);
-- RSS after a reply.
+- RSS after a reply: the app's, its helper processes' (if any) and the local model server's, each named
+  (`--replies-only` measures just the streaming part).
 With --elia, Elia is measured the same way (it imports the same 2,000 messages as a ChatGPT export and
 talks to the same local model server), and the ratios are printed.
 """
@@ -65,6 +66,41 @@ def rss_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return 0.0
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below `pid` (children, their children, ...)."""
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            parents.setdefault(parent, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        children = parents.get(todo.pop(), [])
+        found += children
+        todo += children
+    return found
+
+
+def process_rss(pid: int) -> dict[str, float]:
+    """RSS of the app, of its helper processes (summed) and of the local model server, in MB."""
+    server = helpers = 0.0
+    for child in descendants(pid):
+        try:
+            command = Path(f"/proc/{child}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"foldchat.engine.local_server" in command:
+            server += rss_mb(child)
+        else:
+            helpers += rss_mb(child)
+    app = rss_mb(pid)
+    return {"RSS app process MB": app, "RSS helper processes MB": helpers,
+            "RSS all but the model server MB": app + helpers, "RSS model server MB": server}  # fmt: skip
 
 
 def cpu_seconds(pid: int) -> float:
@@ -163,17 +199,19 @@ def completed_replies(db: Path, query: str = FOLDCHAT_REPLIES) -> Callable[[], i
 PROMPTS = ["Tell me about the sea.", "What is a good breakfast?", "Name a famous painter.", "What is rain?"]
 
 
-def bench_foldchat(tmp: Path) -> dict[str, float]:
+def bench_foldchat(tmp: Path, replies_only: bool = False) -> dict[str, float]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     db = tmp / "foldchat.db"
     env.update(FOLDCHAT_DATABASE=str(db), FOLDCHAT_CONFIG=os.devnull, TERM="xterm-256color")
     exe = shlex.quote(str(Path(sys.executable).parent / "foldchat"))
-    results = {"first paint s": first_paint(env, f"{exe} --new", lambda s: "Enter send" in s)}
-    cid = foldchat_database(db)
-    terminal, elapsed = launch(env, f"{exe} --conversation {cid}", lambda s: LAST in s)
-    results["2,000 messages: last visible s"] = elapsed
-    results["2,000 messages: RSS MB"] = rss_mb(terminal.app_pid())
-    terminal.close()
+    results: dict[str, float] = {}
+    if not replies_only:
+        results["first paint s"] = first_paint(env, f"{exe} --new", lambda s: "Enter send" in s)
+        cid = foldchat_database(db)
+        terminal, elapsed = launch(env, f"{exe} --conversation {cid}", lambda s: LAST in s)
+        results["2,000 messages: last visible s"] = elapsed
+        results["2,000 messages: RSS MB"] = rss_mb(terminal.app_pid())
+        terminal.close()
     terminal, _ = launch(env, f"{exe} --new", lambda s: "token window" in s)
     pid = terminal.app_pid()
     replies = completed_replies(db)
@@ -181,6 +219,7 @@ def bench_foldchat(tmp: Path) -> dict[str, float]:
     cpu, rss = stream_cpu(terminal, pid, replies, PROMPTS * 2)
     results["CPU while streaming %"] = cpu
     results["RSS after replies MB"] = rss
+    results |= process_rss(pid)
     terminal.close()
     return results
 
@@ -237,9 +276,10 @@ def bench_elia(elia: str, tmp: Path) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--elia", help="path to the elia executable (installed in a separate venv)")
+    parser.add_argument("--replies-only", action="store_true", help="only CPU while streaming and RSS per process")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        ours = bench_foldchat(Path(tmp))
+        ours = bench_foldchat(Path(tmp), args.replies_only)
         theirs = bench_elia(args.elia, Path(tmp)) if args.elia else {}
     print(f"{'metric':<34} {'foldchat':>10} {'elia':>10} {'ratio':>8}")
     for key, value in ours.items():

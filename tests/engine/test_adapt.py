@@ -82,3 +82,13 @@ def test_any_ids_come_out_valid_distinct_and_paired(ids, rules):
     assert calls == [m.tool_call_id for m in out[2 : 2 + len(ids)]]
     if rules is not GEMINI:
         assert all(rules.accepts_id(c) for c in calls)
+
+
+def test_the_local_models_rules_are_what_litellm_would_say_without_asking_it():
+    from foldchat.engine.adapt import rules_for, rules_for_target
+    from foldchat.engine.config import Settings
+    from foldchat.engine.models import ModelRegistry
+
+    local = ModelRegistry(Settings()).resolve("local")
+    assert local.is_local
+    assert rules_for_target(local) == rules_for(local.litellm_model)  # litellm's answer for the same string

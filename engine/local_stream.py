@@ -76,17 +76,19 @@ async def stream_chunks(
     if target.api_base is None:
         raise LocalHTTPError(503, "the local model server is not running", None, {})
     headers = {"Authorization": f"Bearer {target.api_key or 'foldchat-no-key'}", "Accept": "text/event-stream"}
-    # trust_env off: a proxy from the user's shell must not see the session key (the server is on loopback)
-    async with httpx.AsyncClient(timeout=httpx.Timeout(timeout), trust_env=False) as client:
-        url = f"{target.api_base.rstrip('/')}/chat/completions"
-        async with client.stream("POST", url, json=request_body(target, messages), headers=headers) as response:
-            if response.status_code != 200:
-                message, code = _error_of(await response.aread())
-                raise LocalHTTPError(response.status_code, message, code, response.headers)
-            async for line in response.aiter_lines():
-                if not line.startswith("data:"):
-                    continue  # blank separators, comments (": ping") and event names carry no chunk
-                data = line[len("data:") :].strip()
-                if data == DONE:
-                    return
-                yield chunk_from_json(data)
+    url = f"{target.api_base.rstrip('/')}/chat/completions"
+    # trust_env off: a proxy from the user's shell must not see the session key (the server is on loopback).
+    # The server speaks plain HTTP: with nothing to verify, no CA bundle is loaded (44 ms of CPU per reply).
+    tls = url.startswith("https:")
+    client = httpx.AsyncClient(timeout=httpx.Timeout(timeout), trust_env=False, verify=tls)
+    async with client, client.stream("POST", url, json=request_body(target, messages), headers=headers) as response:
+        if response.status_code != 200:
+            message, code = _error_of(await response.aread())
+            raise LocalHTTPError(response.status_code, message, code, response.headers)
+        async for line in response.aiter_lines():
+            if not line.startswith("data:"):
+                continue  # blank separators, comments (": ping") and event names carry no chunk
+            data = line[len("data:") :].strip()
+            if data == DONE:
+                return
+            yield chunk_from_json(data)

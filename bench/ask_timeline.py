@@ -1,6 +1,7 @@
 """Where the seconds of one cold `foldchat ask` to the local model go (issue 12 item 4, profile first).
 
-Run: .venv/bin/python bench/ask_timeline.py [TEXT]
+Run: .venv/bin/python bench/ask_timeline.py [TEXT] [--reuse]
+With --reuse, an earlier `ask` (a subprocess, not timed) leaves a kept-alive server for the timed one.
 Runs `foldchat ask --new TEXT` in this process with no API key (the embedded model answers; the GGUF
 is already assembled) and prints a timeline from process start: the local server launched, litellm
 loaded (if it is), the server answering, the first token, the reply done; plus the reply's length in
@@ -10,7 +11,10 @@ tokens and whether litellm was ever imported. Start-up of the interpreter itself
 
 from __future__ import annotations
 
+import json
 import os
+import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -47,7 +51,9 @@ def traced(owner: Any, attribute: str, before: str | None, after: str | None) ->
 
 
 def main() -> None:
-    text = sys.argv[1] if len(sys.argv) > 1 else "hello"
+    words = [a for a in sys.argv[1:] if a != "--reuse"]
+    text = words[0] if words else "hello"
+    reuse = "--reuse" in sys.argv
     start = process_start()
     mark("python ready, foldchat imports start")
     from foldchat.engine import lazy, local_model, providers
@@ -58,6 +64,7 @@ def main() -> None:
     model = local_model.ensure_gguf(LocalModelSettings())
     traced(local_model.LocalModelServer, "launch", "server launch begins", "server process started")
     traced(local_model.LocalModelServer, "_wait_ready", None, "server answers")
+    traced(local_model.LocalModelServer, "_load_quietly", "vocabulary load begins (thread)", "vocabulary loaded")
     traced(lazy, "load_litellm", "litellm import begins", "litellm loaded")
     deltas: list[str] = []
     stream = providers.stream_reply
@@ -83,7 +90,14 @@ def main() -> None:
             os.environ.pop(key, None)
         os.environ.update(FOLDCHAT_CONFIG=os.devnull, FOLDCHAT_DATABASE=str(Path(tmp) / "db.sqlite"),
                           XDG_CACHE_HOME=str(Path(tmp) / "cache"), FOLDCHAT_LOCAL__MODEL_PATH=str(model))  # fmt: skip
+        if reuse:
+            os.environ["FOLDCHAT_LOCAL__KEEP_ALIVE"] = "60"
+            subprocess.run([sys.executable, "-m", "foldchat", "ask", "--new", "Hi"], capture_output=True, check=True)
+            mark("(untimed) first ask done, its server kept alive")
         code = foldchat_main(["ask", "--new", text])
+        if reuse:
+            state = json.loads((Path(tmp) / "cache" / "foldchat" / "local-server.json").read_text())
+            os.kill(int(state["pid"]), signal.SIGTERM)
     mark("process done")
     print(f"exit {code}; litellm imported: {'litellm' in sys.modules}", file=sys.stderr)
     tokens = [d for d in deltas if d.startswith("\0")]

@@ -216,6 +216,7 @@ class LocalModelServer:
         self._kept_pid: int | None = None  # a kept-alive server this process found and uses
         self._remembered = False  # this process started a kept-alive server and wrote its state file
         self._vocab_lock = threading.Lock()  # one load, whichever thread counts first
+        self._ready = False  # the server answered us: it can count while the vocabulary loads
 
     @property
     def base_url(self) -> str:
@@ -234,10 +235,12 @@ class LocalModelServer:
         self.launch(progress)
         if self._kept_pid is not None:
             if self._answers(timeout=2):  # still there (found early, before litellm loaded): its idle clock restarts
+                self._ready = True
                 return self.base_url
             self._kept_pid, self.port, self.api_key = None, None, secrets.token_urlsafe(32)  # it timed out meanwhile
             self.launch(progress)
         self._wait_ready()
+        self._ready = True
         self._remember()
         progress("starting local model", 1, 1)
         return self.base_url
@@ -369,6 +372,7 @@ class LocalModelServer:
         """Stop the server this process started; a kept-alive one is left to its idle timer."""
         process, self.process = self.process, None
         self._kept_pid = None
+        self._ready = False
         if self._remembered:
             process = None  # local.keep_alive: the next ask reuses it; it exits by itself when idle
         if process is not None and process.poll() is None:
@@ -394,14 +398,33 @@ class LocalModelServer:
     def count_text(self, text: str) -> int:
         """Tokens in `text` by the model's own vocabulary (no server needed).
 
-        The vocabulary is loaded in this process (~1 s; ~65 MB with llama_cpp itself), not asked of the
-        server: a count is needed per uncached message (thousands when a long conversation opens), and
-        the server's own tokenize endpoint takes the model lock, so a count sent while a reply streams
-        would wait for it, or cut it (llama-cpp-python interrupts a stream when another request comes).
+        The vocabulary is loaded in this process (~1 s; ~65 MB with llama_cpp itself): a count is needed
+        per uncached message, thousands when a long conversation opens, and in-process each costs
+        microseconds. Until it is loaded, a server that already answers counts instead (same vocabulary,
+        same rules: `local_server.COUNT_PATH`), so a short `ask` never waits for the load.
         """
+        if "_vocab" not in self.__dict__ and self._ready:
+            counted = self.count_remotely([text])
+            if counted is not None:
+                return counted[0]
         with self._vocab_lock:
             vocab = self._vocab
         return len(vocab.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def count_remotely(self, texts: list[str]) -> list[int] | None:
+        """The server's counts for `texts`; None when it cannot answer (the caller counts itself)."""
+        from .local_server import COUNT_PATH
+
+        url = self.base_url.removesuffix("/v1") + COUNT_PATH
+        body = json.dumps({"texts": texts}).encode()
+        headers = {"Authorization": f"Bearer {self.api_key}", "Content-Type": "application/json"}
+        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # proxies must not see the key
+        try:
+            with direct.open(urllib.request.Request(url, body, headers), timeout=10) as response:
+                counts = json.load(response)["counts"]
+        except (OSError, ValueError, KeyError, TypeError, LocalModelError):
+            return None
+        return [int(c) for c in counts] if isinstance(counts, list) and len(counts) == len(texts) else None
 
     def load_vocabulary_soon(self) -> None:
         """Load the vocabulary in a background thread, so the first count does not wait for it.

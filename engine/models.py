@@ -120,7 +120,6 @@ class ModelRegistry:
             return
         with contextlib.suppress(LocalModelError):
             self.local.launch()
-            self.local.load_vocabulary_soon()  # counts come from the model's vocabulary (see count_text)
 
     def counter(self, target: ModelTarget) -> TokenCounter:
         key = target.litellm_model

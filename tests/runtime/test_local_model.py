@@ -184,6 +184,7 @@ def test_an_ask_to_the_local_model_never_imports_litellm(local_home):
     assert done.stdout.strip()  # a real reply from the real server
     assert {"foldchat.engine.local_stream", "httpx"} <= modules  # the log is complete: it shows the direct client
     assert _litellm_in(modules) == set()
+    assert "llama_cpp" not in modules  # the server counted: no vocabulary loaded here either
 
 
 def test_the_import_log_does_show_litellm_when_a_hosted_model_answers(home):
@@ -236,3 +237,18 @@ async def test_counting_while_a_reply_streams_does_not_cut_the_reply(local_serve
             counted_mid_reply = await asyncio.to_thread(local_server.count_remotely, ["Hello there"])
     assert counted_mid_reply is not None and counted_mid_reply[0] >= 2  # answered during the reply
     assert isinstance(events[-1], Finished) and events[-1].finish_reason == "stop"  # the reply was not cut
+
+
+def test_after_many_counts_the_vocabulary_loads_here_and_counts_the_same(local_server, monkeypatch):
+    import time
+
+    monkeypatch.setattr("foldchat.engine.local_model.REMOTE_COUNTS", 3)
+    client = LocalModelServer(LocalModelSettings(model_path=local_server.model_path))
+    client.port, client.api_key, client._ready = local_server.port, local_server.api_key, True  # the running one's
+    remote = [client.count_text(text) for text in COUNTED[:3]]
+    deadline = time.monotonic() + 120  # a guard, not a timing assertion
+    while "_vocab" not in client.__dict__ and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert "_vocab" in client.__dict__  # loaded in the background after the third count
+    client.port = None  # from now on nothing can be asked of a server
+    assert [client.count_text(text) for text in COUNTED] == [*remote, *local_server.count_remotely(COUNTED)[3:]]

@@ -276,6 +276,7 @@ class ChatSession:
             # a switch re-evaluates at once (DESIGN §5): the last fold's hysteresis was for another window
             history=None if trigger == Trigger.SWITCH else self.fold_history(target),
             pinned=self.pinned_texts(),
+            dropped_rules=[] if self.conversation_id is None else self.store.dropped_rules(self.conversation_id),
             focus=focus,
             on_event=on_event,
             numbers=transcript_numbers([s.id for s in transcript]),

@@ -380,9 +380,9 @@ class Session:
     def drop_rule(self, fold_id: int, number: int) -> str:
         """Drop the fold's standing rule `number` (1-based, as `standing_rules` lists them); returns it.
 
-        The snapshot is edited (as the inspector's edit would), so later automatic folds, which merge
-        this snapshot, no longer carry it; a re-fold from the originals (/resummarize) reads the user's
-        own words again and would find it again."""
+        The snapshot is edited (as the inspector's edit would), so what is sent no longer carries it, and
+        the conversation remembers the drop, so no later fold carries it either, not even a re-fold from
+        the originals (/resummarize) that reads the user's own words again."""
         fold = self.fold_record(fold_id)
         rules = self.standing_rules(fold)
         if not 1 <= number <= len(rules):
@@ -392,6 +392,7 @@ class Session:
         kept = [c for c in snapshot.constraints_and_preferences if c != rule]
         edited = snapshot.model_copy(update={"constraints_and_preferences": kept})
         self.edit_fold(fold_id, snap.render_message_text(edited))
+        self.store.drop_rule(fold.conversation_id, rule)
         return rule
 
     def undo_fold(self, fold_id: int) -> None:

@@ -89,7 +89,7 @@ class ChatSession:
         self.reply_id: int | None = None
         """The stored id of the latest reply `reply` started (a face shows it before it has one)."""
         self._rules_cache: dict[str, TargetRules] = {}
-        self._calls_tools: dict[str, bool] = {}
+        self._calls_tools: dict[tuple[str, bool], bool] = {}
         self._origin_cache: dict[str, str | None] = {}
 
     # -- the two histories ------------------------------------------------------------------------
@@ -405,9 +405,10 @@ class ChatSession:
         calls functions (never the local model; unknown models get none) and something is folded or pruned."""
         if not self.settings.fold.recall or self.active_fold() is None:
             return None
-        if target.litellm_model not in self._calls_tools:
-            self._calls_tools[target.litellm_model] = supports_recall(target)
-        if not self._calls_tools[target.litellm_model]:
+        kind = (target.litellm_model, target.is_local)
+        if kind not in self._calls_tools:
+            self._calls_tools[kind] = supports_recall(target)
+        if not self._calls_tools[kind]:
             return None
         return [RECALL_TOOL] if self.recallable(target) else None
 

@@ -213,6 +213,10 @@ def call_arguments(
         kwargs["extra_body"] = dict(target.extra_body)
     if tools:  # only when offered: the local model and models without tool calls never see the key
         kwargs["tools"] = tools
+        # litellm routes any call with tools through its MCP gateway check, which imports the optional
+        # `mcp` package (ModuleNotFoundError without litellm[mcp]); our tools are plain functions, so we
+        # skip it with the flag litellm's own MCP handlers pass (filtered out of what is sent)
+        kwargs["_skip_mcp_handler"] = True
     return kwargs
 
 

@@ -10,6 +10,7 @@ Saving rules (DESIGN §9): the user message is committed before the request; the
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, replace
@@ -353,7 +354,8 @@ class ChatSession:
                 return
             stale = []
             yield ToolCalling(called[0].message.tool_calls)
-            answered = self._answer_tools(target, called[0].message, offered=tools is not None)
+            # off the event loop: the UI shows "recalling …" meanwhile; a cancel still lets the results land
+            answered = await asyncio.to_thread(self._answer_tools, target, called[0].message, tools is not None)
             yield answered
             if not answered.more:
                 yield called[0]

@@ -346,7 +346,8 @@ class ChatSession:
         """
         stale = self.replies_to_last_turn() if regenerate else []
         for round_number in range(MAX_TOOL_ROUNDS + 1):
-            tools = self.offered_tools(target) if round_number < MAX_TOOL_ROUNDS else None
+            # off the event loop: knowing what is recallable rebuilds the context (~0.2 s at 1M tokens)
+            tools = await asyncio.to_thread(self.offered_tools, target) if round_number < MAX_TOOL_ROUNDS else None
             called: list[Finished] = []
             async for event in self._reply_once(target, stale, tools, called):
                 yield event

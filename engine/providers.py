@@ -194,7 +194,9 @@ def connection_arguments(target: ModelTarget) -> dict[str, Any]:
     return kwargs
 
 
-def call_arguments(target: ModelTarget, messages: list[dict[str, Any]], timeout: float) -> dict[str, Any]:
+def call_arguments(
+    target: ModelTarget, messages: list[dict[str, Any]], timeout: float, tools: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     kwargs: dict[str, Any] = {
         **connection_arguments(target),
         "messages": messages,
@@ -209,6 +211,12 @@ def call_arguments(target: ModelTarget, messages: list[dict[str, Any]], timeout:
         kwargs["temperature"] = target.temperature
     if target.extra_body:
         kwargs["extra_body"] = dict(target.extra_body)
+    if tools:  # only when offered: the local model and models without tool calls never see the key
+        kwargs["tools"] = tools
+        # litellm routes any call with tools through its MCP gateway check, which imports the optional
+        # `mcp` package (ModuleNotFoundError without litellm[mcp]); our tools are plain functions, so we
+        # skip it with the flag litellm's own MCP handlers pass (filtered out of what is sent)
+        kwargs["_skip_mcp_handler"] = True
     return kwargs
 
 
@@ -220,8 +228,10 @@ async def stream_reply(
     max_retries: int = 3,
     deadline: float | None = None,
     sleep: Sleep = asyncio.sleep,
+    tools: list[dict[str, Any]] | None = None,
 ) -> AsyncIterator[ProviderEvent]:
-    """Stream one reply from `target`; see the module docstring for the event contract."""
+    """Stream one reply from `target`, offering `tools` (OpenAI function tools) if given; see the module
+    docstring for the event contract."""
     key = missing_key(target)
     if key is not None:
         yield Failed(f"{key} is not set: export it, or pick another model (--model local)", None)
@@ -237,7 +247,7 @@ async def stream_reply(
         try:
             # until the first output arrives the deadline applies; nothing is yielded before that
             async with asyncio.timeout(clock.remaining) as start_guard:
-                response = await litellm.acompletion(**call_arguments(target, messages, wait))
+                response = await litellm.acompletion(**call_arguments(target, messages, wait, tools))
                 async for chunk in response:
                     events = _chunk_events(chunk, acc)
                     if acc.has_output:

@@ -21,7 +21,7 @@ from pathlib import Path
 from types import TracebackType
 
 from . import snapshot as snap
-from .chat import ChatSession, FoldPlan, Usage
+from .chat import ChatSession, FoldPlan, ReplyEvent, Usage
 from .config import Settings
 from .errors import FoldchatError, UsageError
 from .events import EventSink, ignore_events
@@ -33,8 +33,7 @@ from .messages import Message
 from .models import ModelRegistry, keyed_models
 from .options import OpenOptions
 from .policy import Trigger
-from .providers import ModelTarget, ProviderEvent
-from .recall import recall, recallable
+from .providers import ModelTarget
 from .report import FoldReport
 from .snapshot import Snapshot, snapshot_text
 from .store import Conversation, SearchHit, Store, StoredFold, StoredMessage
@@ -246,8 +245,9 @@ class Session:
         """A message refused before sending: kept in the transcript, left out of every context."""
         self.store.mark_unsent(message_id, reason)
 
-    def reply(self, regenerate: bool = False) -> AsyncIterator[ProviderEvent]:
-        """Stream the model's reply to the context, saving it as it arrives (see `ChatSession.reply`)."""
+    def reply(self, regenerate: bool = False) -> AsyncIterator[ReplyEvent]:
+        """Stream the model's reply to the context, saving it as it arrives, with the recall rounds the
+        model takes (see `ChatSession.reply`)."""
         return self.chat.reply(self.target, regenerate=regenerate)
 
     @property
@@ -338,9 +338,7 @@ class Session:
 
     def recall(self, query: str | None = None, message: int | None = None, offset: int = 0) -> str:
         """The verbatim originals behind the folds (what the `recall` tool answers), bounded in size."""
-        transcript = self.transcript()
-        numbered = [(n, s.message) for n, s in enumerate(transcript, start=1)]
-        return recall(recallable(numbered, self.context()), query, message, offset)
+        return self.chat.recall(self._target, query, message, offset)
 
     def fold_coverage(self, fold: StoredFold) -> int:
         """How many transcript messages `fold` stands for: the count the toast, marker and inspector show."""

@@ -12,7 +12,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
-    from .chat import FoldPlan, Usage
+    from .chat import FoldPlan, ReplyEvent, Usage
     from .compress import CompressOptions, compress_messages
     from .config import load_settings
     from .crash_log import crash_line, write_crash_log
@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
         UnknownModel,
         UsageError,
     )
-    from .events import FoldCompleted, FoldEvent, FoldProgress, FoldStarted
+    from .events import FoldCompleted, FoldEvent, FoldProgress, FoldStarted, ToolCalling, ToolCallsAnswered
     from .events import FoldFailed as FoldFailedEvent
     from .export import status_suffix
     from .fold import FoldRequest, FoldResult, fold_context
@@ -70,6 +70,9 @@ _EXPORTS = {
     "Retrying": "providers",
     "Finished": "providers",
     "Failed": "providers",
+    "ReplyEvent": "chat",
+    "ToolCalling": "events",
+    "ToolCallsAnswered": "events",
     "status_suffix": "export",
     "load_settings": "config",
     "save_unsaved_text": "recovery",

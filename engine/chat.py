@@ -10,9 +10,11 @@ Saving rules (DESIGN §9): the user message is committed before the request; the
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from . import snapshot as snap
 from .adapt import TargetRules, adapt, rules_for_target
@@ -20,13 +22,14 @@ from .alternation import current_turn_start, repair
 from .condense import condense_oversized
 from .config import Settings
 from .errors import FoldFailed
-from .events import EventSink, ignore_events
+from .events import EventSink, ToolCalling, ToolCallsAnswered, ToolEvent, ignore_events
 from .fold import FoldRequest, FoldResult, fold_context
 from .fold_layout import FoldLayout, covered_messages, new_fold, transcript_numbers
 from .messages import Message
 from .models import ModelRegistry
 from .policy import Decision, FoldHistory, Trigger, decide
 from .providers import Failed, Finished, ModelTarget, ProviderEvent, TextDelta, missing_key, stream_reply
+from .recall import RECALL_TOOL, Original, answer_tool_call, recall, recallable, supports_recall
 from .report import FoldReport
 from .snapshot import Snapshot, snapshot_text
 from .store import Store, StoredFold, StoredMessage
@@ -35,6 +38,14 @@ from .summarizers import RulesSummarizer, Summarizer
 from .summarizers.llm import llm_with_fallback
 
 SAVE_INTERVAL = 0.3
+MAX_TOOL_ROUNDS = 3
+"""Recall rounds one reply may take; the request after the last offers no tools, so the model answers."""
+NOT_OFFERED = (
+    f"error: not run: no tool is offered for this request (recall is offered only while something is folded "
+    f"or pruned, at most {MAX_TOOL_ROUNDS} rounds per reply); answer with what you have"
+)
+
+ReplyEvent = ProviderEvent | ToolEvent
 
 
 @dataclass(frozen=True)
@@ -79,6 +90,7 @@ class ChatSession:
         self.reply_id: int | None = None
         """The stored id of the latest reply `reply` started (a face shows it before it has one)."""
         self._rules_cache: dict[str, TargetRules] = {}
+        self._calls_tools: dict[tuple[str, bool], bool] = {}
         self._origin_cache: dict[str, str | None] = {}
 
     # -- the two histories ------------------------------------------------------------------------
@@ -276,6 +288,7 @@ class ChatSession:
             # a switch re-evaluates at once (DESIGN §5): the last fold's hysteresis was for another window
             history=None if trigger == Trigger.SWITCH else self.fold_history(target),
             pinned=self.pinned_texts(),
+            dropped_rules=[] if self.conversation_id is None else self.store.dropped_rules(self.conversation_id),
             focus=focus,
             on_event=on_event,
             numbers=transcript_numbers([s.id for s in transcript]),
@@ -320,13 +333,41 @@ class ChatSession:
             ids.append(stored.id)
         return ids
 
-    async def reply(self, target: ModelTarget, *, regenerate: bool = False) -> AsyncIterator[ProviderEvent]:
+    async def reply(self, target: ModelTarget, *, regenerate: bool = False) -> AsyncIterator[ReplyEvent]:
         """Stream a reply to the current context, saving it as it arrives. Cancel-safe.
 
         With `regenerate`, the replies to the last user message are left out of the context and, once
         the new reply exists, marked as superseded by it (they stay in the transcript).
+
+        Tool rounds (issue 15): when a request offers tools (`offered_tools`) and the reply calls them,
+        the call message is stored, each call answered here (`recall` runs locally) and stored as a tool
+        message, and the model is asked again with the results in its context; at most
+        `MAX_TOOL_ROUNDS` rounds, and the request after the last offers no tools. The caller sees
+        `ToolCalling` and `ToolCallsAnswered` for each round, and one final `Finished` or `Failed`.
         """
         stale = self.replies_to_last_turn() if regenerate else []
+        for round_number in range(MAX_TOOL_ROUNDS + 1):
+            # off the event loop: knowing what is recallable rebuilds the context (~0.2 s at 1M tokens)
+            tools = await asyncio.to_thread(self.offered_tools, target) if round_number < MAX_TOOL_ROUNDS else None
+            called: list[Finished] = []
+            async for event in self._reply_once(target, stale, tools, called):
+                yield event
+            if not called:
+                return
+            stale = []
+            yield ToolCalling(called[0].message.tool_calls)
+            # off the event loop: the UI shows "recalling …" meanwhile; a cancel still lets the results land
+            answered = await asyncio.to_thread(self._answer_tools, target, called[0].message, tools is not None)
+            yield answered
+            if not answered.more:
+                yield called[0]
+                return
+
+    async def _reply_once(
+        self, target: ModelTarget, stale: list[int], tools: list[dict[str, Any]] | None, called: list[Finished]
+    ) -> AsyncIterator[ProviderEvent]:
+        """One request and its streamed reply, saved as it arrives; a finished reply that calls tools is
+        put in `called` instead of being yielded (the round goes on)."""
         context = self.adapted_context(target, exclude=frozenset(stale))
         messages = [m.to_dict() for m in context]
         row = self.store.append(self.stored_id(), Message.assistant(""), status="streaming", model=target.name)
@@ -343,6 +384,7 @@ class ChatSession:
                 timeout=self.settings.request_timeout,
                 max_retries=self.settings.max_retries,
                 deadline=self.settings.request_deadline,
+                tools=tools,
             ):
                 if isinstance(event, TextDelta):
                     text.append(event.text)
@@ -353,10 +395,52 @@ class ChatSession:
                     # saved before the caller sees it: a caller that stops reading loses nothing
                     self._save_final(row, target, event, "".join(text), context)
                     ended = True
+                    if isinstance(event, Finished) and event.message.tool_calls:
+                        called.append(event)
+                        continue
                 yield event
         finally:
             if not ended:  # cancelled (Esc, Ctrl-C) or the consumer went away mid-stream
                 self.store.finish(row, Message.assistant("".join(text)), "interrupted", error="stopped before the end")
+
+    # -- recall: the model gets folded originals back (issue 15) ----------------------------------
+    def offered_tools(self, target: ModelTarget) -> list[dict[str, Any]] | None:
+        """The tools a request to `target` offers: `recall`, when `fold.recall` is on, litellm says the model
+        calls functions (never the local model; unknown models get none) and something is folded or pruned."""
+        if not self.settings.fold.recall or self.active_fold() is None:
+            return None
+        kind = (target.litellm_model, target.is_local)
+        if kind not in self._calls_tools:
+            self._calls_tools[kind] = supports_recall(target)
+        if not self._calls_tools[kind]:
+            return None
+        return [RECALL_TOOL] if self.recallable(target) else None
+
+    def recallable(self, target: ModelTarget | None = None) -> list[Original]:
+        """Transcript messages, numbered as the snapshot and stubs number them, that the context does not
+        send verbatim (folded, pruned or condensed); replaced or failed messages are not recalled."""
+        transcript = self.transcript()
+        numbered = [(n, s.message) for n, s in enumerate(transcript, start=1) if _sendable(s)]
+        return recallable(numbered, self.context(transcript, target=target))
+
+    def recall(
+        self, target: ModelTarget | None = None, query: str | None = None, message: int | None = None, offset: int = 0
+    ) -> str:
+        """What the `recall` tool answers for these arguments (bounded; see `recall.recall`)."""
+        return recall(self.recallable(target), query, message, offset)
+
+    def _answer_tools(self, target: ModelTarget, call: Message, offered: bool) -> ToolCallsAnswered:
+        """Answer and store every call of `call` (the stored reply `reply_id`), one tool message each, in order,
+        so the pair is whole (DESIGN §3.3). Calls made when no tool was offered get an error result."""
+        originals = self.recallable(target) if offered else []
+        conversation = self.stored_id()
+        results: list[tuple[int, Message]] = []
+        for tool_call in call.tool_calls:
+            text = answer_tool_call(tool_call, originals) if offered else NOT_OFFERED
+            result = Message.tool(tool_call.id, text, name=tool_call.name)
+            results.append((self.store.append(conversation, result, model=target.name), result))
+        assert self.reply_id is not None
+        return ToolCallsAnswered(self.reply_id, call, tuple(results), more=offered)
 
     def _save_final(
         self, row: int, target: ModelTarget, event: Finished | Failed, text: str, prompt: list[Message]

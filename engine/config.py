@@ -89,6 +89,11 @@ class FoldSettings(_Section):
         description="Automatic folds: on; ask (at the trigger, fold now or not now); off (never, except "
         "that a send that would not fit the window asks first). /fold auto|ask|off changes it for the session.",
     )
+    recall: bool = Field(
+        True,
+        description="Offer models that support tool calls a `recall` tool that gets folded or pruned "
+        "originals back verbatim (never the local model).",
+    )
 
     @model_validator(mode="after")
     def _target_below_trigger(self) -> FoldSettings:
@@ -97,7 +102,7 @@ class FoldSettings(_Section):
         return self
 
     def policy(self) -> FoldPolicy:
-        return FoldPolicy(**self.model_dump(exclude={"auto"}))
+        return FoldPolicy(**self.model_dump(exclude={"auto", "recall"}))
 
 
 class LocalModelSettings(_Section):

@@ -1,4 +1,5 @@
-"""Progress of a fold, as plain values the engine hands to a callback (DESIGN §6).
+"""Progress of a fold, as plain values the engine hands to a callback (DESIGN §6), and the tool rounds
+of a reply (issue 15: the model recalls what was folded), which a reply's stream yields.
 
 The UI turns them into what the user watches; the CLI ignores them or prints a line.
 """
@@ -9,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .messages import Message, ToolCall
 from .report import FoldReport
 
 
@@ -46,3 +48,24 @@ EventSink = Callable[[FoldEvent], Any]
 
 def ignore_events(_event: FoldEvent) -> None:
     """The default sink: nobody is watching."""
+
+
+@dataclass(frozen=True)
+class ToolCalling:
+    """The model asked for tools and Foldchat runs them now (the UI says "recalling …")."""
+
+    calls: tuple[ToolCall, ...]
+
+
+@dataclass(frozen=True)
+class ToolCallsAnswered:
+    """One tool round is stored: the assistant's call message and one result per call, with their
+    transcript ids. `more`: the model is asked again with the results (False when the round limit hit)."""
+
+    call_id: int
+    call: Message
+    results: tuple[tuple[int, Message], ...]
+    more: bool
+
+
+ToolEvent = ToolCalling | ToolCallsAnswered

@@ -58,6 +58,8 @@ class FoldRequest:
     trigger: Trigger | None = None
     history: FoldHistory | None = None
     pinned: Sequence[str] = ()
+    dropped_rules: Sequence[str] = ()
+    """Standing rules the user dropped: never carried again, even when a re-fold reads them anew."""
     focus: str | None = None
     on_event: EventSink = ignore_events
     numbers: Mapping[int, int] | None = None
@@ -372,6 +374,7 @@ def _summarize_step(context: _Context, request: FoldRequest, split: Split) -> _S
     summary = _with_quoted_snapshots(summary, data)
     for earlier in reversed(previous):
         summary = snap.merge(earlier, summary)
+    summary = _without_dropped_rules(summary, request.dropped_rules)
     covers = _covers(context, request, [positions[k] for k in kept])
     update: dict[str, object] = {
         "tokens_before": context.tokens_before,
@@ -380,6 +383,13 @@ def _summarize_step(context: _Context, request: FoldRequest, split: Split) -> _S
     if covers is not None:
         update["covers"] = snap.join_covers(summary.covers if previous else "", f"{covers[0]}..{covers[1]}")
     return _Summary(summary.model_copy(update=update), chunks, depth, covers, len(data), restored)
+
+
+def _without_dropped_rules(summary: Snapshot, dropped: Sequence[str]) -> Snapshot:
+    if not dropped:
+        return summary
+    kept = [c for c in summary.constraints_and_preferences if c not in dropped]
+    return summary.model_copy(update={"constraints_and_preferences": kept})
 
 
 def _checked(request: FoldRequest, summary: Snapshot, messages: Sequence[Message]) -> tuple[Snapshot, int]:

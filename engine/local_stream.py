@@ -35,7 +35,9 @@ class LocalHTTPError(Exception):
         self.headers = headers
 
 
-def request_body(target: ModelTarget, messages: list[dict[str, Any]]) -> dict[str, Any]:
+def request_body(
+    target: ModelTarget, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     """What litellm would send for `target` (model name without its `openai/` prefix, our sampling)."""
     body: dict[str, Any] = {
         "model": target.litellm_model.split("/", 1)[-1],
@@ -48,6 +50,8 @@ def request_body(target: ModelTarget, messages: list[dict[str, Any]]) -> dict[st
     if target.temperature is not None:
         body["temperature"] = target.temperature
     body.update(target.extra_body)  # e.g. repeat_penalty: litellm merges extra_body into the JSON the same way
+    if tools:  # only when offered (the recall tool is never offered to the local model today)
+        body["tools"] = tools
     return body
 
 
@@ -68,7 +72,7 @@ def _error_of(raw: bytes) -> tuple[str, str | None]:
 
 
 async def stream_chunks(
-    target: ModelTarget, messages: list[dict[str, Any]], timeout: float
+    target: ModelTarget, messages: list[dict[str, Any]], timeout: float, tools: list[dict[str, Any]] | None = None
 ) -> AsyncGenerator[Any, None]:
     """The chunks of one streamed reply from the local server; `timeout` bounds each wait for data."""
     import httpx
@@ -81,7 +85,10 @@ async def stream_chunks(
     # The server speaks plain HTTP: with nothing to verify, no CA bundle is loaded (44 ms of CPU per reply).
     tls = url.startswith("https:")
     client = httpx.AsyncClient(timeout=httpx.Timeout(timeout), trust_env=False, verify=tls)
-    async with client, client.stream("POST", url, json=request_body(target, messages), headers=headers) as response:
+    async with (
+        client,
+        client.stream("POST", url, json=request_body(target, messages, tools), headers=headers) as response,
+    ):
         if response.status_code != 200:
             message, code = _error_of(await response.aread())
             raise LocalHTTPError(response.status_code, message, code, response.headers)

@@ -196,7 +196,9 @@ def connection_arguments(target: ModelTarget) -> dict[str, Any]:
     return kwargs
 
 
-def call_arguments(target: ModelTarget, messages: list[dict[str, Any]], timeout: float) -> dict[str, Any]:
+def call_arguments(
+    target: ModelTarget, messages: list[dict[str, Any]], timeout: float, tools: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     kwargs: dict[str, Any] = {
         **connection_arguments(target),
         "messages": messages,
@@ -211,6 +213,12 @@ def call_arguments(target: ModelTarget, messages: list[dict[str, Any]], timeout:
         kwargs["temperature"] = target.temperature
     if target.extra_body:
         kwargs["extra_body"] = dict(target.extra_body)
+    if tools:  # only when offered: the local model and models without tool calls never see the key
+        kwargs["tools"] = tools
+        # litellm routes any call with tools through its MCP gateway check, which imports the optional
+        # `mcp` package (ModuleNotFoundError without litellm[mcp]); our tools are plain functions, so we
+        # skip it with the flag litellm's own MCP handlers pass (filtered out of what is sent)
+        kwargs["_skip_mcp_handler"] = True
     return kwargs
 
 
@@ -222,8 +230,10 @@ async def stream_reply(
     max_retries: int = 3,
     deadline: float | None = None,
     sleep: Sleep = asyncio.sleep,
+    tools: list[dict[str, Any]] | None = None,
 ) -> AsyncIterator[ProviderEvent]:
-    """Stream one reply from `target`; see the module docstring for the event contract."""
+    """Stream one reply from `target`, offering `tools` (OpenAI function tools) if given; see the module
+    docstring for the event contract."""
     key = missing_key(target)
     if key is not None:
         yield Failed(f"{key} is not set: export it, or pick another model (--model local)", None)
@@ -238,7 +248,7 @@ async def stream_reply(
         try:
             # until the first output arrives the deadline applies; nothing is yielded before that
             async with asyncio.timeout(clock.remaining) as start_guard:
-                async with _opened_stream(target, messages, wait) as response:
+                async with _opened_stream(target, messages, wait, tools) as response:
                     async for chunk in response:
                         events = _chunk_events(chunk, acc)
                         if acc.has_output:
@@ -274,18 +284,20 @@ async def stream_reply(
 
 
 @contextlib.asynccontextmanager
-async def _opened_stream(target: ModelTarget, messages: list[dict[str, Any]], wait: float) -> AsyncIterator[Any]:
+async def _opened_stream(
+    target: ModelTarget, messages: list[dict[str, Any]], wait: float, tools: list[dict[str, Any]] | None
+) -> AsyncIterator[Any]:
     """The reply's chunks: the local server's read directly, every other model's through litellm."""
     if target.is_local:
         from .local_stream import stream_chunks
 
-        chunks = stream_chunks(target, messages, wait)
+        chunks = stream_chunks(target, messages, wait, tools)
         try:
             yield chunks
         finally:
             await chunks.aclose()  # the connection closes now, not when the generator is collected
         return
-    response: AsyncIterable[Any] = await load_litellm().acompletion(**call_arguments(target, messages, wait))
+    response: AsyncIterable[Any] = await load_litellm().acompletion(**call_arguments(target, messages, wait, tools))
     yield response
 
 

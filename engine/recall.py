@@ -10,11 +10,12 @@ conversation's own (1-based transcript positions, the numbers snapshots and stub
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .messages import Message
+from .messages import Message, ToolCall
 from .providers import ModelTarget
 
 RECALL_CHARS = 4_000
@@ -26,8 +27,9 @@ RECALL_TOOL: dict[str, Any] = {
         "name": "recall",
         "description": (
             "Get back, verbatim, earlier messages of this conversation that were folded into the state "
-            "snapshot or pruned to a one-line stub. Search by text, or ask for a message number named in "
-            "the snapshot or a stub. Long messages come in parts: pass the offset the answer gives."
+            "snapshot or pruned to a one-line stub. Search by text, or ask for a message number: the "
+            'snapshot\'s covers="first..last" range and each stub name them. Long messages come in parts: '
+            "pass the offset the answer gives."
         ),
         "parameters": {
             "type": "object",
@@ -72,6 +74,36 @@ def recall(originals: Sequence[Original], query: str | None = None, message: int
     others = ", ".join(str(o.number) for o in matches[1:MAX_MATCHES])
     also = f"\n(also in messages {others}: call recall with message=N)" if others else ""
     return _part(matches[0], 0) + also
+
+
+def answer_tool_call(call: ToolCall, originals: Sequence[Original]) -> str:
+    """The tool result for one call the model made: recall's answer, or an error it can act on.
+
+    Never raises: a call to a tool we did not offer, or arguments that are not what the schema says,
+    get a result saying so, so the model can answer anyway."""
+    if call.name != "recall":
+        return f"error: there is no tool named {call.name!r}; the only tool is recall"
+    try:
+        arguments = json.loads(call.arguments or "{}")
+    except ValueError:
+        return 'error: recall\'s arguments are not valid JSON; pass {"query": "..."} or {"message": N}'
+    if not isinstance(arguments, dict):
+        return "error: recall's arguments must be a JSON object"
+    query = arguments.get("query")
+    message = _integer(arguments.get("message"))
+    offset = _integer(arguments.get("offset")) or 0
+    return recall(originals, query if isinstance(query, str) else None, message, offset)
+
+
+def _integer(value: object) -> int | None:
+    """A number the model sent as a number or as digits ("12"); anything else is no number."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().lstrip("#").isdigit():
+        return int(value.strip().lstrip("#"))
+    return None
 
 
 def _part(original: Original, offset: int) -> str:

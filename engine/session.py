@@ -21,7 +21,7 @@ from pathlib import Path
 from types import TracebackType
 
 from . import snapshot as snap
-from .chat import ChatSession, FoldPlan, Usage
+from .chat import ChatSession, FoldPlan, ReplyEvent, Usage
 from .config import Settings
 from .errors import FoldchatError, UsageError
 from .events import EventSink, ignore_events
@@ -33,8 +33,7 @@ from .messages import Message
 from .models import ModelRegistry, keyed_models
 from .options import OpenOptions
 from .policy import Trigger
-from .providers import ModelTarget, ProviderEvent
-from .recall import recall, recallable
+from .providers import ModelTarget
 from .report import FoldReport
 from .snapshot import Snapshot, snapshot_text
 from .store import Conversation, SearchHit, Store, StoredFold, StoredMessage
@@ -249,8 +248,9 @@ class Session:
         """A message refused before sending: kept in the transcript, left out of every context."""
         self.store.mark_unsent(message_id, reason)
 
-    def reply(self, regenerate: bool = False) -> AsyncIterator[ProviderEvent]:
-        """Stream the model's reply to the context, saving it as it arrives (see `ChatSession.reply`)."""
+    def reply(self, regenerate: bool = False) -> AsyncIterator[ReplyEvent]:
+        """Stream the model's reply to the context, saving it as it arrives, with the recall rounds the
+        model takes (see `ChatSession.reply`)."""
         return self.chat.reply(self.target, regenerate=regenerate)
 
     @property
@@ -341,9 +341,7 @@ class Session:
 
     def recall(self, query: str | None = None, message: int | None = None, offset: int = 0) -> str:
         """The verbatim originals behind the folds (what the `recall` tool answers), bounded in size."""
-        transcript = self.transcript()
-        numbered = [(n, s.message) for n, s in enumerate(transcript, start=1)]
-        return recall(recallable(numbered, self.context()), query, message, offset)
+        return self.chat.recall(self._target, query, message, offset)
 
     def fold_coverage(self, fold: StoredFold) -> int:
         """How many transcript messages `fold` stands for: the count the toast, marker and inspector show."""
@@ -383,9 +381,9 @@ class Session:
     def drop_rule(self, fold_id: int, number: int) -> str:
         """Drop the fold's standing rule `number` (1-based, as `standing_rules` lists them); returns it.
 
-        The snapshot is edited (as the inspector's edit would), so later automatic folds, which merge
-        this snapshot, no longer carry it; a re-fold from the originals (/resummarize) reads the user's
-        own words again and would find it again."""
+        The snapshot is edited (as the inspector's edit would), so what is sent no longer carries it, and
+        the conversation remembers the drop, so no later fold carries it either, not even a re-fold from
+        the originals (/resummarize) that reads the user's own words again."""
         fold = self.fold_record(fold_id)
         rules = self.standing_rules(fold)
         if not 1 <= number <= len(rules):
@@ -395,6 +393,7 @@ class Session:
         kept = [c for c in snapshot.constraints_and_preferences if c != rule]
         edited = snapshot.model_copy(update={"constraints_and_preferences": kept})
         self.edit_fold(fold_id, snap.render_message_text(edited))
+        self.store.drop_rule(fold.conversation_id, rule)
         return rule
 
     def undo_fold(self, fold_id: int) -> None:

@@ -172,7 +172,22 @@ def _v5(db: sqlite3.Connection) -> None:
         db.execute(statement)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4, _v5]
+def _v6(db: sqlite3.Connection) -> None:
+    # a standing rule the user dropped stays dropped: a re-fold from the originals would find it again
+    _run_script(
+        db,
+        """
+        CREATE TABLE dropped_rules (
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            rule TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            PRIMARY KEY (conversation_id, rule)
+        );
+        """,
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4, _v5, _v6]
 
 
 @dataclass(frozen=True)
@@ -592,6 +607,16 @@ class Store:
                 db.execute("INSERT OR IGNORE INTO pins VALUES (?, ?)", (message_id, time.time()))
             else:
                 db.execute("DELETE FROM pins WHERE message_id = ?", (message_id,))
+
+    def drop_rule(self, conversation_id: int, rule: str) -> None:
+        with self.transaction() as db:
+            db.execute("INSERT OR IGNORE INTO dropped_rules VALUES (?, ?, ?)", (conversation_id, rule, time.time()))
+
+    def dropped_rules(self, conversation_id: int) -> list[str]:
+        rows = self.query(
+            "SELECT rule FROM dropped_rules WHERE conversation_id = ? ORDER BY created_at", (conversation_id,)
+        )
+        return [str(row[0]) for row in rows]
 
     def pinned_ids(self, conversation_id: int) -> list[int]:
         rows = self.query(

@@ -55,6 +55,6 @@ def test_config_and_compress_take_their_defaults_from_the_policy():
 
     policy = FoldPolicy()
     assert FoldSettings().policy() == policy
-    consent = {"auto"}  # when to fold is the user's choice, not a policy number
-    assert set(FoldSettings.model_fields) - consent == {f.name for f in fields(FoldPolicy)}
+    choices = {"auto", "recall"}  # when to fold and whether to offer recall are the user's, not policy numbers
+    assert set(FoldSettings.model_fields) - choices == {f.name for f in fields(FoldPolicy)}
     assert policy == DEFAULTS

@@ -118,3 +118,21 @@ def test_a_rule_dropped_in_the_inspector_is_gone_from_what_is_sent_and_from_late
         assert report is not None and report.compressed
         later = session.standing_rules(session.active_fold())  # type: ignore[arg-type]
         assert "Call me Sam." not in later and [r for r in RULES if r != "Call me Sam."] == later
+
+
+def test_a_dropped_rule_stays_dropped_through_a_refold_from_the_originals(fake, tmp_path, monkeypatch):
+    """/resummarize reads the user's own words again; the drop is remembered, so the rule is not found anew."""
+    from test_session_folds import open_session, store_all
+
+    with open_session(fake, tmp_path, monkeypatch, WINDOW) as session:
+        store_all(session, planted_chat(5))
+        assert session.fold_now().compressed  # type: ignore[union-attr]
+        first = session.active_fold()
+        assert session.drop_rule(first.id, 2) == "Call me Sam."  # type: ignore[union-attr]
+        for focus in ("the hotel", "the prices"):  # twice, each with a focus, so each re-fold is a new snapshot
+            report = session.fold_now(focus)
+            assert report is not None and report.compressed
+            again = session.active_fold()
+            assert again is not None and again.id != first.id  # type: ignore[union-attr]
+            assert session.standing_rules(again) == [r for r in RULES if r != "Call me Sam."]
+        assert "Call me Sam." not in constraints_of(session.context())

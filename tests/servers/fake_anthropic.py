@@ -3,8 +3,14 @@
 Checks: the first message is from the user; roles strictly alternate; every `tool_use` is answered by a
 `tool_result` with the same id in the very next (user) message, and no `tool_result` answers anything
 else; ids match `^[a-zA-Z0-9_-]+$`; a `thinking` block is accepted only with a signature this server
-issued. Violations get a 400 with Anthropic's error JSON. Replies stream as Anthropic's SSE events
-(message_start, content_block_*, message_delta, message_stop), with a signed thinking block first.
+issued; a request whose messages hold `tool_use` or `tool_result` blocks defines `tools`. Violations get
+a 400 with Anthropic's error JSON. Replies stream as Anthropic's SSE events (message_start,
+content_block_*, message_delta, message_stop), with a signed thinking block first.
+
+    server.script = ["tool", "ok"]   # one behaviour per request, the last one repeats
+
+Behaviours: ok (the text `reply`), tool (a `tool_use` block per entry of `tool_calls`, its input
+streamed as `input_json_delta` pieces, stop reason `tool_use`).
 """
 
 from __future__ import annotations
@@ -64,6 +70,9 @@ def anthropic_problems(body: dict[str, Any], issued: set[str]) -> list[str]:
                     f"messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: "
                     f"{', '.join(map(str, missing))}"
                 )
+    uses_tools = any(b.get("type") in ("tool_use", "tool_result") for m in messages for b in _blocks(m))
+    if uses_tools and not body.get("tools"):
+        problems.append("Requests which include `tool_use` or `tool_result` blocks must define tools.")
     return problems
 
 
@@ -73,7 +82,13 @@ class FakeAnthropic(LoopbackServer):
     def __init__(self) -> None:
         self.issued: set[str] = set()
         self.reply = "Anthropic-style answer, streamed."
+        self.script: list[str] = ["ok"]
+        self.tool_calls: list[tuple[str, str]] = [("recall", '{"query": "hello"}')]
+        """What a `tool` behaviour calls: (tool name, input as a JSON string), in one message."""
         super().__init__()
+
+    def next_behaviour(self) -> str:
+        return self.script.pop(0) if len(self.script) > 1 else self.script[0]
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self
@@ -121,16 +136,44 @@ class FakeAnthropic(LoopbackServer):
                 self._event("content_block_delta", {"type": "content_block_delta", "index": 0,
                                                     "delta": {"type": "signature_delta", "signature": signature}})  # fmt: skip
                 self._event("content_block_stop", {"type": "content_block_stop", "index": 0})
-                self._event("content_block_start", {"type": "content_block_start", "index": 1,
-                                                    "content_block": {"type": "text", "text": ""}})  # fmt: skip
-                for n, word in enumerate(fake.reply.split(" ")):
-                    self._event("content_block_delta", {"type": "content_block_delta", "index": 1,
-                                                        "delta": {"type": "text_delta", "text": (" " if n else "") + word}})  # fmt: skip
-                self._event("content_block_stop", {"type": "content_block_stop", "index": 1})
-                self._event("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn",
+                if fake.next_behaviour() == "tool":
+                    self._tool_uses()
+                    stop = "tool_use"
+                else:
+                    self._text(fake.reply)
+                    stop = "end_turn"
+                self._event("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop,
                                               "stop_sequence": None}, "usage": {"output_tokens": 12}})  # fmt: skip
                 self._event("message_stop", {"type": "message_stop"})
                 self.wfile.write(b"0\r\n\r\n")
                 self.wfile.flush()
+
+            def _text(self, text: str) -> None:
+                self._event("content_block_start", {"type": "content_block_start", "index": 1,
+                                                    "content_block": {"type": "text", "text": ""}})  # fmt: skip
+                for n, word in enumerate(text.split(" ")):
+                    self._event("content_block_delta", {"type": "content_block_delta", "index": 1,
+                                                        "delta": {"type": "text_delta", "text": (" " if n else "") + word}})  # fmt: skip
+                self._event("content_block_stop", {"type": "content_block_stop", "index": 1})
+
+            def _tool_uses(self) -> None:
+                """Anthropic's streamed tool use: a `tool_use` block with an empty input, then the input
+                JSON in `input_json_delta` pieces."""
+                for offset, (name, arguments) in enumerate(fake.tool_calls):
+                    index = 1 + offset
+                    block = {
+                        "type": "tool_use",
+                        "id": f"toolu_{len(fake.requests)}x{offset}",
+                        "name": name,
+                        "input": {},
+                    }
+                    self._event("content_block_start", {"type": "content_block_start", "index": index,
+                                                        "content_block": block})  # fmt: skip
+                    third = max(1, len(arguments) // 3)
+                    for start in range(0, len(arguments), third):
+                        delta = {"type": "input_json_delta", "partial_json": arguments[start : start + third]}
+                        self._event("content_block_delta", {"type": "content_block_delta", "index": index,
+                                                            "delta": delta})  # fmt: skip
+                    self._event("content_block_stop", {"type": "content_block_stop", "index": index})
 
         return Handler

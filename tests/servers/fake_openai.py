@@ -10,7 +10,9 @@ Behaviours: ok, slow (a chunk every 0.1 s for ~10 s), 500, 429:<retry-after>, ha
 `release()` or 60 s), drop (a few chunks then the connection closes), garbage (malformed SSE), 401,
 404, 400, nofinish (text, then the stream ends cleanly with neither a finish reason nor `[DONE]`),
 empty (a 200 event stream with no events at all), stall (a few chunks, then silence until `release()`
-or 60 s), blank (a well-formed stream that finishes with `stop` but carries no text).
+or 60 s), blank (a well-formed stream that finishes with `stop` but carries no text), tool (the model
+calls `tool_calls`: each (name, arguments JSON) streamed as OpenAI does, the id and name first, then
+the arguments in pieces, ending with finish reason `tool_calls`).
 """
 
 from __future__ import annotations
@@ -76,6 +78,8 @@ class FakeOpenAI(LoopbackServer):
         self.context_window: int | None = None
         """When set, a request whose messages plus `max_tokens` exceed it is refused as OpenAI does."""
         self.prompt_tokens: list[int] = []
+        self.tool_calls: list[tuple[str, str]] = [("recall", '{"query": "hello"}')]
+        """What a `tool` behaviour calls: (function name, arguments as a JSON string), in one message."""
         super().__init__()
 
     def too_long(self, body: dict[str, Any]) -> str | None:
@@ -187,6 +191,9 @@ class FakeOpenAI(LoopbackServer):
                 if behaviour == "empty":
                     self._send(b"")
                     return
+                if behaviour == "tool":
+                    self._stream_tool_calls(body)
+                    return
                 words = fake.reply.split(" ")
                 if behaviour == "slow":
                     words = [f"word{n}" for n in range(100)]
@@ -220,6 +227,24 @@ class FakeOpenAI(LoopbackServer):
                 if (body.get("stream_options") or {}).get("include_usage"):
                     self._send(self._chunk({}, usage={"prompt_tokens": 11, "completion_tokens": len(words),
                                                       "total_tokens": 11 + len(words)}))  # fmt: skip
+                self._send(b"data: [DONE]\n\n")
+                self._send(b"")
+
+            def _stream_tool_calls(self, body: dict[str, Any]) -> None:
+                """OpenAI's streamed tool calls: per call, a delta with index, id, type and name, then
+                argument fragments under the same index; the finish reason is `tool_calls`."""
+                self._send(self._chunk({"role": "assistant", "content": None}))
+                for index, (name, arguments) in enumerate(fake.tool_calls):
+                    call_id = f"call_{len(fake.requests)}x{index}"
+                    self._send(self._chunk({"tool_calls": [{"index": index, "id": call_id, "type": "function",
+                                                            "function": {"name": name, "arguments": ""}}]}))  # fmt: skip
+                    third = max(1, len(arguments) // 3)
+                    for start in range(0, len(arguments), third):
+                        piece = arguments[start : start + third]
+                        self._send(self._chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}))
+                self._send(self._chunk({}, "tool_calls"))
+                if (body.get("stream_options") or {}).get("include_usage"):
+                    self._send(self._chunk({}, usage={"prompt_tokens": 11, "completion_tokens": 9, "total_tokens": 20}))
                 self._send(b"data: [DONE]\n\n")
                 self._send(b"")
 

@@ -27,6 +27,8 @@ from foldchat.engine import (
     ReasoningDelta,
     Retrying,
     TextDelta,
+    ToolCalling,
+    ToolCallsAnswered,
     visible,
 )
 from textual import events, work
@@ -496,6 +498,16 @@ class ChatScreen(SlashCommands, Screen[None]):
                     await view.show_reasoning(view.data.reasoning, streaming=True)
                 elif isinstance(event, Retrying):
                     self.status = f"{event.reason}; retrying in {event.delay:.1f} s…"
+                elif isinstance(event, ToolCalling):  # the arguments are the model's: only the header shows them
+                    self.status = f"{session.target.name} · recalling …"
+                    view.set_note("recalling " + ", ".join(c.arguments for c in event.calls)[:80] + " …")
+                elif isinstance(event, ToolCallsAnswered):
+                    await stream.write(pending)
+                    pending = ""
+                    await stream.stop()
+                    view = await self.show_tool_round(session, view, event)
+                    stream = Markdown.get_stream(view.markdown)
+                    waiting = WaitingNote(self, view, session.target.name) if event.more else waiting
                 elif isinstance(event, Finished):
                     view.set_status("complete")
                 elif isinstance(event, Failed):
@@ -515,6 +527,29 @@ class ChatScreen(SlashCommands, Screen[None]):
                 await view.show_reasoning(view.data.reasoning, streaming=False)
             self.update_gauge(streaming=0)
             transcript.scroll_end(animate=False)
+
+    async def show_tool_round(self, session: Session, view: MessageView, event: ToolCallsAnswered) -> MessageView:
+        """A recall round in the transcript, as any tool call is shown: the streamed view becomes the stored
+        call, each result follows it, and the next reply (when the model is asked again) streams into a
+        new view, which is returned (else `view`)."""
+        transcript = self.query_one(Transcript)
+        view.data.id = event.call_id
+        view.data.text = visible(event.call.text)
+        view.data.tool_calls = tuple((visible(c.name), visible(c.arguments)) for c in event.call.tool_calls)
+        view.set_note("")
+        view.set_status("complete")
+        await view.recompose()
+        for result_id, result in event.results:
+            name = visible(result.name) if result.name else None
+            await transcript.append(MessageData(result_id, "tool", visible(result.text), tool_name=name))
+        if event.more:
+            following = await transcript.append(
+                MessageData(None, "assistant", "", status="streaming", model=session.target.name)
+            )
+            assert isinstance(following, MessageView)
+            view = following
+        transcript.scroll_end(animate=False)
+        return view
 
     def action_stop(self) -> None:
         if self.editing is not None:

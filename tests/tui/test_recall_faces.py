@@ -1,0 +1,67 @@
+"""Issue 15 item 6 in the app: the model's recall call and its answer show in the transcript as a tool
+call and its result, literally, followed by the reply that uses them."""
+
+from __future__ import annotations
+
+import json
+
+from foldchat.engine import OpenOptions, Workspace
+from foldchat.engine.config import ModelAlias
+from foldchat.engine.messages import parse_messages
+from foldchat.tui.app import AppOptions, make_app
+from foldchat.tui.widgets.fold_marker import FoldMarker
+from foldchat.tui.widgets.message import MessageView
+from textual.widgets import Collapsible, Static
+
+from tui.conftest import settings_for, wait_for
+from tui.test_chat_flows import chat, send
+
+FERRY = "Good question. The ferry leaves from the blue pier behind the fish market, the one with the green clock."
+ANSWER = "It leaves from the blue pier behind the fish market."
+
+
+async def test_a_recall_round_shows_as_a_tool_call_and_its_result(fake, tmp_path, monkeypatch):
+    from trajectories import everyday_chat
+
+    monkeypatch.setenv("FAKE_KEY", "sk-test")
+    gpt = ModelAlias(model="openai/gpt-4o", api_base=fake.base_url, api_key_env="FAKE_KEY", context_window=16_000)
+    settings = settings_for(fake).model_copy(update={"summarizer": "rules", "default_model": "gpt"})
+    settings.models["gpt"] = gpt
+    history = [{"role": "user", "content": "Where does the Lisbon ferry leave from?"},
+               {"role": "assistant", "content": FERRY}, *everyday_chat(10)[0]]  # fmt: skip
+    with Workspace.open(OpenOptions(settings=settings, database=tmp_path / "recall.db")) as workspace:
+        conversation = workspace.store.create_conversation(title="trip", model="gpt")
+        for message in parse_messages(history):
+            workspace.store.append(conversation, message)
+    # the model's arguments carry markup: shown as typed, never obeyed
+    arguments = json.dumps({"query": "blue pier", "note": "[bold red]x[/]"})
+    fake.script, fake.tool_calls, fake.reply = ["tool", "ok"], [("recall", arguments)], ANSWER
+    app = make_app(AppOptions(settings=settings, database=tmp_path / "recall.db", conversation=conversation))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = chat(app)
+        await wait_for(pilot, lambda: screen.model_ready, timeout=90)
+        await send(pilot, "/resummarize")
+        await wait_for(pilot, lambda: list(screen.query(FoldMarker)))
+        fake.script = ["tool", "ok"]  # the fold is local (rules): the model is asked only from here on
+
+        await send(pilot, "Where did you say the ferry leaves from?")
+        answer = await wait_for(pilot, lambda: _last(screen, "assistant", ANSWER))
+        views = list(screen.query(MessageView))
+        call, result = views[views.index(answer) - 2 : views.index(answer)]
+
+        assert call.data.role == "assistant" and call.data.tool_calls == (("recall", arguments),)
+        stored = {m.id: m for m in screen.backend.transcript()}
+        assert stored[call.data.id].message.tool_calls[0].arguments == arguments
+        title = call.query_one(Collapsible).title
+        assert str(title) == f"→ recall({arguments})"  # literally, markup and all
+        assert result.data.role == "tool" and result.data.tool_name == "recall" and "· recall" in result.header_text()
+        assert FERRY in result.data.text and result.data.id in stored
+        assert FERRY in str(result.query_one(Collapsible.Contents).query_one(Static).render())
+        assert answer.data.status == "complete" and answer.data.id == screen.backend.reply_id
+        assert "tools" in fake.requests[-1] and fake.requests[-1]["messages"][-1]["role"] == "tool"
+
+
+def _last(screen, role: str, text: str) -> MessageView | None:
+    views = [v for v in screen.query(MessageView) if v.data.role == role]
+    done = views and views[-1].data.text.strip() == text and views[-1].data.status == "complete"
+    return views[-1] if done else None

@@ -216,8 +216,10 @@ def bench_foldchat(tmp: Path, replies_only: bool = False) -> dict[str, float]:
     pid = terminal.app_pid()
     replies = completed_replies(db)
     stream_cpu(terminal, pid, replies, ["Hello!"])  # warm-up: litellm's first request sets up its clients
+    spent = cpu_seconds(pid)
     cpu, rss = stream_cpu(terminal, pid, replies, PROMPTS * 2)
     results["CPU while streaming %"] = cpu
+    results["app CPU s per reply"] = (cpu_seconds(pid) - spent) / len(PROMPTS * 2)  # the share depends on reply speed
     results["RSS after replies MB"] = rss
     results |= process_rss(pid)
     terminal.close()

@@ -83,9 +83,19 @@ async def _no_sleep(_delay: float) -> None:
     pass
 
 
+CALL = {"id": "call_1", "type": "function", "function": {"name": "read_file", "arguments": '{"path": "a"}'}}
+HISTORY = [
+    {"role": "system", "content": "Be brief."},
+    {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+    {"role": "assistant", "content": None, "tool_calls": [CALL], "reasoning_content": "look first"},
+    {"role": "tool", "tool_call_id": "call_1", "name": "read_file", "content": "ok"},
+    {"role": "user", "content": "so?"},
+]
+
+
 async def test_the_request_is_the_one_litellm_sends(fake: FakeOpenAI):
-    await events_of(through_litellm(local_target(fake.base_url)))
-    await events_of(local_target(fake.base_url))
+    for target in (through_litellm(local_target(fake.base_url)), local_target(fake.base_url)):
+        assert isinstance([e async for e in stream_reply(target, HISTORY, timeout=30)][-1], Finished)
     via_litellm, direct = fake.requests
     keys = ("model", "messages", "stream", "stream_options", "max_tokens", "temperature", "repeat_penalty")
     assert {k: direct.get(k) for k in keys} == {k: via_litellm.get(k) for k in keys}

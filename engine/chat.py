@@ -24,10 +24,11 @@ from .config import Settings
 from .errors import FoldFailed
 from .events import EventSink, ToolCalling, ToolCallsAnswered, ToolEvent, ignore_events
 from .fold import FoldRequest, FoldResult, fold_context
-from .fold_layout import FoldLayout, covered_messages, new_fold, transcript_numbers
+from .fold_layout import FoldLayout, NewFold, covered_messages, new_fold, transcript_numbers
+from .invariants import violations
 from .messages import Message
 from .models import ModelRegistry
-from .policy import Decision, FoldHistory, Trigger, decide
+from .policy import Decision, FoldHistory, FoldPolicy, Trigger, decide
 from .providers import Failed, Finished, ModelTarget, ProviderEvent, TextDelta, missing_key, stream_reply
 from .recall import RECALL_TOOL, Original, answer_tool_call, recall, recallable, supports_recall
 from .report import FoldReport
@@ -119,7 +120,12 @@ class ChatSession:
         """
         stored = list(transcript) if transcript is not None else self.transcript()
         messages = [s.message for s in stored if _sendable(s) and s.id not in exclude]
-        fold = self.active_fold()
+        return self._with_fold(messages, self.active_fold(), target)
+
+    def _with_fold(
+        self, messages: list[Message], fold: StoredFold | NewFold | None, target: ModelTarget | None
+    ) -> list[Message]:
+        """`messages` (the sendable transcript) as `fold` sends them."""
         if fold is None:
             return repair(messages).messages
         layout = FoldLayout.of(fold)
@@ -235,8 +241,11 @@ class ChatSession:
         focus: str | None = None,
         trigger: Trigger | None = None,
         on_event: EventSink = ignore_events,
+        policy: FoldPolicy | None = None,
     ) -> FoldPlan | None:
-        """What `fold` would do, computed and not stored (the preview, issue 15); None for an empty context."""
+        """What `fold` would do, computed and not stored (the preview, issue 15); None for an empty context.
+
+        `policy` replaces the configured one (a pre-fold aims lower: `prefold.ahead_policy`)."""
         transcript = self.transcript()
         context = self.context(transcript)
         if not context:
@@ -244,6 +253,8 @@ class ChatSession:
         previous = self.active_fold()
         refold = force and previous is not None and FoldLayout.of(previous).has_snapshot
         request = self._fold_request(target, force, focus, trigger, on_event, transcript)
+        if policy is not None:
+            request = replace(request, policy=policy)
         if refold and previous is not None:
             # DESIGN §5: from the original messages, not a summary of the summary
             request = replace(
@@ -267,6 +278,40 @@ class ChatSession:
         if not same_fold or [s.id for s in self.transcript()] != [s.id for s in plan.transcript]:
             raise FoldFailed("the conversation changed since the preview: preview it again")
         return self._store_fold(plan.result, plan.previous, plan.transcript)
+
+    def apply_prepared(self, plan: FoldPlan, target: ModelTarget, decision: Decision) -> FoldReport | None:
+        """Store a fold computed earlier over the older part of this transcript (a pre-fold, `prefold.py`).
+
+        The messages that arrived since join its verbatim tail. Its snapshot and the tail it chose are
+        stored as computed; the counts are redone for the context as it is now. None, and nothing stored,
+        when that context would be over the target or break an invariant: the caller folds as usual."""
+        started = time.perf_counter()
+        transcript = self.transcript()
+        result = plan.result
+        snapshot = result.snapshot.model_dump() if result.snapshot is not None else None
+        record = new_fold(result.messages, result.folded, snapshot, plan.previous)
+        if record is None:
+            return None
+        messages = [s.message for s in transcript if _sendable(s)]
+        context = self._with_fold(messages, record, target)
+        counter = self.registry.counter(target)
+        tokens_after = counter.count(context)
+        usage = self.usage(target)
+        systems = [m for m in messages if m.role == "system"]
+        if tokens_after + usage.reserved > usage.target or violations(context, systems):
+            return None
+        report = replace(
+            result.report,
+            tokens_before=usage.tokens,
+            tokens_after=tokens_after,
+            trigger_tokens=usage.trigger,  # the plan was sized with its own lower numbers: report the policy's
+            target_tokens=usage.target,
+            kept_messages=len(context),
+            trigger=str(decision.trigger or Trigger.AUTO),
+            reason=f"{decision.reason}; the fold was prepared in the background",
+            duration_ms=round((time.perf_counter() - started) * 1000, 2),
+        )
+        return self._store_fold(replace(result, report=report), plan.previous, transcript)
 
     def _fold_request(
         self,

@@ -80,6 +80,8 @@ class FakeOpenAI(LoopbackServer):
         self.prompt_tokens: list[int] = []
         self.tool_calls: list[tuple[str, str]] = [("recall", '{"query": "hello"}')]
         """What a `tool` behaviour calls: (function name, arguments as a JSON string), in one message."""
+        self.answer_delay = 0.0
+        """Seconds a non-streaming answer (what the LLM summarizer asks for) waits: a slow summarizer."""
         super().__init__()
 
     def too_long(self, body: dict[str, Any]) -> str | None:
@@ -146,6 +148,7 @@ class FakeOpenAI(LoopbackServer):
                 elif behaviour == "hang":
                     fake.released.wait(60)
                 elif not body.get("stream"):
+                    fake.released.wait(fake.answer_delay)
                     self._json(200, {
                         "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
                         "model": "fake-model",

@@ -3,7 +3,8 @@
 Engine work runs off the UI thread (`asyncio.to_thread` inside async workers), so typing never waits:
 the session opens in the background, a message typed before the model is ready is sent when it is,
 folds run in their own `fold_history` worker and report their steps while you type, replies stream in
-the `stream_reply` worker, and Esc stops a streaming reply (the partial text is kept). Everything the
+the `stream_reply` worker, the next fold is prepared in a `prepare_fold` thread worker once usage passes
+the reset ratio, and Esc stops a streaming reply (the partial text is kept). Everything the
 screen does to the conversation goes through the engine's `Session` (held as `backend`).
 """
 
@@ -470,8 +471,19 @@ class ChatScreen(SlashCommands, Screen[None]):
         if self.fold_requested is not None:
             focus, self.fold_requested = self.fold_requested, None
             await self.slash_resummarize(focus)
+        await self.start_prefold()
         if self.unanswered():
             self.stream_reply()
+
+    async def start_prefold(self) -> None:
+        """Past the reset ratio, the next fold is prepared in a thread worker, so that at the trigger it
+        applies at once (engine/prefold.py). The engine runs one at a time and keeps its failures quiet;
+        the worker touches no widget."""
+        session = self.backend
+        if session is not None and await asyncio.to_thread(session.prefold_due):
+            self.run_worker(
+                session.prepare_fold, name="prepare_fold", group="prefold", thread=True, exit_on_error=False
+            )
 
     async def show_reply(self, session: Session, view: MessageView, regenerate: bool) -> None:
         """Stream the reply into `view`; the screen follows at ~8 Hz, not per token."""

@@ -363,25 +363,30 @@ class Session:
             return None  # pins changed while it ran: which ones it saw is unknown
         return PreparedFold(plan, inputs)
 
-    def _fold_inputs(self) -> FoldInputs:
+    def _fold_inputs(self, transcript: list[StoredMessage] | None = None) -> FoldInputs:
         target = self.target
         return FoldInputs(
-            transcript=tuple(self.transcript()), active_fold=self.active_fold(),
+            transcript=tuple(self.transcript() if transcript is None else transcript), active_fold=self.active_fold(),
             pinned=tuple(self.chat.pinned_texts()), model=target.name, window=target.window,
         )  # fmt: skip
 
     def _apply_prepared(self, trigger: Trigger | None, on_event: EventSink) -> FoldReport | None:
-        """At the trigger, the prepared fold if it still holds and fits; None to fold as usual."""
-        if not self.prefold.holds(self._fold_inputs()):
+        """At the trigger, the prepared fold if it still holds and fits; None to fold as usual.
+
+        The transcript is read once here: this is the path the reply waits for (bench/prefold_bench.py)."""
+        transcript = self.transcript()
+        inputs = self._fold_inputs(transcript)
+        if not self.prefold.holds(inputs):
             return None
-        decision, _ = self.chat.fold_decision(self.target, trigger)
+        decision, usage = self.chat.fold_decision(self.target, trigger, transcript)
         if not decision.fold:
             return None  # not due yet: the plan waits
-        plan = self.prefold.take(self._fold_inputs())
+        plan = self.prefold.take(inputs)
         if plan is None:
             return None
-        on_event(FoldStarted(str(decision.trigger or Trigger.AUTO), len(self.context()), self.usage().tokens))
-        report = self.chat.apply_prepared(plan, self.target, decision)
+        live = sum(1 for m in transcript if m.superseded_by is None)
+        on_event(FoldStarted(str(decision.trigger or Trigger.AUTO), live, usage.tokens))
+        report = self.chat.apply_prepared(plan, self.target, (decision, usage), transcript)
         if report is None:
             log.info("prepared fold not used: it would leave the context over the target")
             on_event(FoldFailedEvent("the prepared fold no longer fits: folding again"))

@@ -4,6 +4,8 @@
 fold pipeline directly. It owns choosing the conversation, the current model and its switch, token
 estimates for the gauge, sending and streaming, folding (automatic, forced with a focus, undo, edit),
 pins, the fold chain and the conversation list. Fold progress leaves as `events.FoldEvent` values.
+With an LLM summarizer, the next automatic fold can be prepared ahead (`prefold_due`, `prepare_fold`
+in a worker thread; `prefold.py`) and is then applied at the trigger by `fold_if_needed`.
 
 A new conversation is not stored until it has something in it: a `Session` on a new conversation
 (`conversation_id` None) reads as empty, and its first user message or system prompt creates the row,

@@ -165,16 +165,29 @@ def test_a_change_to_what_the_plan_covers_discards_it_and_the_normal_fold_runs(l
     assert "prepared" not in report.reason and summarizer_calls(llm) > calls  # folded the normal way
 
 
-def test_undoing_the_fold_the_plan_was_built_on_discards_it(llm, tmp_path):
+def undo_active_fold(session: Session) -> None:
+    session.undo_fold(session.active_fold().id)  # type: ignore[union-attr]
+
+
+def drop_a_standing_rule(session: Session) -> None:
+    """What dropping a rule in the inspector does: the active fold's snapshot is edited."""
+    fold = session.active_fold()
+    assert fold is not None
+    edited = session.snapshot_of(fold).model_copy(update={"constraints_and_preferences": []})
+    session.edit_fold(fold.id, snap.render_message_text(edited))
+
+
+@pytest.mark.parametrize("change", [undo_active_fold, drop_a_standing_rule])
+def test_a_change_to_the_fold_the_plan_was_built_on_discards_it(llm, tmp_path, change):
+    llm.reply = json.dumps({**SNAPSHOT, "constraints_and_preferences": ["Always answer in German."]})
     session = open_session(llm, tmp_path / "app.db")
     grow_until(session, 0.80, 1)
     assert session.fold_if_needed().compressed  # type: ignore[union-attr]
-    n = grow_until(session, 0.70, 50)
+    grow_until(session, 0.70, 50)
     assert session.prepare_fold(), session.prefold.failure
-    session.undo_fold(session.active_fold().id)  # type: ignore[union-attr]
+    assert session.prefold.holds(session._fold_inputs())
+    change(session)
     assert not session.prefold.holds(session._fold_inputs())
-    assert session.prefold_due() is (session.usage().used < session.usage().trigger)
-    del n
 
 
 def test_never_two_preparations_at_once_and_a_conversation_switch_drops_the_running_one(llm, tmp_path):

@@ -60,6 +60,7 @@ class PreFold:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
         self._running = False
         self._generation = 0
         self._pending: PreparedFold | None = None
@@ -89,6 +90,13 @@ class PreFold:
             self._running = False
             if ticket == self._generation and prepared is not None:
                 self._pending = prepared
+            self._idle.notify_all()
+
+    def wait_idle(self, timeout: float) -> None:
+        """Wait (at most `timeout` seconds) for a running preparation to end: at the trigger, one that is
+        almost done beats starting the same summarizer calls again."""
+        with self._idle:
+            self._idle.wait_for(lambda: not self._running, timeout)
 
     def discard(self) -> None:
         """Forget the plan, and the one being prepared when it arrives (a conversation switch)."""

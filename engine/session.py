@@ -375,7 +375,10 @@ class Session:
     def _apply_prepared(self, trigger: Trigger | None, on_event: EventSink) -> FoldReport | None:
         """At the trigger, the prepared fold if it still holds and fits; None to fold as usual.
 
-        The transcript is read once here: this is the path the reply waits for (bench/prefold_bench.py)."""
+        A preparation still running is waited for (up to one request timeout) rather than repeated. The
+        transcript is read once here: this is the path the reply waits for (bench/prefold_bench.py)."""
+        if self.prefold.running and self.chat.fold_decision(self.target, trigger)[0].fold:
+            self.prefold.wait_idle(self.settings.request_timeout)
         transcript = self.transcript()
         inputs = self._fold_inputs(transcript)
         if not self.prefold.holds(inputs):

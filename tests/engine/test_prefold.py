@@ -207,6 +207,21 @@ def test_never_two_preparations_at_once_and_a_conversation_switch_drops_the_runn
     assert session.prefold._pending is None  # its result arrived for a conversation no longer open
 
 
+def test_at_the_trigger_a_preparation_still_running_is_waited_for_not_repeated(llm, tmp_path):
+    llm.answer_delay = 1.5
+    session = open_session(llm, tmp_path / "app.db")
+    n = grow_until(session, 0.70, 1)
+    preparing = threading.Thread(target=session.prepare_fold)
+    preparing.start()
+    while not llm.requests:
+        time.sleep(0.01)
+    grow_until(session, 0.80, n)  # the trigger is reached while the summarizer is still writing
+    report = session.fold_if_needed()
+    preparing.join()
+    assert report is not None and report.compressed and "prepared" in report.reason, report and report.reason
+    assert not session.prefold.waiting  # used, not left for later
+
+
 def test_a_failing_summarizer_leaves_no_plan_and_no_error(llm, tmp_path):
     llm.script = ["500"]
     session = open_session(llm, tmp_path / "app.db")

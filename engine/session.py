@@ -377,8 +377,11 @@ class Session:
 
         A preparation still running is waited for (up to one request timeout) rather than repeated. The
         transcript is read once here: this is the path the reply waits for (bench/prefold_bench.py)."""
-        if self.prefold.running and self.chat.fold_decision(self.target, trigger)[0].fold:
-            self.prefold.wait_idle(self.settings.request_timeout)
+        if self.prefold.running:
+            decision, usage = self.chat.fold_decision(self.target, trigger)
+            if decision.fold:  # the face shows a fold in progress while it waits
+                on_event(FoldStarted(str(decision.trigger or Trigger.AUTO), len(self.context()), usage.tokens))
+                self.prefold.wait_idle(self.settings.request_timeout)
         transcript = self.transcript()
         inputs = self._fold_inputs(transcript)
         if not self.prefold.holds(inputs):

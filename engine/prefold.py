@@ -7,8 +7,8 @@ has changed. Otherwise it is dropped and the normal fold runs, as it would have 
 
 What a plan depends on (`FoldInputs`): every stored message that existed when it was computed (id,
 text, status, supersession: an edit, regenerate or interrupted reply changes one), the active fold and
-the user's edit of it (standing rules live there; an undo changes it), the pins, and the model with its
-window. Messages sent after it was computed are not part of it: they join its verbatim tail.
+the user's edit of it (an undo changes it), the standing rules the user dropped, the pins, and the model
+with its window. Messages sent after it was computed are not part of it: they join its verbatim tail.
 
 Sizing (`ahead_policy`): computed at usage `u` below the trigger `T`, the plan aims at the target minus
 `T - u` and minus one more turn like the newest one, so that once the conversation has grown to the
@@ -39,12 +39,13 @@ class FoldInputs:
     transcript: tuple[StoredMessage, ...]
     active_fold: StoredFold | None
     pinned: tuple[str, ...]
+    dropped_rules: tuple[str, ...]
     model: str
     window: int
 
     def still_hold(self, current: FoldInputs) -> bool:
         """Whether a plan made from these inputs is still the fold of `current`'s older messages:
-        the same messages (now followed by newer ones), fold, pins, model and window."""
+        the same messages (now followed by newer ones), fold, pins, dropped rules, model and window."""
         same_prefix = current.transcript[: len(self.transcript)] == self.transcript
         return same_prefix and replace(current, transcript=self.transcript) == self
 

@@ -361,16 +361,21 @@ class Session:
             log.info("pre-fold dropped: %s", plan.report.summarizer)
             return None
         inputs = replace(before, transcript=plan.transcript, active_fold=plan.previous)
-        if self._fold_inputs().pinned != before.pinned:
-            return None  # pins changed while it ran: which ones it saw is unknown
+        after = self._fold_inputs()
+        if (after.pinned, after.dropped_rules) != (before.pinned, before.dropped_rules):
+            return None  # pins or rules changed while it ran: which ones it saw is unknown
         return PreparedFold(plan, inputs)
 
     def _fold_inputs(self, transcript: list[StoredMessage] | None = None) -> FoldInputs:
         target = self.target
         return FoldInputs(
             transcript=tuple(self.transcript() if transcript is None else transcript), active_fold=self.active_fold(),
-            pinned=tuple(self.chat.pinned_texts()), model=target.name, window=target.window,
+            pinned=tuple(self.chat.pinned_texts()), dropped_rules=tuple(self._dropped_rules()), model=target.name,
+            window=target.window,
         )  # fmt: skip
+
+    def _dropped_rules(self) -> list[str]:
+        return [] if self.conversation_id is None else self.store.dropped_rules(self.conversation_id)
 
     def _apply_prepared(self, trigger: Trigger | None, on_event: EventSink) -> FoldReport | None:
         """At the trigger, the prepared fold if it still holds and fits; None to fold as usual.

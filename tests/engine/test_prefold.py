@@ -170,11 +170,10 @@ def undo_active_fold(session: Session) -> None:
 
 
 def drop_a_standing_rule(session: Session) -> None:
-    """What dropping a rule in the inspector does: the active fold's snapshot is edited."""
+    """What "drop a rule" in the inspector does: the fold is edited and the drop remembered."""
     fold = session.active_fold()
-    assert fold is not None
-    edited = session.snapshot_of(fold).model_copy(update={"constraints_and_preferences": []})
-    session.edit_fold(fold.id, snap.render_message_text(edited))
+    assert fold is not None and session.standing_rules(fold)
+    session.drop_rule(fold.id, 1)
 
 
 @pytest.mark.parametrize("change", [undo_active_fold, drop_a_standing_rule])

@@ -335,6 +335,7 @@ class Session:
         if ticket is None:
             return False
         prepared = None
+        self.prefold.failure = None
         try:
             prepared = self._plan_ahead()
         except Exception as error:  # silent by design: the normal fold is the fallback

@@ -169,6 +169,7 @@ class ChatScreen(SlashCommands, Screen[None]):
             state = await asyncio.to_thread(transcript_state, session)
             await self.query_one(Transcript).show(state.items, pinned=state.pinned, folded_upto=state.folded_upto)
             self.status = "loading model support…"
+            await self.painted()  # litellm's import in a thread holds the GIL: the transcript is drawn first
             await asyncio.to_thread(session.connect)  # litellm: seconds, so after the transcript is up
         except FoldchatError as error:
             self.status = f"could not start: {error}"
@@ -186,6 +187,12 @@ class ChatScreen(SlashCommands, Screen[None]):
         else:
             self.gauge_state = GaugeState(cost=state.cost, per_turn=state.per_turn, note="counting…")
         self.prepare_model()
+
+    async def painted(self) -> None:
+        """Return once the screen has been refreshed with what is mounted now."""
+        drawn = asyncio.Event()
+        self.call_after_refresh(drawn.set)
+        await drawn.wait()
 
     @work(group="startup", exit_on_error=False)
     async def prepare_model(self) -> None:

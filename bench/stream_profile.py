@@ -29,9 +29,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from tui_bench import PROMPTS, TICKS, Terminal, completed_replies
-
-ROOT = Path(__file__).resolve().parent.parent
+from tui_bench import LONG_REPLY, PROMPTS, ROOT, TICKS, Terminal, completed_replies
 
 
 def thread_cpu(pid: int) -> dict[str, float]:
@@ -97,11 +95,27 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=30, help="functions listed")
     parser.add_argument("--py-spy", action="store_true", help="sample every thread with py-spy")
     parser.add_argument("--out", default="/tmp/foldchat-stream.prof", help="where the profile is written")
+    parser.add_argument("--long-reply", action="store_true", help="a long Markdown reply from a loopback server")
     args = parser.parse_args()
+    server = None
+    prompts = PROMPTS * args.rounds
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "foldchat.db"
         env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
         env.update(FOLDCHAT_DATABASE=str(db), FOLDCHAT_CONFIG=os.devnull, TERM="xterm-256color")
+        if args.long_reply:  # as tui_bench --long-reply: ~1,000 chunks at 50 chunks/s
+            sys.path.insert(0, str(ROOT / "tests"))
+            from servers.fake_openai import FakeOpenAI
+
+            server = FakeOpenAI().start()
+            server.reply, server.pace = LONG_REPLY, 0.02
+            config = Path(tmp) / "long.toml"
+            config.write_text(
+                f'default_model = "fake"\n[models.fake]\nmodel = "openai/fake-model"\n'
+                f'api_base = "{server.base_url}"\napi_key_env = "FAKE_KEY"\ncontext_window = 128000\n'
+            )
+            env.update(FOLDCHAT_CONFIG=str(config), FAKE_KEY="sk-bench")
+            prompts = ["Tell me about the sea."] * args.rounds
         exe = str(Path(sys.executable).parent / "foldchat")
         app = [exe] if args.py_spy else [sys.executable, str(ROOT / "bench" / "profiled_app.py"), args.out]
         terminal = Terminal(env)
@@ -135,7 +149,7 @@ def main() -> None:
                 time.sleep(1.0)  # attached
             else:
                 os.kill(pid, signal.SIGUSR1)
-            for prompt in PROMPTS * args.rounds:
+            for prompt in prompts:
                 send_and_wait(terminal, replies, prompt)
             if spy is not None:
                 spy.send_signal(signal.SIGINT)
@@ -147,7 +161,9 @@ def main() -> None:
             time.sleep(3.0)  # cProfile's dump is written by the app's signal handler, when its loop wakes
         finally:
             terminal.close()
-    replies_sent = len(PROMPTS) * args.rounds
+            if server is not None:
+                server.stop()
+    replies_sent = len(prompts)
     print(f"wall {wall:.2f} s, {replies_sent} replies, {chars1 - chars0:,} characters, {tokens1 - tokens0:,} tokens")
     total = 0.0
     for name in sorted(cpu1, key=lambda n: cpu0.get(n, 0.0) - cpu1[n]):

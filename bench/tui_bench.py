@@ -1,12 +1,13 @@
 """The app in a real terminal (tmux, 160x48): first paint, a 2,000-message chat, CPU while streaming, RSS.
 
-Run: .venv/bin/python bench/tui_bench.py [--elia PATH_TO_ELIA_EXECUTABLE] [--streaming-only]
+Run: .venv/bin/python bench/tui_bench.py [--elia PATH_TO_ELIA_EXECUTABLE] [--streaming-only] [--long-reply]
 
 - first paint: from launching the command to the first frame on screen (median of 5);
 - a 2,000-message conversation: time until its last message is visible, and the app's RSS then;
 - CPU of the app process and any helper it starts (not the model server) while the local model
   streams replies, as a share of one core and in CPU seconds per reply (`--streaming-only` skips
-  the first-paint and 2,000-message figures);
+  the first-paint and 2,000-message figures; `--long-reply` adds one long Markdown reply of ~1,000
+  chunks at 50 chunks/s from a loopback OpenAI-format server, since the base model answers in a line);
 - RSS after a reply.
 With --elia, Elia is measured the same way (it imports the same 2,000 messages as a ChatGPT export and
 talks to the same local model server), and the ratios are printed.
@@ -229,6 +230,46 @@ def bench_foldchat(tmp: Path, streaming_only: bool = False) -> dict[str, float]:
     return results
 
 
+LONG_PARAGRAPH = (
+    "The tide comes in twice a day, pulled by the moon and, less, by the sun; the **spring tides** "
+    "of new and full moon rise highest, and the `neap` tides between them barely move.\n\n"
+)
+LONG_CODE = "```python\ndef tide(hour):\n\n    return 2.1 * math.cos(hour / 12.42 * 2 * math.pi)\n```\n\n"
+LONG_REPLY = "# The sea\n\n" + (LONG_PARAGRAPH * 3 + "- one point\n- another point\n\n" + LONG_CODE) * 6
+
+
+def bench_long_reply(tmp: Path, pace: float = 0.02) -> dict[str, float]:
+    """CPU of the app while one long Markdown reply (~1,000 chunks) streams at a local model's pace.
+
+    The local model here replies in a sentence, so the per-chunk cost of the UI is measured with a
+    loopback OpenAI-format server (tests/servers/fake_openai.py), reached through litellm like the
+    local server: one word per chunk, `pace` seconds apart (50 chunks/s by default)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from servers.fake_openai import FakeOpenAI
+
+    server = FakeOpenAI().start()
+    server.reply, server.pace = LONG_REPLY, pace
+    config = tmp / "long.toml"
+    config.write_text(
+        f'default_model = "fake"\n[models.fake]\nmodel = "openai/fake-model"\napi_base = "{server.base_url}"\n'
+        'api_key_env = "FAKE_KEY"\ncontext_window = 128000\n'
+    )
+    db = tmp / "long.db"
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update(FOLDCHAT_DATABASE=str(db), FOLDCHAT_CONFIG=str(config), FAKE_KEY="sk-bench", TERM="xterm-256color")
+    exe = shlex.quote(str(Path(sys.executable).parent / "foldchat"))
+    try:
+        terminal, _ = launch(env, f"{exe} --new", lambda s: "token window" in s)
+        pid = terminal.app_pid()
+        replies = completed_replies(db)
+        stream_cpu(terminal, pid, replies, ["Hello!"])  # warm-up
+        cpu, per_reply, _ = stream_cpu(terminal, pid, replies, ["Tell me about the sea."] * 2)
+        terminal.close()
+    finally:
+        server.stop()
+    return {"long reply: CPU while streaming %": cpu, "long reply: CPU s per reply": per_reply}
+
+
 def bench_elia(elia: str, tmp: Path) -> dict[str, float]:
     sys.path.insert(0, str(ROOT))
     from foldchat.engine.config import LocalModelSettings
@@ -283,9 +324,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--elia", help="path to the elia executable (installed in a separate venv)")
     parser.add_argument("--streaming-only", action="store_true", help="only CPU while streaming and RSS")
+    parser.add_argument("--long-reply", action="store_true", help="also a long Markdown reply (loopback server)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         ours = bench_foldchat(Path(tmp), args.streaming_only)
+        if args.long_reply:
+            ours.update(bench_long_reply(Path(tmp)))
         theirs = bench_elia(args.elia, Path(tmp)) if args.elia else {}
     print(f"{'metric':<34} {'foldchat':>10} {'elia':>10} {'ratio':>8}")
     for key, value in ours.items():

@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable
 
 from textual.content import Content
+from textual.geometry import Size
 from textual.visual import VisualType
 from textual.widget import Widget
 from textual.widgets import Markdown
@@ -51,9 +52,14 @@ class BlockBoundaries:
 
 
 class StreamTail(Widget):
-    """The reply's unfinished block, as plain text (already made `visible` by the caller)."""
+    """The reply's unfinished block, as plain text (already made `visible` by the caller).
+
+    Its height grows in steps of `STEP` lines, so most paints fit the room it already has and need no
+    layout pass: laying out the screen again costs as much as the whole transcript holds (issue 12).
+    The room not yet written is blank for a moment; the tail is removed when the reply ends."""
 
     DEFAULT_CSS = "StreamTail { height: auto; }"
+    STEP = 6
 
     def __init__(self) -> None:
         super().__init__()
@@ -63,12 +69,20 @@ class StreamTail(Widget):
     def show(self, text: str) -> bool:
         """Show `text`; True when its height changed, i.e. the transcript needed a layout pass."""
         self._content = Content(text)
-        width = self.content_region.width or self.size.width
-        height = self._content.get_height(self.styles, width) if width and text else int(bool(text))
+        height = self._room(self.size.width)
         changed = height != self._height
         self._height = height
         self.refresh(layout=changed)
         return changed
+
+    def _room(self, width: int) -> int:
+        if not self._content:
+            return 0
+        lines = self._content.get_height(self.styles, width) if width else 1
+        return -(-lines // self.STEP) * self.STEP
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return self._room(width)
 
     def render(self) -> VisualType:
         return self._content

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import time
 from collections.abc import Callable
 
 from textual.content import Content
@@ -22,6 +23,9 @@ from textual.widget import Widget
 from textual.widgets import Markdown
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+BLOCKS_INTERVAL = 1.0
+"""Seconds between two writes of finished blocks to the Markdown: each write lays out the screen
+again, which costs more the more the transcript holds; blocks that finish in between wait in the tail."""
 
 
 class BlockBoundaries:
@@ -102,6 +106,7 @@ class ReplyStream:
         self._on_grow = on_grow
         self._blocks = BlockBoundaries()
         self._written = 0
+        self._last_write = -BLOCKS_INTERVAL
         self._text = ""
         self._changed = asyncio.Event()
         self._painter: asyncio.Task[None] | None = None
@@ -129,7 +134,8 @@ class ReplyStream:
         self.paints += 1
         settled = self._blocks.settled(text)
         grew = False
-        if settled > self._written:
+        if settled > self._written and time.monotonic() - self._last_write >= BLOCKS_INTERVAL:
+            self._last_write = time.monotonic()
             await self._write(text[self._written : settled])
             grew = True
         return self._tail.show(text[self._written :]) or grew

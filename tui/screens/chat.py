@@ -495,13 +495,10 @@ class ChatScreen(SlashCommands, Screen[None]):
 
     async def show_reply(self, session: Session, view: MessageView, regenerate: bool) -> None:
         """Stream the reply into `view`. Deltas are batched into at most ~8 paints a second: finished
-        Markdown blocks render once each, the block being written shows as plain text, and the gauge
-        recounts the reply twice a second. The transcript is anchored to its end meanwhile: it follows
-        the reply within the layout pass that grew it (a `scroll_end` per growth cost a second pass),
-        and a user who scrolls up is left where they are until the reply ends."""
+        Markdown blocks render once each, the block being written shows as plain text, the transcript
+        scrolls only when the reply grew taller, and the gauge recounts the reply twice a second."""
         transcript = self.query_one(Transcript)
-        stream = view.reply_stream(UI_INTERVAL)
-        transcript.anchor()
+        stream = view.reply_stream(UI_INTERVAL, lambda: transcript.scroll_end(animate=False))
         gauge = Throttle(GAUGE_INTERVAL)
         waiting = WaitingNote(self, view, session.target.name)
         try:
@@ -533,7 +530,6 @@ class ChatScreen(SlashCommands, Screen[None]):
             if view.data.reasoning:
                 await view.show_reasoning(view.data.reasoning, streaming=False)
             self.update_gauge(streaming=0)
-            transcript.anchor(False)
             transcript.scroll_end(animate=False)
 
     def action_stop(self) -> None:

@@ -9,6 +9,7 @@ as OSC 52, which works over ssh and tmux, but a terminal never confirms it, so t
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -182,10 +183,10 @@ class MessageView(Vertical, can_focus=True):
     def markdown(self) -> Markdown:
         return self.query_one(Markdown)
 
-    def reply_stream(self, interval: float) -> ReplyStream:
+    def reply_stream(self, interval: float, on_grow: Callable[[], None]) -> ReplyStream:
         """How a reply streams into this (streaming) view: Markdown per finished block, a plain tail;
         kept as `stream` (tests read its counters)."""
-        self.stream = ReplyStream(self.markdown, self.query_one(StreamTail), interval)
+        self.stream = ReplyStream(self.markdown, self.query_one(StreamTail), interval, on_grow)
         return self.stream
 
     def action_pin(self) -> None:

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import re
 import time
+from collections.abc import Callable
 
 from textual.content import Content
 from textual.geometry import Size
@@ -98,10 +99,11 @@ class ReplyStream:
     the latest text, then waits `interval`, so a burst of deltas costs one paint and the last words
     before a pause are on screen within `interval`, whether or not another delta follows."""
 
-    def __init__(self, markdown: Markdown, tail: StreamTail, interval: float) -> None:
+    def __init__(self, markdown: Markdown, tail: StreamTail, interval: float, on_grow: Callable[[], None]) -> None:
         self._stream = Markdown.get_stream(markdown)
         self._tail = tail
         self._interval = interval
+        self._on_grow = on_grow
         self._blocks = BlockBoundaries()
         self._written = 0
         self._last_write = -BLOCKS_INTERVAL
@@ -124,16 +126,19 @@ class ReplyStream:
         while True:
             await self._changed.wait()
             self._changed.clear()
-            await self._show(self._text)
+            if await self._show(self._text):
+                self._on_grow()
             await asyncio.sleep(self._interval)
 
-    async def _show(self, text: str) -> None:
+    async def _show(self, text: str) -> bool:
         self.paints += 1
         settled = self._blocks.settled(text)
+        grew = False
         if settled > self._written and time.monotonic() - self._last_write >= BLOCKS_INTERVAL:
             self._last_write = time.monotonic()
             await self._write(text[self._written : settled])
-        self._tail.show(text[self._written :])
+            grew = True
+        return self._tail.show(text[self._written :]) or grew
 
     async def finish(self, text: str) -> None:
         """The reply ended (or was stopped): everything goes to the Markdown, the tail goes away."""

@@ -143,3 +143,34 @@ async def test_interrupt_mid_stream_keeps_the_partial_drawn(app_factory, fake):
             assert stored.status == "interrupted" and stored.message.text == partial
     finally:
         fake.answer_gate.set()
+
+
+async def test_the_transcript_follows_a_long_reply_while_it_streams(app_factory, fake):
+    from foldchat.tui.widgets.transcript import Transcript
+
+    fake.script = ["held"]
+    fake.reply = MARKDOWN_REPLY
+    words = MARKDOWN_REPLY.split(" ")
+    fake.hold_after = len(words) - 3
+    fake.answer_gate.clear()
+    app = app_factory()
+    try:
+        async with app.run_test(size=(100, 20)) as pilot:
+            await ready(pilot)
+            screen = chat(app)
+            transcript = screen.query_one(Transcript)
+            screen.query_one(Composer).text = "a long one"
+            await pilot.press("enter")
+            held = " ".join(words[: fake.hold_after])
+            view = await wait_for(
+                pilot, lambda: replies(screen) and replies(screen)[-1].data.text == held and replies(screen)[-1]
+            )
+            # mid-stream, with no further delta: the end of what arrived is in view
+            await wait_for(
+                pilot, lambda: transcript.max_scroll_y > 0 and transcript.scroll_y == transcript.max_scroll_y
+            )
+            assert view.data.status == "streaming"
+            fake.answer_gate.set()
+            await wait_for(pilot, lambda: view.data.status == "complete")
+    finally:
+        fake.answer_gate.set()

@@ -37,9 +37,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message as TextualMessage
-from textual.reactive import reactive
+from textual.reactive import var
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Label, Markdown, OptionList, ProgressBar, TextArea
+from textual.widgets import Footer, Input, Label, OptionList, ProgressBar, TextArea
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerFailed, WorkerState
 
@@ -55,6 +55,9 @@ if TYPE_CHECKING:  # the session module loads pydantic and SQLite: measured 250 
     from foldchat.engine import FoldReport, Session, Usage
 
 UI_INTERVAL = 0.12
+"""Seconds between two paints of a streaming reply (its deltas are batched in between)."""
+GAUGE_INTERVAL = 0.5
+"""Seconds between two recounts of a streaming reply for the gauge."""
 TYPING_PAUSE = 0.15
 """Seconds of no typing before a big composer text is counted (small texts are counted at once)."""
 BIG_TYPED_TEXT = 4_000  # characters: above this, counting waits for a pause in typing
@@ -66,6 +69,21 @@ class FoldEventPosted(TextualMessage):
     def __init__(self, event: FoldEvent) -> None:
         super().__init__()
         self.event = event
+
+
+class Throttle:
+    """`due()` is true at most once per `interval` seconds (and on its first call)."""
+
+    def __init__(self, interval: float) -> None:
+        self.interval = interval
+        self.last = -interval
+
+    def due(self) -> bool:
+        now = time.monotonic()
+        if now - self.last < self.interval:
+            return False
+        self.last = now
+        return True
 
 
 class WaitingNote:
@@ -105,8 +123,10 @@ class ChatScreen(SlashCommands, Screen[None]):
         Binding("home", "load_earlier", "Earlier", show=False),
     ]
 
-    status: reactive[str] = reactive("starting…")
-    conversation_title: reactive[str] = reactive("")
+    # `var`, not `reactive`: a change is shown by the watchers on the status line alone; a reactive
+    # would repaint the whole screen, several times a turn (issue 12)
+    status: var[str] = var("starting…")
+    conversation_title: var[str] = var("")
     """Shown first on the status line: which conversation this is (the first prompt, or a rename)."""
 
     def __init__(self, options: OpenOptions) -> None:
@@ -143,7 +163,8 @@ class ChatScreen(SlashCommands, Screen[None]):
     def watch_status(self, status: str) -> None:
         if self.is_mounted:
             title = self.conversation_title
-            self.query_one("#status", Label).update(f"{title} · {status}" if title else status)
+            # one line of fixed size (chat.tcss): no layout pass for the whole screen
+            self.query_one("#status", Label).update(f"{title} · {status}" if title else status, layout=False)
 
     def watch_conversation_title(self) -> None:
         self.watch_status(self.status)
@@ -269,8 +290,9 @@ class ChatScreen(SlashCommands, Screen[None]):
         self.typed = text
         matches = completions(text)
         suggestions = self.query_one("#suggestions", OptionList)
-        suggestions.clear_options()
-        suggestions.add_options([Option(f"{c.usage:<24} {c.help}", id=c.name) for c in matches])
+        if matches or suggestions.option_count:  # most keystrokes: nothing to suggest, nothing to redo
+            suggestions.clear_options()
+            suggestions.add_options([Option(f"{c.usage:<24} {c.help}", id=c.name) for c in matches])
         suggestions.display = bool(matches)
         if matches:
             suggestions.highlighted = 0
@@ -493,25 +515,21 @@ class ChatScreen(SlashCommands, Screen[None]):
             )
 
     async def show_reply(self, session: Session, view: MessageView, regenerate: bool) -> None:
-        """Stream the reply into `view`; the screen follows at ~8 Hz, not per token."""
+        """Stream the reply into `view`. Deltas are batched into at most ~8 paints a second: finished
+        Markdown blocks render once each, the block being written shows as plain text, the transcript
+        scrolls only when the reply grew taller, and the gauge recounts the reply twice a second."""
         transcript = self.query_one(Transcript)
-        stream = Markdown.get_stream(view.markdown)
-        last_ui = 0.0
-        pending = ""
+        stream = view.reply_stream(UI_INTERVAL, lambda: transcript.scroll_end(animate=False))
+        gauge = Throttle(GAUGE_INTERVAL)
         waiting = WaitingNote(self, view, session.target.name)
         try:
             async for event in session.reply(regenerate=regenerate):
                 waiting.stop()
                 if isinstance(event, TextDelta):
-                    shown = visible(event.text)  # escape bytes from a model never reach the terminal
-                    view.data.text += shown
-                    pending += shown
-                    if time.monotonic() - last_ui >= UI_INTERVAL:
-                        last_ui = time.monotonic()
-                        await stream.write(pending)
-                        pending = ""
+                    view.data.text += visible(event.text)  # escape bytes from a model never reach the terminal
+                    stream.update(view.data.text)
+                    if gauge.due():
                         self.update_gauge(streaming=session.count_text(view.data.text))
-                        transcript.scroll_end(animate=False)
                 elif isinstance(event, ReasoningDelta):  # shown live, collapsed, not only after a restart
                     view.data.reasoning += visible(event.text)
                     await view.show_reasoning(view.data.reasoning, streaming=True)
@@ -539,9 +557,7 @@ class ChatScreen(SlashCommands, Screen[None]):
         finally:
             waiting.stop()
             view.data.id = session.reply_id  # stored now: it can be pinned like any other message
-            if pending:
-                await stream.write(pending)
-            await stream.stop()
+            await stream.finish(view.data.text)
             if view.data.reasoning:
                 await view.show_reasoning(view.data.reasoning, streaming=False)
             self.update_gauge(streaming=0)

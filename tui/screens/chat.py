@@ -539,11 +539,9 @@ class ChatScreen(SlashCommands, Screen[None]):
                     self.status = f"{session.target.name} · recalling …"
                     view.set_note("recalling " + ", ".join(c.arguments for c in event.calls)[:80] + " …")
                 elif isinstance(event, ToolCallsAnswered):
-                    await stream.write(pending)
-                    pending = ""
-                    await stream.stop()
+                    await stream.finish(view.data.text)
                     view = await self.show_tool_round(session, view, event)
-                    stream = Markdown.get_stream(view.markdown)
+                    stream = view.reply_stream(UI_INTERVAL, lambda: transcript.scroll_end(animate=False))
                     waiting = WaitingNote(self, view, session.target.name) if event.more else waiting
                 elif isinstance(event, Finished):
                     view.set_status("complete")

@@ -1,12 +1,14 @@
 """The app in a real terminal (tmux, 160x48): first paint, a 2,000-message chat, CPU while streaming, RSS.
 
-Run: .venv/bin/python bench/tui_bench.py [--elia PATH_TO_ELIA_EXECUTABLE]
+Run: .venv/bin/python bench/tui_bench.py [--elia PATH_TO_ELIA_EXECUTABLE] [--streaming-only] [--long-reply]
 
 - first paint: from launching the command to the first frame on screen (median of 5);
 - a 2,000-message conversation: time until its last message is visible, and the app's RSS then;
-- CPU of the app process while the local model streams replies (the model server is another process);
-- RSS after a reply: the app's, its helper processes' (if any) and the local model server's, each named
-  (`--replies-only` measures just the streaming part).
+- CPU of the app process and any helper it starts (not the model server) while the local model
+  streams replies, as a share of one core and in CPU seconds per reply (`--streaming-only` skips
+  the first-paint and 2,000-message figures; `--long-reply` adds one long Markdown reply of ~1,000
+  chunks at 50 chunks/s from a loopback OpenAI-format server, since the base model answers in a line);
+- RSS after a reply: the app's, its helper processes' (if any) and the local model server's, each named.
 With --elia, Elia is measured the same way (it imports the same 2,000 messages as a ChatGPT export and
 talks to the same local model server), and the ratios are printed.
 """
@@ -14,6 +16,7 @@ talks to the same local model server), and the ratios are printed.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shlex
@@ -94,7 +97,7 @@ def process_rss(pid: int) -> dict[str, float]:
             command = Path(f"/proc/{child}/cmdline").read_bytes()
         except OSError:
             continue
-        if b"foldchat.engine.local_server" in command:
+        if MODEL_SERVER in command:
             server += rss_mb(child)
         else:
             helpers += rss_mb(child)
@@ -106,6 +109,41 @@ def process_rss(pid: int) -> dict[str, float]:
 def cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+MODEL_SERVER = b"foldchat.engine.local_server"
+
+
+def own_processes(pid: int) -> list[int]:
+    """`pid` and every process it started, except the local model server (and what that starts)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            if MODEL_SERVER in Path(f"/proc/{current}/cmdline").read_bytes():
+                continue
+        except OSError:
+            continue
+        found.append(current)
+        todo.extend(children.get(current, []))
+    return found
+
+
+def own_cpu_seconds(pid: int) -> float:
+    """CPU of the app and its helpers (not the model server), from their /proc stat while alive."""
+    total = 0.0
+    for process in own_processes(pid):
+        with contextlib.suppress(OSError):
+            total += cpu_seconds(process)
+    return total
 
 
 def launch(env: dict[str, str], command: str, ready: Callable[[str], bool]) -> tuple[Terminal, float]:
@@ -160,27 +198,30 @@ def chatgpt_export(path: Path) -> None:
                                  "mapping": mapping, "current_node": "n1999", "id": "bench"}]))  # fmt: skip
 
 
-FOLDCHAT_REPLIES = "SELECT COUNT(*) FROM messages WHERE role = 'assistant' AND status = 'complete'"
+# a reply that ended, however: the base model sometimes sends an empty reply (stored as an error), and
+# waiting for a `complete` one would count two minutes of idling as streaming time
+FOLDCHAT_REPLIES = "SELECT COUNT(*) FROM messages WHERE role = 'assistant' AND status != 'streaming'"
 ELIA_REPLIES = "SELECT COUNT(*) FROM message WHERE role = 'assistant'"
 
 
 def stream_cpu(
     terminal: Terminal, pid: int, replies: Callable[[], int], prompts: list[str], send_key: str = "Enter"
-) -> tuple[float, float]:
-    """CPU share of `pid` from sending each prompt until one more reply is complete (`replies()`)."""
+) -> tuple[float, float, float]:
+    """CPU share of `pid` and its helpers (not the model server) from sending each prompt until one more
+    reply is complete (`replies()`); also CPU seconds per reply and the RSS after."""
     cpu = wall = 0.0
     for prompt in prompts:
         before = replies()
-        c0, t0 = cpu_seconds(pid), time.perf_counter()
+        c0, t0 = own_cpu_seconds(pid), time.perf_counter()
         terminal.send(prompt, literal=True)
         terminal.send(send_key)
         deadline = time.perf_counter() + 120
         while replies() <= before and time.perf_counter() < deadline:
             time.sleep(0.01)
-        cpu += cpu_seconds(pid) - c0
+        cpu += own_cpu_seconds(pid) - c0
         wall += time.perf_counter() - t0
         time.sleep(0.3)
-    return 100 * cpu / wall, rss_mb(pid)
+    return 100 * cpu / wall, cpu / len(prompts), rss_mb(pid)
 
 
 def completed_replies(db: Path, query: str = FOLDCHAT_REPLIES) -> Callable[[], int]:
@@ -199,13 +240,13 @@ def completed_replies(db: Path, query: str = FOLDCHAT_REPLIES) -> Callable[[], i
 PROMPTS = ["Tell me about the sea.", "What is a good breakfast?", "Name a famous painter.", "What is rain?"]
 
 
-def bench_foldchat(tmp: Path, replies_only: bool = False) -> dict[str, float]:
+def bench_foldchat(tmp: Path, streaming_only: bool = False) -> dict[str, float]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     db = tmp / "foldchat.db"
     env.update(FOLDCHAT_DATABASE=str(db), FOLDCHAT_CONFIG=os.devnull, TERM="xterm-256color")
     exe = shlex.quote(str(Path(sys.executable).parent / "foldchat"))
     results: dict[str, float] = {}
-    if not replies_only:
+    if not streaming_only:
         results["first paint s"] = first_paint(env, f"{exe} --new", lambda s: "Enter send" in s)
         cid = foldchat_database(db)
         terminal, elapsed = launch(env, f"{exe} --conversation {cid}", lambda s: LAST in s)
@@ -216,14 +257,53 @@ def bench_foldchat(tmp: Path, replies_only: bool = False) -> dict[str, float]:
     pid = terminal.app_pid()
     replies = completed_replies(db)
     stream_cpu(terminal, pid, replies, ["Hello!"])  # warm-up: litellm's first request sets up its clients
-    spent = cpu_seconds(pid)
-    cpu, rss = stream_cpu(terminal, pid, replies, PROMPTS * 2)
+    cpu, per_reply, rss = stream_cpu(terminal, pid, replies, PROMPTS * 2)
     results["CPU while streaming %"] = cpu
-    results["app CPU s per reply"] = (cpu_seconds(pid) - spent) / len(PROMPTS * 2)  # the share depends on reply speed
+    results["CPU s per reply"] = per_reply
     results["RSS after replies MB"] = rss
     results |= process_rss(pid)
     terminal.close()
     return results
+
+
+LONG_PARAGRAPH = (
+    "The tide comes in twice a day, pulled by the moon and, less, by the sun; the **spring tides** "
+    "of new and full moon rise highest, and the `neap` tides between them barely move.\n\n"
+)
+LONG_CODE = "```python\ndef tide(hour):\n\n    return 2.1 * math.cos(hour / 12.42 * 2 * math.pi)\n```\n\n"
+LONG_REPLY = "# The sea\n\n" + (LONG_PARAGRAPH * 3 + "- one point\n- another point\n\n" + LONG_CODE) * 6
+
+
+def bench_long_reply(tmp: Path, pace: float = 0.02) -> dict[str, float]:
+    """CPU of the app while one long Markdown reply (~1,000 chunks) streams at a local model's pace.
+
+    The local model here replies in a sentence, so the per-chunk cost of the UI is measured with a
+    loopback OpenAI-format server (tests/servers/fake_openai.py), reached through litellm like the
+    local server: one word per chunk, `pace` seconds apart (50 chunks/s by default)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from servers.fake_openai import FakeOpenAI
+
+    server = FakeOpenAI().start()
+    server.reply, server.pace = LONG_REPLY, pace
+    config = tmp / "long.toml"
+    config.write_text(
+        f'default_model = "fake"\n[models.fake]\nmodel = "openai/fake-model"\napi_base = "{server.base_url}"\n'
+        'api_key_env = "FAKE_KEY"\ncontext_window = 128000\n'
+    )
+    db = tmp / "long.db"
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update(FOLDCHAT_DATABASE=str(db), FOLDCHAT_CONFIG=str(config), FAKE_KEY="sk-bench", TERM="xterm-256color")
+    exe = shlex.quote(str(Path(sys.executable).parent / "foldchat"))
+    try:
+        terminal, _ = launch(env, f"{exe} --new", lambda s: "token window" in s)
+        pid = terminal.app_pid()
+        replies = completed_replies(db)
+        stream_cpu(terminal, pid, replies, ["Hello!"])  # warm-up
+        cpu, per_reply, _ = stream_cpu(terminal, pid, replies, ["Tell me about the sea."] * 2)
+        terminal.close()
+    finally:
+        server.stop()
+    return {"long reply: CPU while streaming %": cpu, "long reply: CPU s per reply": per_reply}
 
 
 def bench_elia(elia: str, tmp: Path) -> dict[str, float]:
@@ -265,8 +345,9 @@ def bench_elia(elia: str, tmp: Path) -> dict[str, float]:
     replies = completed_replies(home / ".local/share/elia/elia.sqlite", ELIA_REPLIES)
     try:  # Elia sends with Ctrl+J; its first message opens the chat screen
         stream_cpu(terminal, pid, replies, ["Hello!"], send_key="C-j")
-        cpu, rss = stream_cpu(terminal, pid, replies, PROMPTS * 2, send_key="C-j")
+        cpu, per_reply, rss = stream_cpu(terminal, pid, replies, PROMPTS * 2, send_key="C-j")
         results["CPU while streaming %"] = cpu
+        results["CPU s per reply"] = per_reply
         results["RSS after replies MB"] = rss
     except (OSError, TimeoutError) as error:
         print(f"elia streaming not measured: {error!r}"[:200], file=sys.stderr)
@@ -278,10 +359,13 @@ def bench_elia(elia: str, tmp: Path) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--elia", help="path to the elia executable (installed in a separate venv)")
-    parser.add_argument("--replies-only", action="store_true", help="only CPU while streaming and RSS per process")
+    parser.add_argument("--streaming-only", action="store_true", help="only CPU while streaming and RSS")
+    parser.add_argument("--long-reply", action="store_true", help="also a long Markdown reply (loopback server)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        ours = bench_foldchat(Path(tmp), args.replies_only)
+        ours = bench_foldchat(Path(tmp), args.streaming_only)
+        if args.long_reply:
+            ours.update(bench_long_reply(Path(tmp)))
         theirs = bench_elia(args.elia, Path(tmp)) if args.elia else {}
     print(f"{'metric':<34} {'foldchat':>10} {'elia':>10} {'ratio':>8}")
     for key, value in ours.items():

@@ -24,10 +24,11 @@ from .config import Settings
 from .errors import FoldFailed
 from .events import EventSink, ToolCalling, ToolCallsAnswered, ToolEvent, ignore_events
 from .fold import FoldRequest, FoldResult, fold_context
-from .fold_layout import FoldLayout, covered_messages, new_fold, transcript_numbers
+from .fold_layout import FoldLayout, NewFold, covered_messages, new_fold, transcript_numbers
+from .invariants import violations
 from .messages import Message
 from .models import ModelRegistry
-from .policy import Decision, FoldHistory, Trigger, decide
+from .policy import Decision, FoldHistory, FoldPolicy, Trigger, decide
 from .providers import Failed, Finished, ModelTarget, ProviderEvent, TextDelta, missing_key, stream_reply
 from .recall import RECALL_TOOL, Original, answer_tool_call, recall, recallable, supports_recall
 from .report import FoldReport
@@ -119,7 +120,12 @@ class ChatSession:
         """
         stored = list(transcript) if transcript is not None else self.transcript()
         messages = [s.message for s in stored if _sendable(s) and s.id not in exclude]
-        fold = self.active_fold()
+        return self._with_fold(messages, self.active_fold(), target)
+
+    def _with_fold(
+        self, messages: list[Message], fold: StoredFold | NewFold | None, target: ModelTarget | None
+    ) -> list[Message]:
+        """`messages` (the sendable transcript) as `fold` sends them."""
         if fold is None:
             return repair(messages).messages
         layout = FoldLayout.of(fold)
@@ -170,9 +176,11 @@ class ChatSession:
                 self._origin_cache[model_name] = None
         return self._origin_cache[model_name]
 
-    def usage(self, target: ModelTarget, extra_text: str = "") -> Usage:
+    def usage(
+        self, target: ModelTarget, extra_text: str = "", transcript: Sequence[StoredMessage] | None = None
+    ) -> Usage:
         counter = self.registry.counter(target)
-        tokens = counter.count(self.context(target=target))
+        tokens = counter.count(self.context(transcript, target=target))
         if extra_text:
             tokens += counter.count_message(Message.user(extra_text))
         policy = self.settings.fold.policy()
@@ -190,21 +198,26 @@ class ChatSession:
         """Per config: rules, an LLM (falling back to rules), or auto: an LLM when a hosted one is usable."""
         return choose_summarizer(self.settings, self.registry, target)
 
-    def fold_history(self, target: ModelTarget) -> FoldHistory:
+    def fold_history(self, target: ModelTarget, transcript: Sequence[StoredMessage] | None = None) -> FoldHistory:
         fold = self.active_fold()
         if fold is None:
             return FoldHistory()
-        since = sum(1 for m in self.transcript() if m.created_at > fold.created_at)
+        stored = self.transcript() if transcript is None else transcript
+        since = sum(1 for m in stored if m.created_at > fold.created_at)
         reserved = self.registry.reserved_output(target)
         dropped = fold.tokens_after + reserved < self.settings.fold.reset_ratio * target.window
         return FoldHistory(folded=True, messages_since=since, dropped_below_reset=dropped)
 
-    def fold_decision(self, target: ModelTarget, trigger: Trigger | None = None) -> tuple[Decision, Usage]:
-        """What the fold policy says now, without folding (for `fold.auto = "ask"` and `"off"`)."""
-        usage = self.usage(target)
+    def fold_decision(
+        self, target: ModelTarget, trigger: Trigger | None = None, transcript: Sequence[StoredMessage] | None = None
+    ) -> tuple[Decision, Usage]:
+        """What the fold policy says now, without folding (for `fold.auto = "ask"` and `"off"`, and at the
+        trigger for a prepared fold, which passes the `transcript` it read)."""
+        stored = self.transcript() if transcript is None else transcript
+        usage = self.usage(target, transcript=stored)
         policy = self.settings.fold.policy()
-        history = None if trigger == Trigger.SWITCH else self.fold_history(target)
-        count = sum(1 for m in self.context() if m.role != "system")
+        history = None if trigger == Trigger.SWITCH else self.fold_history(target, stored)
+        count = sum(1 for m in self.context(stored) if m.role != "system")
         return decide(policy, usage=usage.used, window=target.window, message_count=count, history=history), usage
 
     def fold(
@@ -235,8 +248,11 @@ class ChatSession:
         focus: str | None = None,
         trigger: Trigger | None = None,
         on_event: EventSink = ignore_events,
+        policy: FoldPolicy | None = None,
     ) -> FoldPlan | None:
-        """What `fold` would do, computed and not stored (the preview, issue 15); None for an empty context."""
+        """What `fold` would do, computed and not stored (the preview, issue 15); None for an empty context.
+
+        `policy` replaces the configured one (a pre-fold aims lower: `prefold.ahead_policy`)."""
         transcript = self.transcript()
         context = self.context(transcript)
         if not context:
@@ -244,6 +260,8 @@ class ChatSession:
         previous = self.active_fold()
         refold = force and previous is not None and FoldLayout.of(previous).has_snapshot
         request = self._fold_request(target, force, focus, trigger, on_event, transcript)
+        if policy is not None:
+            request = replace(request, policy=policy)
         if refold and previous is not None:
             # DESIGN §5: from the original messages, not a summary of the summary
             request = replace(
@@ -267,6 +285,46 @@ class ChatSession:
         if not same_fold or [s.id for s in self.transcript()] != [s.id for s in plan.transcript]:
             raise FoldFailed("the conversation changed since the preview: preview it again")
         return self._store_fold(plan.result, plan.previous, plan.transcript)
+
+    def apply_prepared(
+        self,
+        plan: FoldPlan,
+        target: ModelTarget,
+        decision: tuple[Decision, Usage],
+        transcript: Sequence[StoredMessage],
+    ) -> FoldReport | None:
+        """Store a fold computed earlier over the older part of this transcript (a pre-fold, `prefold.py`).
+
+        The messages that arrived since join its verbatim tail. Its snapshot and the tail it chose are
+        stored as computed; the counts are redone for the context as it is now (`transcript`, with the
+        policy's `decision` and usage on it). None, and nothing stored, when that context would be over
+        the target or break an invariant: the caller folds as usual."""
+        started = time.perf_counter()
+        decided, usage = decision
+        result = plan.result
+        snapshot = result.snapshot.model_dump() if result.snapshot is not None else None
+        record = new_fold(result.messages, result.folded, snapshot, plan.previous)
+        if record is None:
+            return None
+        messages = [s.message for s in transcript if _sendable(s)]
+        context = self._with_fold(messages, record, target)
+        counter = self.registry.counter(target)
+        tokens_after = counter.count(context)
+        systems = [m for m in messages if m.role == "system"]
+        if tokens_after + usage.reserved > usage.target or violations(context, systems):
+            return None
+        report = replace(
+            result.report,
+            tokens_before=usage.tokens,
+            tokens_after=tokens_after,
+            trigger_tokens=usage.trigger,  # the plan was sized with its own lower numbers: report the policy's
+            target_tokens=usage.target,
+            kept_messages=len(context),
+            trigger=str(decided.trigger or Trigger.AUTO),
+            reason=f"{decided.reason}; the fold was prepared in the background",
+            duration_ms=round((time.perf_counter() - started) * 1000, 2),
+        )
+        return self._store_fold(replace(result, report=report), plan.previous, transcript)
 
     def _fold_request(
         self,

@@ -96,6 +96,7 @@ class NewFold:
     first_message_id: int
     last_message_id: int
     snapshot: dict[str, Any]
+    edited_text: str | None = None  # a new fold has no user edit (what lets it rebuild a context before it is stored)
 
 
 def new_fold(

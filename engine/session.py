@@ -4,6 +4,8 @@
 fold pipeline directly. It owns choosing the conversation, the current model and its switch, token
 estimates for the gauge, sending and streaming, folding (automatic, forced with a focus, undo, edit),
 pins, the fold chain and the conversation list. Fold progress leaves as `events.FoldEvent` values.
+With an LLM summarizer, the next automatic fold can be prepared ahead (`prefold_due`, `prepare_fold`
+in a worker thread; `prefold.py`) and is then applied at the trigger by `fold_if_needed`.
 
 A new conversation is not stored until it has something in it: a `Session` on a new conversation
 (`conversation_id` None) reads as empty, and its first user message or system prompt creates the row,
@@ -16,7 +18,9 @@ model is the embedded local one), so a UI can show the transcript first. Every m
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 
@@ -24,7 +28,8 @@ from . import snapshot as snap
 from .chat import ChatSession, FoldPlan, ReplyEvent, Usage
 from .config import Settings
 from .errors import FoldchatError, UsageError
-from .events import EventSink, ignore_events
+from .events import EventSink, FoldCompleted, FoldStarted, ignore_events
+from .events import FoldFailed as FoldFailedEvent
 from .facts import is_standing_rule
 from .fold_layout import covered_ids, covered_messages, transcript_numbers
 from .lazy import load_litellm
@@ -33,10 +38,12 @@ from .messages import Message
 from .models import ModelRegistry, keyed_models
 from .options import OpenOptions
 from .policy import Trigger
+from .prefold import FoldInputs, PreFold, PreparedFold, ahead_policy, newest_turn
 from .providers import ModelTarget
 from .report import FoldReport
 from .snapshot import Snapshot, snapshot_text
 from .store import Conversation, SearchHit, Store, StoredFold, StoredMessage
+from .summarizers import RulesSummarizer
 from .tokens import TokenCounter
 from .workspace import Workspace
 
@@ -44,6 +51,8 @@ AUTO_FOLD_ATTEMPTS = 2
 AUTO_FOLD_PAUSED = "automatic folding paused after 2 failed attempts in a row: /resummarize retries"
 FOLD_MODES = ("on", "ask", "off")
 ASK_AGAIN_RATIO = 0.1  # after "not now", ask again once usage grew by this share of the window (or overflows)
+
+log = logging.getLogger(__name__)
 
 
 class Session:
@@ -60,6 +69,8 @@ class Session:
         """`fold.auto`: on, ask or off (`set_fold_auto`, the TUI's /fold)."""
         self.declined_at: int | None = None
         """Usage when the user last said "not now" to a fold; they are not asked again until it grows."""
+        self.prefold = PreFold()
+        """The next automatic fold, prepared in the background (`prepare_fold`) and used at the trigger."""
 
     @classmethod
     def open(cls, options: OpenOptions | None = None) -> Session:
@@ -287,6 +298,11 @@ class Session:
             return self._consent()
         trigger = Trigger.SWITCH if self.switched else None
         self.switched = False
+        prepared = self._apply_prepared(trigger, on_event)
+        if prepared is not None:
+            self.failed_auto_folds = 0
+            self.declined_at = None
+            return prepared
         try:
             report = self.chat.fold(self.target, trigger=trigger, on_event=on_event)
         except FoldchatError:
@@ -297,6 +313,102 @@ class Session:
         elif report is not None and report.compressed:
             self.failed_auto_folds = 0
             self.declined_at = None
+        return report
+
+    # -- background pre-fold (prefold.py) ----------------------------------------------------------
+    def prefold_due(self) -> bool:
+        """Whether a face should run `prepare_fold` in a worker now: an LLM may write the snapshots (rules
+        fold at once anyway), automatic folds are not off or paused, no plan is waiting or being made,
+        and usage is past the reset ratio but below the trigger."""
+        if self.settings.summarizer == "rules" or self.fold_auto == "off" or self.auto_fold_paused:
+            return False
+        if self._target is None or self.conversation_id is None or self.prefold.running:
+            return False
+        if self.prefold.holds(self._fold_inputs()):
+            return False
+        usage = self.usage()
+        return self.settings.fold.reset_ratio * usage.window <= usage.used < usage.trigger
+
+    def prepare_fold(self) -> bool:
+        """Blocking (a worker thread): compute the next automatic fold now, to apply at the trigger.
+
+        True when a plan was kept. Never raises: a failure is logged (and kept in `prefold.failure`),
+        and the trigger then folds as usual. Another preparation already running makes this a no-op."""
+        ticket = self.prefold.start()
+        if ticket is None:
+            return False
+        prepared = None
+        self.prefold.failure = None
+        try:
+            prepared = self._plan_ahead()
+        except Exception as error:  # silent by design: the normal fold is the fallback
+            self.prefold.failure = f"{type(error).__name__}: {error}"
+            log.info("pre-fold failed", exc_info=True)
+        finally:
+            self.prefold.finish(ticket, prepared)
+        return prepared is not None
+
+    def _plan_ahead(self) -> PreparedFold | None:
+        target = self.target
+        if isinstance(self.chat.summarizer(target), RulesSummarizer):
+            return None  # `auto` resolved to rules: they fold at the trigger in milliseconds
+        before = self._fold_inputs()
+        context = self.context()
+        counter = self.counter()
+        margin = newest_turn([counter.count_message(m) for m in context], [m.role for m in context])
+        policy = ahead_policy(self.settings.fold.policy(), self.usage(target).used, target.window, margin)
+        plan = self.chat.plan_fold(target, policy=policy)
+        if plan is None or not plan.report.compressed:
+            return None
+        if not plan.report.summarizer.startswith("llm:"):  # the LLM failed and rules wrote it: retry at the trigger
+            self.prefold.failure = plan.report.summarizer
+            log.info("pre-fold dropped: %s", plan.report.summarizer)
+            return None
+        inputs = replace(before, transcript=plan.transcript, active_fold=plan.previous)
+        after = self._fold_inputs()
+        if (after.pinned, after.dropped_rules) != (before.pinned, before.dropped_rules):
+            return None  # pins or rules changed while it ran: which ones it saw is unknown
+        return PreparedFold(plan, inputs)
+
+    def _fold_inputs(self, transcript: list[StoredMessage] | None = None) -> FoldInputs:
+        target = self.target
+        return FoldInputs(
+            transcript=tuple(self.transcript() if transcript is None else transcript), active_fold=self.active_fold(),
+            pinned=tuple(self.chat.pinned_texts()), dropped_rules=tuple(self._dropped_rules()), model=target.name,
+            window=target.window,
+        )  # fmt: skip
+
+    def _dropped_rules(self) -> list[str]:
+        return [] if self.conversation_id is None else self.store.dropped_rules(self.conversation_id)
+
+    def _apply_prepared(self, trigger: Trigger | None, on_event: EventSink) -> FoldReport | None:
+        """At the trigger, the prepared fold if it still holds and fits; None to fold as usual.
+
+        A preparation still running is waited for (up to one request timeout) rather than repeated. The
+        transcript is read once here: this is the path the reply waits for (bench/prefold_bench.py)."""
+        if self.prefold.running:
+            decision, usage = self.chat.fold_decision(self.target, trigger)
+            if decision.fold:  # the face shows a fold in progress while it waits
+                on_event(FoldStarted(str(decision.trigger or Trigger.AUTO), len(self.context()), usage.tokens))
+                self.prefold.wait_idle(self.settings.request_timeout)
+        transcript = self.transcript()
+        inputs = self._fold_inputs(transcript)
+        if not self.prefold.holds(inputs):
+            return None
+        decision, usage = self.chat.fold_decision(self.target, trigger, transcript)
+        if not decision.fold:
+            return None  # not due yet: the plan waits
+        plan = self.prefold.take(inputs)
+        if plan is None:
+            return None
+        live = sum(1 for m in transcript if m.superseded_by is None)
+        on_event(FoldStarted(str(decision.trigger or Trigger.AUTO), live, usage.tokens))
+        report = self.chat.apply_prepared(plan, self.target, (decision, usage), transcript)
+        if report is None:
+            log.info("prepared fold not used: it would leave the context over the target")
+            on_event(FoldFailedEvent("the prepared fold no longer fits: folding again"))
+            return None
+        on_event(FoldCompleted(report))
         return report
 
     def _paused_report(self, reason: str = AUTO_FOLD_PAUSED, consent: bool = False) -> FoldReport:
@@ -413,6 +525,7 @@ class Session:
     def switch_conversation(self, conversation_id: int | None) -> None:
         """Open another conversation (a new one for None, stored with its first message); its own model,
         if it has one, follows. The conversation left behind is forgotten if it is still empty."""
+        self.prefold.discard()  # a plan for the conversation left behind is no use (and one being made)
         if conversation_id != self.conversation_id:
             self.discard_if_empty()
         if conversation_id is not None:

@@ -12,7 +12,8 @@ Behaviours: ok, slow (a chunk every 0.1 s for ~10 s), 500, 429:<retry-after>, ha
 empty (a 200 event stream with no events at all), stall (a few chunks, then silence until `release()`
 or 60 s), blank (a well-formed stream that finishes with `stop` but carries no text), tool (the model
 calls `tool_calls`: each (name, arguments JSON) streamed as OpenAI does, the id and name first, then
-the arguments in pieces, ending with finish reason `tool_calls`).
+the arguments in pieces, ending with finish reason `tool_calls`), held (the reply's words one chunk
+each, held after `hold_after` words until `answer_gate` is set, then the rest).
 """
 
 from __future__ import annotations
@@ -73,6 +74,10 @@ class FakeOpenAI(LoopbackServer):
         self.thinking = "The user greets me. I should greet back."
         self.answer_gate = threading.Event()
         self.answer_gate.set()
+        self.pace = 0.0
+        """Seconds between two words of a reply (0: as fast as the socket takes them)."""
+        self.hold_after = 0
+        """`held`: words sent before waiting on `answer_gate` (a test clears the gate first)."""
         self.released = threading.Event()  # ends every `hang` and `stall` at once
         self.headers: list[dict[str, str]] = []
         self.context_window: int | None = None
@@ -80,6 +85,8 @@ class FakeOpenAI(LoopbackServer):
         self.prompt_tokens: list[int] = []
         self.tool_calls: list[tuple[str, str]] = [("recall", '{"query": "hello"}')]
         """What a `tool` behaviour calls: (function name, arguments as a JSON string), in one message."""
+        self.answer_delay = 0.0
+        """Seconds a non-streaming answer (what the LLM summarizer asks for) waits: a slow summarizer."""
         super().__init__()
 
     def too_long(self, body: dict[str, Any]) -> str | None:
@@ -146,6 +153,7 @@ class FakeOpenAI(LoopbackServer):
                 elif behaviour == "hang":
                     fake.released.wait(60)
                 elif not body.get("stream"):
+                    fake.released.wait(fake.answer_delay)
                     self._json(200, {
                         "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
                         "model": "fake-model",
@@ -206,6 +214,8 @@ class FakeOpenAI(LoopbackServer):
                         time.sleep(0.02)
                     fake.answer_gate.wait(30)  # a test holds the answer back to look at the thinking
                 for n, word in enumerate(words):
+                    if behaviour == "held" and n == fake.hold_after:
+                        fake.answer_gate.wait(30)  # a test looks at the reply mid-stream
                     if behaviour == "drop" and n == 3:
                         self.wfile.flush()
                         self.connection.shutdown(2)
@@ -220,6 +230,8 @@ class FakeOpenAI(LoopbackServer):
                     self._send(self._chunk({"content": (" " if n else "") + word}))
                     if behaviour == "slow":
                         time.sleep(0.1)
+                    elif fake.pace:
+                        time.sleep(fake.pace)
                 if behaviour == "nofinish":
                     self._send(b"")
                     return

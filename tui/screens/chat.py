@@ -3,7 +3,8 @@
 Engine work runs off the UI thread (`asyncio.to_thread` inside async workers), so typing never waits:
 the session opens in the background, a message typed before the model is ready is sent when it is,
 folds run in their own `fold_history` worker and report their steps while you type, replies stream in
-the `stream_reply` worker, and Esc stops a streaming reply (the partial text is kept). Everything the
+the `stream_reply` worker, the next fold is prepared in a `prepare_fold` thread worker once usage passes
+the reset ratio, and Esc stops a streaming reply (the partial text is kept). Everything the
 screen does to the conversation goes through the engine's `Session` (held as `backend`).
 """
 
@@ -36,9 +37,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message as TextualMessage
-from textual.reactive import reactive
+from textual.reactive import var
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Label, Markdown, OptionList, ProgressBar, TextArea
+from textual.widgets import Footer, Input, Label, OptionList, ProgressBar, TextArea
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerFailed, WorkerState
 
@@ -54,6 +55,9 @@ if TYPE_CHECKING:  # the session module loads pydantic and SQLite: measured 250 
     from foldchat.engine import FoldReport, Session, Usage
 
 UI_INTERVAL = 0.12
+"""Seconds between two paints of a streaming reply (its deltas are batched in between)."""
+GAUGE_INTERVAL = 0.5
+"""Seconds between two recounts of a streaming reply for the gauge."""
 TYPING_PAUSE = 0.15
 """Seconds of no typing before a big composer text is counted (small texts are counted at once)."""
 BIG_TYPED_TEXT = 4_000  # characters: above this, counting waits for a pause in typing
@@ -65,6 +69,21 @@ class FoldEventPosted(TextualMessage):
     def __init__(self, event: FoldEvent) -> None:
         super().__init__()
         self.event = event
+
+
+class Throttle:
+    """`due()` is true at most once per `interval` seconds (and on its first call)."""
+
+    def __init__(self, interval: float) -> None:
+        self.interval = interval
+        self.last = -interval
+
+    def due(self) -> bool:
+        now = time.monotonic()
+        if now - self.last < self.interval:
+            return False
+        self.last = now
+        return True
 
 
 class WaitingNote:
@@ -104,8 +123,10 @@ class ChatScreen(SlashCommands, Screen[None]):
         Binding("home", "load_earlier", "Earlier", show=False),
     ]
 
-    status: reactive[str] = reactive("starting…")
-    conversation_title: reactive[str] = reactive("")
+    # `var`, not `reactive`: a change is shown by the watchers on the status line alone; a reactive
+    # would repaint the whole screen, several times a turn (issue 12)
+    status: var[str] = var("starting…")
+    conversation_title: var[str] = var("")
     """Shown first on the status line: which conversation this is (the first prompt, or a rename)."""
 
     def __init__(self, options: OpenOptions) -> None:
@@ -142,7 +163,8 @@ class ChatScreen(SlashCommands, Screen[None]):
     def watch_status(self, status: str) -> None:
         if self.is_mounted:
             title = self.conversation_title
-            self.query_one("#status", Label).update(f"{title} · {status}" if title else status)
+            # one line of fixed size (chat.tcss): no layout pass for the whole screen
+            self.query_one("#status", Label).update(f"{title} · {status}" if title else status, layout=False)
 
     def watch_conversation_title(self) -> None:
         self.watch_status(self.status)
@@ -168,6 +190,7 @@ class ChatScreen(SlashCommands, Screen[None]):
             state = await asyncio.to_thread(transcript_state, session)
             await self.query_one(Transcript).show(state.items, pinned=state.pinned, folded_upto=state.folded_upto)
             self.status = "loading model support…"
+            await self.painted()  # litellm's import in a thread holds the GIL: the transcript is drawn first
             await asyncio.to_thread(session.connect)  # litellm: seconds, so after the transcript is up
         except FoldchatError as error:
             self.status = f"could not start: {error}"
@@ -185,6 +208,12 @@ class ChatScreen(SlashCommands, Screen[None]):
         else:
             self.gauge_state = GaugeState(cost=state.cost, per_turn=state.per_turn, note="counting…")
         self.prepare_model()
+
+    async def painted(self) -> None:
+        """Return once the screen has been refreshed with what is mounted now."""
+        drawn = asyncio.Event()
+        self.call_after_refresh(drawn.set)
+        await drawn.wait()
 
     @work(group="startup", exit_on_error=False)
     async def prepare_model(self) -> None:
@@ -261,8 +290,9 @@ class ChatScreen(SlashCommands, Screen[None]):
         self.typed = text
         matches = completions(text)
         suggestions = self.query_one("#suggestions", OptionList)
-        suggestions.clear_options()
-        suggestions.add_options([Option(f"{c.usage:<24} {c.help}", id=c.name) for c in matches])
+        if matches or suggestions.option_count:  # most keystrokes: nothing to suggest, nothing to redo
+            suggestions.clear_options()
+            suggestions.add_options([Option(f"{c.usage:<24} {c.help}", id=c.name) for c in matches])
         suggestions.display = bool(matches)
         if matches:
             suggestions.highlighted = 0
@@ -470,29 +500,36 @@ class ChatScreen(SlashCommands, Screen[None]):
         if self.fold_requested is not None:
             focus, self.fold_requested = self.fold_requested, None
             await self.slash_resummarize(focus)
+        await self.start_prefold()
         if self.unanswered():
             self.stream_reply()
 
+    async def start_prefold(self) -> None:
+        """Past the reset ratio, the next fold is prepared in a thread worker, so that at the trigger it
+        applies at once (engine/prefold.py). The engine runs one at a time and keeps its failures quiet;
+        the worker touches no widget."""
+        session = self.backend
+        if session is not None and await asyncio.to_thread(session.prefold_due):
+            self.run_worker(
+                session.prepare_fold, name="prepare_fold", group="prefold", thread=True, exit_on_error=False
+            )
+
     async def show_reply(self, session: Session, view: MessageView, regenerate: bool) -> None:
-        """Stream the reply into `view`; the screen follows at ~8 Hz, not per token."""
+        """Stream the reply into `view`. Deltas are batched into at most ~8 paints a second: finished
+        Markdown blocks render once each, the block being written shows as plain text, the transcript
+        scrolls only when the reply grew taller, and the gauge recounts the reply twice a second."""
         transcript = self.query_one(Transcript)
-        stream = Markdown.get_stream(view.markdown)
-        last_ui = 0.0
-        pending = ""
+        stream = view.reply_stream(UI_INTERVAL, lambda: transcript.scroll_end(animate=False))
+        gauge = Throttle(GAUGE_INTERVAL)
         waiting = WaitingNote(self, view, session.target.name)
         try:
             async for event in session.reply(regenerate=regenerate):
                 waiting.stop()
                 if isinstance(event, TextDelta):
-                    shown = visible(event.text)  # escape bytes from a model never reach the terminal
-                    view.data.text += shown
-                    pending += shown
-                    if time.monotonic() - last_ui >= UI_INTERVAL:
-                        last_ui = time.monotonic()
-                        await stream.write(pending)
-                        pending = ""
+                    view.data.text += visible(event.text)  # escape bytes from a model never reach the terminal
+                    stream.update(view.data.text)
+                    if gauge.due():
                         self.update_gauge(streaming=session.count_text(view.data.text))
-                        transcript.scroll_end(animate=False)
                 elif isinstance(event, ReasoningDelta):  # shown live, collapsed, not only after a restart
                     view.data.reasoning += visible(event.text)
                     await view.show_reasoning(view.data.reasoning, streaming=True)
@@ -502,11 +539,9 @@ class ChatScreen(SlashCommands, Screen[None]):
                     self.status = f"{session.target.name} · recalling …"
                     view.set_note("recalling " + ", ".join(c.arguments for c in event.calls)[:80] + " …")
                 elif isinstance(event, ToolCallsAnswered):
-                    await stream.write(pending)
-                    pending = ""
-                    await stream.stop()
+                    await stream.finish(view.data.text)
                     view = await self.show_tool_round(session, view, event)
-                    stream = Markdown.get_stream(view.markdown)
+                    stream = view.reply_stream(UI_INTERVAL, lambda: transcript.scroll_end(animate=False))
                     waiting = WaitingNote(self, view, session.target.name) if event.more else waiting
                 elif isinstance(event, Finished):
                     view.set_status("complete")
@@ -520,9 +555,7 @@ class ChatScreen(SlashCommands, Screen[None]):
         finally:
             waiting.stop()
             view.data.id = session.reply_id  # stored now: it can be pinned like any other message
-            if pending:
-                await stream.write(pending)
-            await stream.stop()
+            await stream.finish(view.data.text)
             if view.data.reasoning:
                 await view.show_reasoning(view.data.reasoning, streaming=False)
             self.update_gauge(streaming=0)

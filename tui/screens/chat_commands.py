@@ -270,6 +270,7 @@ class SlashCommands:
     async def switch_conversation(self, conversation_id: int | None) -> None:
         if self.streaming:
             self.workers.cancel_group(self, "reply")
+        self.workers.cancel_group(self, "prefold")  # the session also drops what it would have prepared
         previous = self.session.target.name
         await asyncio.to_thread(self.session.switch_conversation, conversation_id)
         await self.refresh_transcript()

@@ -113,17 +113,18 @@ def _short(tokens: int) -> str:
 
 
 def _bar(s: GaugeState, width: int) -> Text:
+    """The bar in at most six runs (used, reserve, free, split by the trigger mark): a span per cell
+    made the gauge the costliest widget to repaint (issue 12)."""
     used_cells = min(width, round(width * (s.tokens + s.typing + s.streaming) / s.window))
     reserve_cells = min(width - used_cells, round(width * s.reserved / s.window))
     trigger_cell = min(width - 1, round(width * s.trigger / s.window))
+    cells = "█" * used_cells + "▒" * reserve_cells + "·" * (width - used_cells - reserve_cells)
     bar = Text()
-    for cell in range(width):
-        if cell == trigger_cell:
+    for start, end in ((0, trigger_cell), (trigger_cell + 1, width)):
+        for char, style in (("█", ""), ("▒", "dim"), ("·", "dim")):
+            run = cells[start:end].count(char)
+            if run:
+                bar.append(char * run, style=style)
+        if start == 0:
             bar.append("│", style="bold")
-        elif cell < used_cells:
-            bar.append("█")
-        elif cell < used_cells + reserve_cells:
-            bar.append("▒", style="dim")
-        else:
-            bar.append("·", style="dim")
     return bar

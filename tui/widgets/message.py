@@ -9,6 +9,7 @@ as OSC 52, which works over ssh and tmux, but a terminal never confirms it, so t
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,7 @@ from textual.message import Message as TextualMessage
 from textual.widgets import Collapsible, Markdown, Static
 
 from ..literal import literal
+from .reply_stream import ReplyStream, StreamTail
 
 if TYPE_CHECKING:
     from foldchat.engine import StoredMessage
@@ -112,6 +114,7 @@ class MessageView(Vertical, can_focus=True):
         self.pinned = pinned
         self.note = ""
         """A passing state shown in the header, such as "waiting for the model… 12 s"."""
+        self.stream: ReplyStream | None = None
         self.set_class(folded, "-folded")
         self.set_class(data.superseded, "-superseded")
 
@@ -149,6 +152,8 @@ class MessageView(Vertical, can_focus=True):
             yield Static(d.text, markup=False)
         elif d.role == "assistant":
             yield Markdown(d.text)
+            if d.status == "streaming":
+                yield StreamTail()
         elif d.text:  # what the user typed, as typed: line breaks kept, no Markdown reflow
             yield Static(d.text, markup=False, classes="plain")
         for name, arguments in d.tool_calls:
@@ -177,6 +182,12 @@ class MessageView(Vertical, can_focus=True):
     @property
     def markdown(self) -> Markdown:
         return self.query_one(Markdown)
+
+    def reply_stream(self, interval: float, on_grow: Callable[[], None]) -> ReplyStream:
+        """How a reply streams into this (streaming) view: Markdown per finished block, a plain tail;
+        kept as `stream` (tests read its counters)."""
+        self.stream = ReplyStream(self.markdown, self.query_one(StreamTail), interval, on_grow)
+        return self.stream
 
     def action_pin(self) -> None:
         self.post_message(self.PinRequested(self))

@@ -1,0 +1,176 @@
+"""A streaming reply paints cheaply and ends exactly as a stored reply renders (issue 12).
+
+While it streams, finished Markdown blocks are rendered once each and the block being written is shown
+as plain text; these tests drive the real app against the loopback OpenAI server and check what the
+user sees: the same Markdown as after a restart, text we did not write kept literal at every moment,
+and an interrupted reply kept whole."""
+
+from __future__ import annotations
+
+from foldchat.engine import visible
+from foldchat.tui.widgets.composer import Composer
+from foldchat.tui.widgets.message import MessageView
+from foldchat.tui.widgets.reply_stream import BlockBoundaries, StreamTail
+from textual.geometry import Region
+from textual.widgets import Markdown
+from textual.widgets._markdown import MarkdownBlock
+
+from tui.conftest import wait_for
+from tui.test_chat_flows import chat, ready, replies, send
+
+MARKDOWN_REPLY = """# Plan
+
+First paragraph with **bold**, `code` and a [link](https://example.com).
+It wraps over two lines.
+
+- one item
+- two items
+  with a continuation
+
+```python
+def f(x):
+
+    return x  # a blank line above, inside the fence
+```
+
+| a | b |
+|---|---|
+| 1 | 2 |
+
+> a quote
+
+Last words."""
+
+HOSTILE = "Look [bold]not bold[/bold] and [@click=app.quit]x[/] \x1b[31mred\x1b[0m \x07bell done"
+
+
+def drawn(markdown: Markdown) -> list[tuple[str, list[str]]]:
+    """Each Markdown block as drawn on screen: its kind and its lines of text."""
+    blocks = []
+    for block in markdown.query(MarkdownBlock):
+        width, height = block.size
+        lines = block.render_lines(Region(0, 0, width, height))
+        blocks.append((type(block).__name__, [line.text.rstrip() for line in lines]))
+    return blocks
+
+
+def test_block_boundaries_are_blank_lines_outside_fences_and_closing_fences() -> None:
+    boundaries = BlockBoundaries()
+    assert boundaries.settled("one line, no end yet") == 0
+    assert boundaries.settled("one line\nand the same paragraph\n") == 0
+    text = "one line\nand the same paragraph\npara\n\n```\ncode\n\nmore\n"
+    assert text[: boundaries.settled(text)].endswith("para\n\n")  # the blank line inside the fence is not an end
+    text += "```\nafter"
+    assert text[: boundaries.settled(text)].endswith("para\n\n```\ncode\n\nmore\n```\n")
+    text += "\n\n~~~~\n~~~\n"  # a shorter fence does not close a longer one
+    assert text[: boundaries.settled(text)].endswith("after\n\n")
+
+
+async def test_streamed_markdown_ends_drawn_as_a_stored_reply(app_factory, fake):
+    fake.reply = MARKDOWN_REPLY
+    fake.pace = 0.03  # about a dozen frames: blocks finish at different frames, as from a real model
+    app = app_factory()
+    async with app.run_test(size=(100, 60)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        await send(pilot, "plan please")
+        view = replies(screen)[-1]
+        await pilot.pause(0.2)
+        streamed = drawn(view.markdown)
+        assert view.markdown.source == MARKDOWN_REPLY and not view.query(StreamTail)
+        stream = view.stream
+        assert stream is not None and stream.markdown_writes <= len(view.markdown.children) + 1 < stream.paints
+        await screen.refresh_transcript()  # what a restart shows: the stored reply rendered in one go
+        stored = await wait_for(pilot, lambda: replies(screen)[-1] is not view and replies(screen)[-1])
+        await pilot.pause(0.2)
+        assert drawn(stored.markdown) == streamed
+        assert {kind for kind, _ in streamed} >= {"MarkdownH1", "MarkdownParagraph", "MarkdownFence", "MarkdownTable"}
+
+
+async def test_brackets_and_escapes_stay_literal_during_and_after_streaming(app_factory, fake):
+    fake.script = ["held"]
+    fake.reply = HOSTILE
+    fake.hold_after = 6
+    fake.answer_gate.clear()
+    app = app_factory()
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await ready(pilot)
+            screen = chat(app)
+            screen.query_one(Composer).text = "say something odd"
+            await pilot.press("enter")
+            shown = " ".join(HOSTILE.split(" ")[:6])
+            view: MessageView = await wait_for(
+                pilot, lambda: replies(screen) and replies(screen)[-1].query(StreamTail) and replies(screen)[-1]
+            )
+            tail = view.query_one(StreamTail)
+            # painted within a frame although no further delta arrives while the server holds the rest
+            await wait_for(pilot, lambda: str(tail.render()) == visible(shown))
+            line = tail.render_lines(Region(0, 0, tail.size.width, 1))[0].text
+            assert "[bold]not bold[/bold]" in line and "[@click=app.quit]x[/]" in line and "\x1b" not in line
+            fake.answer_gate.set()
+            await wait_for(pilot, lambda: view.data.status == "complete")
+            await pilot.pause(0.2)
+            text = "\n".join(line for _, lines in drawn(view.markdown) for line in lines)
+            assert "[bold]not bold[/bold]" in text and "[@click=app.quit]x[/]" in text
+            assert "\x1b" not in text and "\x07" not in text and visible("\x1b[31mred") in text
+    finally:
+        fake.answer_gate.set()
+
+
+async def test_interrupt_mid_stream_keeps_the_partial_drawn(app_factory, fake):
+    fake.script = ["held"]
+    fake.reply = "Para one is done.\n\nPara two is still being written when"
+    fake.hold_after = 7
+    fake.answer_gate.clear()
+    app = app_factory()
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await ready(pilot)
+            screen = chat(app)
+            screen.query_one(Composer).text = "go on"
+            await pilot.press("enter")
+            partial = " ".join(fake.reply.split(" ")[:7])
+            view = await wait_for(
+                pilot, lambda: replies(screen) and replies(screen)[-1].data.text == partial and replies(screen)[-1]
+            )
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: view.data.status == "interrupted")
+            await pilot.pause(0.2)
+            assert view.markdown.source == partial and not view.query(StreamTail)
+            assert [lines for _, lines in drawn(view.markdown)] == [["Para one is done."], ["Para two is still"]]
+            stored = screen.backend.transcript()[-1]
+            assert stored.status == "interrupted" and stored.message.text == partial
+    finally:
+        fake.answer_gate.set()
+
+
+async def test_the_transcript_follows_a_long_reply_while_it_streams(app_factory, fake):
+    from foldchat.tui.widgets.transcript import Transcript
+
+    fake.script = ["held"]
+    fake.reply = MARKDOWN_REPLY
+    words = MARKDOWN_REPLY.split(" ")
+    fake.hold_after = len(words) - 3
+    fake.answer_gate.clear()
+    app = app_factory()
+    try:
+        async with app.run_test(size=(100, 20)) as pilot:
+            await ready(pilot)
+            screen = chat(app)
+            transcript = screen.query_one(Transcript)
+            screen.query_one(Composer).text = "a long one"
+            await pilot.press("enter")
+            held = " ".join(words[: fake.hold_after])
+            view = await wait_for(
+                pilot, lambda: replies(screen) and replies(screen)[-1].data.text == held and replies(screen)[-1]
+            )
+            # mid-stream, with no further delta: the end of what arrived is in view
+            await wait_for(
+                pilot, lambda: transcript.max_scroll_y > 0 and transcript.scroll_y == transcript.max_scroll_y
+            )
+            assert view.data.status == "streaming"
+            fake.answer_gate.set()
+            await wait_for(pilot, lambda: view.data.status == "complete")
+    finally:
+        fake.answer_gate.set()

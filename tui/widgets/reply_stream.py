@@ -1,0 +1,158 @@
+"""A reply as it streams: finished Markdown blocks, and the block still being written as plain text.
+
+Writing every frame's text into the Markdown widget re-parses and re-renders its last block and lays
+out the transcript again, frame after frame (issue 12). Here text reaches the Markdown only once a
+block is complete (a blank line outside a code fence, or a closing fence), so the Markdown renders
+once per block; the unfinished block is shown as it arrives, literally, in a one-widget tail that asks
+for a layout pass only when its height changes. `finish` writes the rest and removes the tail, so the
+finished reply is the same Markdown a stored reply shows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import time
+from collections.abc import Callable
+
+from textual.content import Content
+from textual.geometry import Size
+from textual.visual import VisualType
+from textual.widget import Widget
+from textual.widgets import Markdown
+
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+BLOCKS_INTERVAL = 1.0
+"""Seconds between two writes of finished blocks to the Markdown: each write lays out the screen
+again, which costs more the more the transcript holds; blocks that finish in between wait in the tail."""
+
+
+class BlockBoundaries:
+    """Where the complete Markdown blocks of a growing text end.
+
+    Only complete lines are read, each once: `settled(text)` is the offset just past the last blank
+    line outside a code fence or the last closing fence (0 while there is none)."""
+
+    def __init__(self) -> None:
+        self._scanned = 0
+        self._fence = ""
+        self._settled = 0
+
+    def settled(self, text: str) -> int:
+        while (end := text.find("\n", self._scanned)) != -1:
+            line = text[self._scanned : end]
+            self._scanned = end + 1
+            match = _FENCE.match(line)
+            if not self._fence:
+                if match:
+                    self._fence = match.group(1)
+                elif not line.strip():
+                    self._settled = self._scanned
+            elif match and match.group(1).startswith(self._fence) and not line.strip(" `~"):
+                self._fence = ""
+                self._settled = self._scanned
+        return self._settled
+
+
+class StreamTail(Widget):
+    """The reply's unfinished block, as plain text (already made `visible` by the caller).
+
+    Its height grows in steps of `STEP` lines, so most paints fit the room it already has and need no
+    layout pass: laying out the screen again costs as much as the whole transcript holds (issue 12).
+    The room not yet written is blank for a moment; the tail is removed when the reply ends."""
+
+    DEFAULT_CSS = "StreamTail { height: auto; }"
+    STEP = 6
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._content = Content("")
+        self._height = 0
+
+    def show(self, text: str) -> bool:
+        """Show `text`; True when its height changed, i.e. the transcript needed a layout pass."""
+        self._content = Content(text)
+        height = self._room(self.size.width)
+        changed = height != self._height
+        self._height = height
+        self.refresh(layout=changed)
+        return changed
+
+    def _room(self, width: int) -> int:
+        if not self._content:
+            return 0
+        lines = self._content.get_height(self.styles, width) if width else 1
+        return -(-lines // self.STEP) * self.STEP
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return self._room(width)
+
+    def render(self) -> VisualType:
+        return self._content
+
+
+class ReplyStream:
+    """Paints a streaming reply at most once per `interval`: Markdown per finished block, the tail between.
+
+    `update(text)` only records the text (it runs per delta, so it must be cheap); a painter task shows
+    the latest text, then waits `interval`, so a burst of deltas costs one paint and the last words
+    before a pause are on screen within `interval`, whether or not another delta follows."""
+
+    def __init__(self, markdown: Markdown, tail: StreamTail, interval: float, on_grow: Callable[[], None]) -> None:
+        self._stream = Markdown.get_stream(markdown)
+        self._tail = tail
+        self._interval = interval
+        self._on_grow = on_grow
+        self._blocks = BlockBoundaries()
+        self._written = 0
+        self._last_write = -BLOCKS_INTERVAL
+        self._text = ""
+        self._changed = asyncio.Event()
+        self._painter: asyncio.Task[None] | None = None
+        self.markdown_writes = 0
+        """Text handed to the Markdown widget, counted: about one per finished block (tests read it)."""
+        self.paints = 0
+        """Frames painted (each shows every delta that arrived since the one before)."""
+
+    def update(self, text: str) -> None:
+        """The reply received so far (the whole text, not a delta)."""
+        self._text = text
+        self._changed.set()
+        if self._painter is None:
+            self._painter = asyncio.create_task(self._paint())
+
+    async def _paint(self) -> None:
+        while True:
+            await self._changed.wait()
+            self._changed.clear()
+            if await self._show(self._text):
+                self._on_grow()
+            await asyncio.sleep(self._interval)
+
+    async def _show(self, text: str) -> bool:
+        self.paints += 1
+        settled = self._blocks.settled(text)
+        grew = False
+        if settled > self._written and time.monotonic() - self._last_write >= BLOCKS_INTERVAL:
+            self._last_write = time.monotonic()
+            await self._write(text[self._written : settled])
+            grew = True
+        return self._tail.show(text[self._written :]) or grew
+
+    async def finish(self, text: str) -> None:
+        """The reply ended (or was stopped): everything goes to the Markdown, the tail goes away."""
+        if self._painter is not None:
+            self._painter.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._painter
+            self._painter = None
+        if len(text) > self._written:
+            await self._write(text[self._written :])
+        await self._stream.stop()
+        await self._tail.remove()
+
+    async def _write(self, fragment: str) -> None:
+        self._written += len(fragment)
+        self.markdown_writes += 1
+        await self._stream.write(fragment)

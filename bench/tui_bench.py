@@ -116,25 +116,12 @@ MODEL_SERVER = b"foldchat.engine.local_server"
 
 def own_processes(pid: int) -> list[int]:
     """`pid` and every process it started, except the local model server (and what that starts)."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(parent, []).append(int(entry.name))
-    found, todo = [], [pid]
-    while todo:
-        current = todo.pop()
-        try:
-            if MODEL_SERVER in Path(f"/proc/{current}/cmdline").read_bytes():
-                continue
-        except OSError:
-            continue
-        found.append(current)
-        todo.extend(children.get(current, []))
-    return found
+    server: set[int] = set()
+    for child in descendants(pid):
+        with contextlib.suppress(OSError):
+            if MODEL_SERVER in Path(f"/proc/{child}/cmdline").read_bytes():
+                server.update([child, *descendants(child)])
+    return [pid, *(child for child in descendants(pid) if child not in server)]
 
 
 def own_cpu_seconds(pid: int) -> float:

@@ -464,7 +464,7 @@ class ChatSession:
     # -- recall: the model gets folded originals back (issue 15) ----------------------------------
     def offered_tools(self, target: ModelTarget) -> list[dict[str, Any]] | None:
         """The tools a request to `target` offers: `recall`, when `fold.recall` is on, litellm says the model
-        calls functions (never the local model; unknown models get none) and something is folded or pruned."""
+        calls functions (never the local model; unknown models get none) and a fold is active."""
         if not self.settings.fold.recall or self.active_fold() is None:
             return None
         kind = (target.litellm_model, target.is_local)
@@ -472,7 +472,9 @@ class ChatSession:
             self._calls_tools[kind] = supports_recall(target)
         if not self._calls_tools[kind]:
             return None
-        return [RECALL_TOOL] if self.recallable(target) else None
+        # an active fold always replaced or pruned something, so there is something to recall: no need to
+        # rebuild the context on every request to find out (0.26 s at 1M tokens)
+        return [RECALL_TOOL]
 
     def recallable(self, target: ModelTarget | None = None) -> list[Original]:
         """Transcript messages, numbered as the snapshot and stubs number them, that the context does not

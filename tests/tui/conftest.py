@@ -12,10 +12,10 @@ from foldchat.tui.app import AppOptions, make_app
 from servers.fake_openai import FakeOpenAI
 
 
-def settings_for(fake: FakeOpenAI, window: int = 16000) -> Settings:
+def settings_for(fake: FakeOpenAI, window: int = 16000, request_timeout: float = 3) -> Settings:
     return Settings(
         default_model="fake",
-        request_timeout=3,
+        request_timeout=request_timeout,
         max_retries=1,
         models={
             "fake": ModelAlias(
@@ -33,8 +33,11 @@ def settings_for(fake: FakeOpenAI, window: int = 16000) -> Settings:
 def app_factory(fake, tmp_path, monkeypatch) -> Callable[..., object]:
     monkeypatch.setenv("FAKE_KEY", "sk-test")
 
-    def factory(window: int = 16000, **options):
-        return make_app(AppOptions(settings=settings_for(fake, window), database=tmp_path / "tui.db", **options))
+    # A test that holds the reply back passes a long request_timeout: under load the hold can outlast 3 s,
+    # and the read timeout would end the stream as an error before the test looks.
+    def factory(window: int = 16000, request_timeout: float = 3, **options):
+        settings = settings_for(fake, window, request_timeout)
+        return make_app(AppOptions(settings=settings, database=tmp_path / "tui.db", **options))
 
     return factory
 

@@ -83,7 +83,7 @@ def test_last_code_block_takes_an_unclosed_fence_to_the_end():
 async def test_thinking_is_shown_live_while_the_reply_streams(app_factory, fake):
     fake.script = ["think"]
     fake.answer_gate.clear()
-    app = app_factory()
+    app = app_factory(request_timeout=60)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         screen = chat(app)

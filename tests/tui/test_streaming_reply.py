@@ -92,7 +92,7 @@ async def test_brackets_and_escapes_stay_literal_during_and_after_streaming(app_
     fake.reply = HOSTILE
     fake.hold_after = 6
     fake.answer_gate.clear()
-    app = app_factory()
+    app = app_factory(request_timeout=60)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await ready(pilot)
@@ -123,7 +123,7 @@ async def test_interrupt_mid_stream_keeps_the_partial_drawn(app_factory, fake):
     fake.reply = "Para one is done.\n\nPara two is still being written when"
     fake.hold_after = 7
     fake.answer_gate.clear()
-    app = app_factory()
+    app = app_factory(request_timeout=60)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await ready(pilot)
@@ -153,7 +153,7 @@ async def test_the_transcript_follows_a_long_reply_while_it_streams(app_factory,
     words = MARKDOWN_REPLY.split(" ")
     fake.hold_after = len(words) - 3
     fake.answer_gate.clear()
-    app = app_factory()
+    app = app_factory(request_timeout=60)
     try:
         async with app.run_test(size=(100, 20)) as pilot:
             await ready(pilot)

@@ -9,7 +9,8 @@ from foldchat.tui.screens.history import HistoryScreen
 from foldchat.tui.widgets.composer import Composer
 from foldchat.tui.widgets.gauge import ContextGauge
 from foldchat.tui.widgets.message import MessageView, last_code_block
-from textual.widgets import Collapsible, Input, Markdown, OptionList, Static
+from foldchat.tui.widgets.reply_markdown import ReplyMarkdown
+from textual.widgets import Collapsible, Input, OptionList, Static
 
 from tui.conftest import wait_for
 from tui.test_chat_flows import chat, ready, send
@@ -51,9 +52,9 @@ async def test_user_text_is_shown_as_typed_and_replies_as_markdown(app_factory, 
         screen = chat(app)
         await send(pilot, typed)
         user, reply = [v for v in screen.query(MessageView) if v.data.role in ("user", "assistant")]
-        assert not user.query(Markdown)
+        assert not user.query(ReplyMarkdown)
         assert str(user.query_one(".plain", Static).content) == typed  # line breaks and spaces kept
-        assert reply.query(Markdown)
+        assert reply.query(ReplyMarkdown)
 
 
 async def test_y_copies_the_last_code_block_and_says_what_it_cannot_know(app_factory, fake):

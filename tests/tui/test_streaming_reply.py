@@ -10,10 +10,9 @@ from __future__ import annotations
 from foldchat.engine import visible
 from foldchat.tui.widgets.composer import Composer
 from foldchat.tui.widgets.message import MessageView
+from foldchat.tui.widgets.reply_markdown import ReplyMarkdown
 from foldchat.tui.widgets.reply_stream import BlockBoundaries, StreamTail
 from textual.geometry import Region
-from textual.widgets import Markdown
-from textual.widgets._markdown import MarkdownBlock
 
 from tui.conftest import wait_for
 from tui.test_chat_flows import chat, ready, replies, send
@@ -44,14 +43,14 @@ Last words."""
 HOSTILE = "Look [bold]not bold[/bold] and [@click=app.quit]x[/] \x1b[31mred\x1b[0m \x07bell done"
 
 
-def drawn(markdown: Markdown) -> list[tuple[str, list[str]]]:
-    """Each Markdown block as drawn on screen: its kind and its lines of text."""
-    blocks = []
-    for block in markdown.query(MarkdownBlock):
-        width, height = block.size
-        lines = block.render_lines(Region(0, 0, width, height))
-        blocks.append((type(block).__name__, [line.text.rstrip() for line in lines]))
-    return blocks
+MARKDOWN_BLOCKS = 7  # heading, paragraph, list, fence, table, quote, paragraph
+
+
+def drawn(markdown: ReplyMarkdown) -> list[str]:
+    """The reply's lines of text as drawn on screen (blank lines left out)."""
+    width, height = markdown.size
+    lines = [line.text.rstrip() for line in markdown.render_lines(Region(0, 0, width, height))]
+    return [line for line in lines if line.strip()]
 
 
 def test_block_boundaries_are_blank_lines_outside_fences_and_closing_fences() -> None:
@@ -79,12 +78,19 @@ async def test_streamed_markdown_ends_drawn_as_a_stored_reply(app_factory, fake)
         streamed = drawn(view.markdown)
         assert view.markdown.source == MARKDOWN_REPLY and not view.query(StreamTail)
         stream = view.stream
-        assert stream is not None and stream.markdown_writes <= len(view.markdown.children) + 1 < stream.paints
+        assert stream is not None and stream.markdown_writes <= MARKDOWN_BLOCKS + 1 < stream.paints
         await screen.refresh_transcript()  # what a restart shows: the stored reply rendered in one go
         stored = await wait_for(pilot, lambda: replies(screen)[-1] is not view and replies(screen)[-1])
         await pilot.pause(0.2)
         assert drawn(stored.markdown) == streamed
-        assert {kind for kind, _ in streamed} >= {"MarkdownH1", "MarkdownParagraph", "MarkdownFence", "MarkdownTable"}
+        # drawn as Markdown, not as its source: no markers left, the table ruled, the code kept as written
+        # (a link shows its address: nothing on screen opens a URL the user cannot read)
+        assert streamed[0] == "Plan"
+        assert "First paragraph with bold, code and a link (https://example.com). It wraps over two lines." in streamed
+        assert not any(marker in line for line in streamed for marker in ("**", "](", "```", "|---"))
+        assert any("def f(x):" in line for line in streamed) and any("return x  # a blank" in line for line in streamed)
+        assert any(set(line.strip()) == {"─"} for line in streamed) and any(line.split() == ["1", "2"] for line in streamed)
+        assert any(line.lstrip(" •-").startswith("one item") for line in streamed)
 
 
 async def test_brackets_and_escapes_stay_literal_during_and_after_streaming(app_factory, fake):
@@ -111,7 +117,7 @@ async def test_brackets_and_escapes_stay_literal_during_and_after_streaming(app_
             fake.answer_gate.set()
             await wait_for(pilot, lambda: view.data.status == "complete")
             await pilot.pause(0.2)
-            text = "\n".join(line for _, lines in drawn(view.markdown) for line in lines)
+            text = "\n".join(drawn(view.markdown))
             assert "[bold]not bold[/bold]" in text and "[@click=app.quit]x[/]" in text
             assert "\x1b" not in text and "\x07" not in text and visible("\x1b[31mred") in text
     finally:
@@ -138,7 +144,7 @@ async def test_interrupt_mid_stream_keeps_the_partial_drawn(app_factory, fake):
             await wait_for(pilot, lambda: view.data.status == "interrupted")
             await pilot.pause(0.2)
             assert view.markdown.source == partial and not view.query(StreamTail)
-            assert [lines for _, lines in drawn(view.markdown)] == [["Para one is done."], ["Para two is still"]]
+            assert drawn(view.markdown) == ["Para one is done.", "Para two is still"]
             stored = screen.backend.transcript()[-1]
             assert stored.status == "interrupted" and stored.message.text == partial
     finally:

@@ -18,9 +18,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message as TextualMessage
-from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets import Collapsible, Static
 
 from ..literal import literal
+from .reply_markdown import ReplyMarkdown
 from .reply_stream import ReplyStream, StreamTail
 
 if TYPE_CHECKING:
@@ -90,7 +91,6 @@ class MessageView(Vertical, can_focus=True):
     MessageView.-superseded { opacity: 50%; }
     MessageView.-error, MessageView.-interrupted { border-title-color: $warning; }
     MessageView > .plain { height: auto; }
-    MessageView Markdown { margin: 0; padding: 0; }
     MessageView Collapsible { margin: 0; padding: 0; border: none; }
     """
     BINDINGS = [
@@ -151,7 +151,7 @@ class MessageView(Vertical, can_focus=True):
         elif d.role == "system":
             yield Static(d.text, markup=False)
         elif d.role == "assistant":
-            yield Markdown(d.text)
+            yield ReplyMarkdown(d.text)
             if d.status == "streaming":
                 yield StreamTail()
         elif d.text:  # what the user typed, as typed: line breaks kept, no Markdown reflow
@@ -180,8 +180,8 @@ class MessageView(Vertical, can_focus=True):
         self.border_title = literal(self.header_text())
 
     @property
-    def markdown(self) -> Markdown:
-        return self.query_one(Markdown)
+    def markdown(self) -> ReplyMarkdown:
+        return self.query_one(ReplyMarkdown)
 
     def reply_stream(self, interval: float, on_grow: Callable[[], None]) -> ReplyStream:
         """How a reply streams into this (streaming) view: Markdown per finished block, a plain tail;

@@ -20,7 +20,8 @@ from textual.content import Content
 from textual.geometry import Size
 from textual.visual import VisualType
 from textual.widget import Widget
-from textual.widgets import Markdown
+
+from .reply_markdown import ReplyMarkdown
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 BLOCKS_INTERVAL = 1.0
@@ -99,8 +100,10 @@ class ReplyStream:
     the latest text, then waits `interval`, so a burst of deltas costs one paint and the last words
     before a pause are on screen within `interval`, whether or not another delta follows."""
 
-    def __init__(self, markdown: Markdown, tail: StreamTail, interval: float, on_grow: Callable[[], None]) -> None:
-        self._stream = Markdown.get_stream(markdown)
+    def __init__(
+        self, markdown: ReplyMarkdown, tail: StreamTail, interval: float, on_grow: Callable[[], None]
+    ) -> None:
+        self._markdown = markdown
         self._tail = tail
         self._interval = interval
         self._on_grow = on_grow
@@ -110,6 +113,7 @@ class ReplyStream:
         self._text = ""
         self._changed = asyncio.Event()
         self._painter: asyncio.Task[None] | None = None
+        self._segments: list[ReplyMarkdown] = []
         self.markdown_writes = 0
         """Text handed to the Markdown widget, counted: about one per finished block (tests read it)."""
         self.paints = 0
@@ -141,18 +145,34 @@ class ReplyStream:
         return self._tail.show(text[self._written :]) or grew
 
     async def finish(self, text: str) -> None:
-        """The reply ended (or was stopped): everything goes to the Markdown, the tail goes away."""
+        """The reply ended (or was stopped): the whole text becomes one Markdown, drawn as a stored reply
+        is, and the segments and the tail go away, in one frame (no moment with the text twice or not at all)."""
         if self._painter is not None:
             self._painter.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._painter
             self._painter = None
-        if len(text) > self._written:
-            await self._write(text[self._written :])
-        await self._stream.stop()
-        await self._tail.remove()
+        with self._markdown.app.batch_update():
+            if text != self._markdown.source:
+                self._written = len(text)
+                self.markdown_writes += 1
+                self._markdown.update(text)
+            parent = self._markdown.parent
+            if parent is not None:
+                await parent.remove_children([*self._segments, self._tail])
+            self._segments.clear()
 
     async def _write(self, fragment: str) -> None:
+        """Finished blocks: the first into the reply's Markdown, later ones each into a segment of its own
+        below it, so what was drawn is never drawn again (a reply-long Markdown re-rendered once a second
+        cost more the longer the reply grew)."""
         self._written += len(fragment)
         self.markdown_writes += 1
-        await self._stream.write(fragment)
+        if not self._markdown.source:
+            self._markdown.update(fragment)
+            return
+        segment = ReplyMarkdown(fragment, classes="-segment")
+        self._segments.append(segment)
+        parent = self._tail.parent
+        if parent is not None:
+            await parent.mount(segment, before=self._tail)

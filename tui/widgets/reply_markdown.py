@@ -1,0 +1,60 @@
+"""A reply's Markdown drawn by one widget.
+
+Textual's `Markdown` widget mounts a widget per block, list item, bullet and fence: about 45 for an
+ordinary reply with a list and a code block. Every layout pass of the screen walks every widget of the
+transcript, so a 20-message chat cost ~900 widgets per pass while a reply streamed, and opening a
+conversation mounted ~2,000 widgets before its last message showed (issue 12). Here the whole reply is
+one widget that renders Rich's Markdown (the same markdown-it parse, drawn as lines): a layout pass
+visits it once, and its height is cached by width until its text changes.
+
+Text is data: Rich's Markdown reads Markdown only, never console markup, so brackets stay literal;
+escape bytes were made visible before the text got here.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.markdown import Heading, Markdown
+from textual.visual import VisualType
+from textual.widget import Widget
+
+
+class _LeftHeading(Heading):
+    # Rich centres a level-1 heading, which reads as a banner in a chat; every level starts at the left
+    LEVEL_ALIGN: ClassVar = dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6"), "left")
+
+
+class _ChatMarkdown(Markdown):
+    elements: ClassVar = {**Markdown.elements, "heading_open": _LeftHeading}
+
+
+class ReplyMarkdown(Widget):
+    """`source` drawn as Markdown; `update` replaces it (one layout pass, as the height may change)."""
+
+    DEFAULT_CSS = """
+    ReplyMarkdown { height: auto; }
+    ReplyMarkdown.-segment { margin-top: 1; }  /* the blank line Markdown puts between two blocks */
+    """
+    CODE_THEME = "monokai"
+    """A dark code box, as Textual's own Markdown draws fences, on dark and light themes alike."""
+
+    def __init__(self, source: str = "", classes: str | None = None) -> None:
+        super().__init__(classes=classes)
+        self.source = source
+        self._parsed: _ChatMarkdown | None = None
+
+    def update(self, source: str) -> None:
+        self.source = source
+        self._parsed = None
+        self.clear_cached_dimensions()
+        self.refresh(layout=True)
+
+    def append(self, fragment: str) -> None:
+        self.update(self.source + fragment)
+
+    def render(self) -> VisualType:
+        # parsed once per text: Textual renders for the height and again for the lines
+        if self._parsed is None:
+            self._parsed = _ChatMarkdown(self.source, code_theme=self.CODE_THEME, hyperlinks=False)
+        return self._parsed

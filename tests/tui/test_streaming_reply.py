@@ -67,7 +67,7 @@ def test_block_boundaries_are_blank_lines_outside_fences_and_closing_fences() ->
 
 async def test_streamed_markdown_ends_drawn_as_a_stored_reply(app_factory, fake):
     fake.reply = MARKDOWN_REPLY
-    fake.pace = 0.03  # about a dozen frames: blocks finish at different frames, as from a real model
+    fake.pace = 0.05  # about a dozen frames: blocks finish at different frames, as from a real model
     app = app_factory()
     async with app.run_test(size=(100, 60)) as pilot:
         await ready(pilot)

@@ -54,7 +54,7 @@ from .fold_consent import FoldConsent
 if TYPE_CHECKING:  # the session module loads pydantic and SQLite: measured 250 ms before the first frame
     from foldchat.engine import FoldReport, Session, Usage
 
-UI_INTERVAL = 0.12
+UI_INTERVAL = 0.2
 """Seconds between two paints of a streaming reply (its deltas are batched in between)."""
 GAUGE_INTERVAL = 0.5
 """Seconds between two recounts of a streaming reply for the gauge."""

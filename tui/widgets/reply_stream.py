@@ -24,7 +24,7 @@ from textual.widget import Widget
 from .reply_markdown import ReplyMarkdown
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
-BLOCKS_INTERVAL = 1.0
+BLOCKS_INTERVAL = 1.5
 """Seconds between two writes of finished blocks to the Markdown: each write lays out the screen
 again, which costs more the more the transcript holds; blocks that finish in between wait in the tail."""
 
@@ -64,7 +64,7 @@ class StreamTail(Widget):
     The room not yet written is blank for a moment; the tail is removed when the reply ends."""
 
     DEFAULT_CSS = "StreamTail { height: auto; }"
-    STEP = 6
+    STEP = 8
 
     def __init__(self) -> None:
         super().__init__()
@@ -163,15 +163,12 @@ class ReplyStream:
             self._segments.clear()
 
     async def _write(self, fragment: str) -> None:
-        """Finished blocks: the first into the reply's Markdown, later ones each into a segment of its own
-        below it, so what was drawn is never drawn again (a reply-long Markdown re-rendered once a second
-        cost more the longer the reply grew)."""
+        """Finished blocks go into a segment of their own, above the tail, so what was drawn is never
+        drawn again (a reply-long Markdown re-rendered once a second cost more the longer the reply
+        grew). The mount is awaited: the transcript is laid out before it is scrolled to the end."""
         self._written += len(fragment)
         self.markdown_writes += 1
-        if not self._markdown.source:
-            self._markdown.update(fragment)
-            return
-        segment = ReplyMarkdown(fragment, classes="-segment")
+        segment = ReplyMarkdown(fragment, classes="-segment" if self._segments else None)
         self._segments.append(segment)
         parent = self._tail.parent
         if parent is not None:

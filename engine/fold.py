@@ -564,6 +564,5 @@ def _deterministic_merge(parts: Sequence[Snapshot]) -> Snapshot:
     return merged
 
 
-
 def _ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 2)

@@ -331,7 +331,6 @@ class LLMSummarizer:
         )
 
 
-
 class WithFallback:
     """A summarizer that falls back to another (the rules) when it fails, and says so in its name."""
 

@@ -260,7 +260,8 @@ class _Builder:
             error, at = self.pending_error
             self.errors.append((f"{error} (not fixed yet)", at))
         out.errors_and_fixes = [tag(text, at) for text, at in self.errors]
-        out.open_questions = [tag(clip(q, 240), [n]) for q, n in self.unanswered]
+        # a question asked twice is one question (a paste can repeat one a hundred times)
+        out.open_questions = merge_referenced(tag(clip(q, 240), [n]) for q, n in self.unanswered)
         if self.last_request is not None:
             request, number = self.last_request
             out.task_state.append(tag(f"last request before this point: {clip(request, 240)}", [number]))

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-SHOWN_HEAD = 3  # groups shown before the "…" of a long reference
-SHOWN_TAIL = 2  # and after it
+SHOWN_HEAD = 2  # groups shown before the "…" of a long reference
+SHOWN_TAIL = 1  # and after it
 MAX_RANGE = 100_000  # a range wider than this is not one we wrote: read its ends only
 
 _NUMBER = r"#\d{1,9}"

@@ -156,7 +156,7 @@ class _Builder:
         self.pending_error: tuple[str, list[int]] | None = None  # the error and the messages it came from
         self.errors: list[tuple[str, list[int]]] = []  # errors_and_fixes items, before their references
         self.unanswered: list[tuple[str, int]] = []
-        self.knowledge: dict[str, dict[int, None]] = {}
+        self.knowledge: dict[str, int] = {}  # identifier -> the message that first mentioned it
         self.trail = ArtifactTrail()
         self.explain_fix: int | None = None  # an error fixed by an edit, waiting for the reply that explains it
         self.text_command: tuple[str, int] | None = None  # a fenced command waiting for its `<returncode>` message
@@ -220,7 +220,7 @@ class _Builder:
             self.explain_fix = None
             self.out.recent_actions.append(tag(f"assistant: {reading.action}", [here]))
             for ident in reading.identifiers:
-                self.knowledge.setdefault(ident, {})[here] = None
+                self.knowledge.setdefault(ident, here)
         for call in message.tool_calls:
             self._record(self.memo.fact(call, self.results.get(call.id)), here, self.result_numbers.get(call.id))
         if not message.tool_calls:
@@ -266,8 +266,10 @@ class _Builder:
             request, number = self.last_request
             out.task_state.append(tag(f"last request before this point: {clip(request, 240)}", [number]))
         stated = self.user_text
-        mentioned = [(i, seen) for i, seen in self.knowledge.items() if i not in stated][:KNOWLEDGE_ITEMS]
-        out.key_knowledge = [tag(f"mentioned: {ident}", seen) for ident, seen in mentioned]
+        mentioned = [(i, first) for i, first in self.knowledge.items() if i not in stated][:KNOWLEDGE_ITEMS]
+        # the most numerous, least precious items: each names where it was first said, not every mention
+        # (a third of an agent snapshot's references otherwise); `recall` by text lists the others
+        out.key_knowledge = [tag(f"mentioned: {ident}", [first]) for ident, first in mentioned]
         if self.request.focus:
             out.key_knowledge.insert(0, f"focus requested for this fold: {self.request.focus}")
         out.recent_actions = out.recent_actions[-RECENT_ACTIONS:]

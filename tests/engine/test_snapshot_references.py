@@ -98,7 +98,7 @@ def test_one_message_a_run_several_and_a_bounded_many():
     assert reference([12]) == "(#12)"
     assert reference([15, 12, 13, 14]) == "(#12–#15)"
     assert reference([14, 3, 9, 3]) == "(#3, #9, #14)"
-    assert reference(range(1, 100, 2)) == "(#1, #3, #5, …, #97, #99)"
+    assert reference(range(1, 100, 2)) == "(#1, #3, …, #99)"
     assert reference([]) == ""
     assert split_reference("src/a.py: edited (lines 3–4) (#40, #52)") == ("src/a.py: edited (lines 3–4)", (40, 52))
     assert split_reference("ran `make` (#3–#5, #9)") == ("ran `make`", (3, 4, 5, 9))
@@ -108,7 +108,8 @@ def test_one_message_a_run_several_and_a_bounded_many():
         "Fix it. (#6)",
     ]
     # numbers a "…" left out stay left out, and say so
-    assert merge_referenced(["x (#1, #3, #5, …, #40, #52)", "x (#60)"]) == ["x (#1, #3, #5, …, #52, #60)"]
+    assert merge_referenced(["x (#1, #3, …, #52)", "x (#60)"]) == ["x (#1, #3, …, #60)"]
+    assert merge_referenced(["x (#1, …, #52)", "x (#60)"]) == ["x (#1, #52, …, #60)"]
     # a terse trail line drops its details, never its reference
     assert terse("src/a.py: edited×2 (sed -i), read (#1, #3, …, #52)") == "src/a.py: edited×2, read (#1, #3, …, #52)"
 
@@ -134,7 +135,7 @@ def test_an_agent_trajectory_items_name_the_messages_whose_tool_calls_they_come_
     first, last = report.covers  # type: ignore[attr-defined]
     line = next(a for a in snapshot.artifacts if a.startswith(f"{EDITED}: edited"))
     touched = [n for n in range(first, last + 1) if EDITED in said(by_number[n]) and by_number[n].tool_calls]
-    assert len(touched) >= 3 and list(numbers_in(line)) == touched  # exactly the calls that edited it, all named
+    assert len(touched) >= 3 and line.endswith(f" {reference(touched)}")  # exactly the calls that edited it
     # every item written from messages names them; only the goal and the focus line stand for none
     unreferenced = [i for s in LIST_SECTIONS for i in getattr(snapshot, s) if not numbers_in(i)]
     assert unreferenced == []
@@ -178,7 +179,7 @@ def test_a_fold_in_chunks_keeps_every_chunks_numbers():
     line = next(a for a in result.snapshot.artifacts if a.startswith(f"{EDITED}: edited"))
     first, last = result.report.covers  # type: ignore[misc]
     touched = [n for n in range(first, last + 1) if EDITED in said(by_number[n]) and by_number[n].tool_calls]
-    assert list(numbers_in(line)) == touched  # one line across chunks, naming the calls of every chunk
+    assert line.endswith(f" {reference(touched)}")  # one line across chunks, naming the calls of every chunk
 
 
 def test_the_references_cost_tokens_but_never_push_the_snapshot_over_its_budget():

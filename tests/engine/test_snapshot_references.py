@@ -275,3 +275,16 @@ def test_the_llm_summarizer_is_given_the_numbers_and_asked_for_them(fake, reply_
     by_number = {numbers[m.key]: m for m in messages if m.key is not None}
     for item in restored:
         assert holds("user_requests", item, by_number[numbers_in(item)[0]])
+
+
+def test_items_the_check_restores_after_a_forgetful_model_name_their_messages():
+    from test_snapshot_check import ForgetfulSummarizer
+
+    messages = parse_messages(agent_trajectory(40_000)[0])
+    request = FoldRequest(counter=COUNTER, window=32_000, summarizer=ForgetfulSummarizer(), force=True,
+                          policy=FoldPolicy(snapshot_ratio=0.3))  # fmt: skip
+    result = fold_context(messages, request)
+    assert result.report.restored_identifiers > 0 and result.snapshot is not None
+    restored = [a for a in result.snapshot.artifacts if a.startswith(f"{EDITED}: edited")]
+    assert restored and numbers_in(restored[0])  # put back by the check, with the calls that made the edits
+    assert assert_references_point_home(result.snapshot, by_position(messages)) > 10

@@ -288,3 +288,14 @@ def test_items_the_check_restores_after_a_forgetful_model_name_their_messages():
     restored = [a for a in result.snapshot.artifacts if a.startswith(f"{EDITED}: edited")]
     assert restored and numbers_in(restored[0])  # put back by the check, with the calls that made the edits
     assert assert_references_point_home(result.snapshot, by_position(messages)) > 10
+
+
+def test_a_pinned_message_names_the_message_it_was_pinned_from_and_is_still_counted_as_kept():
+    raw, _ = everyday_chat(10)
+    messages = parse_messages(raw)
+    pinned = messages[5].text  # the third user message, pinned whole
+    request = FoldRequest(counter=COUNTER, window=16_000, summarizer=RulesSummarizer(), force=True,
+                          policy=FoldPolicy(snapshot_ratio=0.3), pinned=(pinned,))  # fmt: skip
+    result = fold_context(messages, request)
+    assert result.snapshot is not None and result.snapshot.pinned == [f"{pinned} (#6)"]
+    assert result.report.pinned_kept == (1, 1)

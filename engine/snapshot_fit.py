@@ -63,7 +63,7 @@ def fit_snapshot(snapshot: Snapshot, budget: int, size: Callable[[Snapshot], int
         if size(current) <= budget:
             return current
     for limit in (300, 160, 80):
-        current.user_requests = [rewrite(r, partial(_shortened, limit=limit)) for r in current.user_requests]
+        current.user_requests = [rewrite(r, partial(shorten, limit=limit)) for r in current.user_requests]
         current.overall_goal = shorten(current.overall_goal, limit)
         if size(current) <= budget:
             return current
@@ -81,10 +81,6 @@ def fit_snapshot(snapshot: Snapshot, budget: int, size: Callable[[Snapshot], int
         current.user_requests = [rewrite(r, lambda text: clip(text, 60)) for r in current.user_requests]
         current.overall_goal = clip(current.overall_goal, 60)
     return current
-
-
-def _shortened(text: str, limit: int) -> str:
-    return shorten(text, limit)
 
 
 GOAL_ECHO_CHARS = 100

@@ -105,12 +105,17 @@ def _without_repeats(snapshot: Snapshot) -> Snapshot:
 
 
 def _trim_trail(snapshot: Snapshot, budget: int, size: Callable[[Snapshot], int]) -> Snapshot:
-    """Shorten trail lines, then drop them, least informative rank first and oldest first, until it fits.
+    """Shorten trail lines, then take their message references off, then drop them, least informative
+    rank first and oldest first, until it fits.
 
     Within a rank the number of lines to drop is found by bisection, so fitting costs O(log n) renders.
     """
     # details go before lines: every path and command in short form beats half of them in full
     lines = [terse(line) for line in snapshot.artifacts]
+    snapshot = snapshot.model_copy(update={"artifacts": lines})
+    if size(snapshot) <= budget:
+        return snapshot
+    lines = _unreferenced(snapshot, budget, size)
     snapshot = snapshot.model_copy(update={"artifacts": lines})
     if size(snapshot) <= budget:
         return snapshot
@@ -135,3 +140,28 @@ def _trim_trail(snapshot: Snapshot, budget: int, size: Callable[[Snapshot], int]
                 low = middle
         return snapshot.model_copy(update={"artifacts": without(high)})
     return snapshot.model_copy(update={"artifacts": lines})
+
+
+def _unreferenced(snapshot: Snapshot, budget: int, size: Callable[[Snapshot], int]) -> list[str]:
+    """Trail lines with the fewest message references taken off that fits, least precious lines first.
+
+    A path or command named without its messages beats one dropped: `recall` by its text still finds
+    them. Changed paths lose theirs last."""
+    lines = list(snapshot.artifacts)
+    ranks = [trail_rank(line) for line in lines]
+    order = sorted((i for i, line in enumerate(lines) if numbers_in(line)), key=lambda i: (-ranks[i], i))
+
+    def stripped(count: int) -> list[str]:
+        bare = set(order[:count])
+        return [body(line) if i in bare else line for i, line in enumerate(lines)]
+
+    def fits(count: int) -> bool:
+        return size(snapshot.model_copy(update={"artifacts": stripped(count)})) <= budget
+
+    if not order or not fits(len(order)):
+        return stripped(len(order))
+    low, high = 0, len(order)  # the fewest that fit lie in (low, high]
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if fits(middle) else (middle, high)
+    return stripped(high)

@@ -299,3 +299,21 @@ def test_a_pinned_message_names_the_message_it_was_pinned_from_and_is_still_coun
     result = fold_context(messages, request)
     assert result.snapshot is not None and result.snapshot.pinned == [f"{pinned} (#6)"]
     assert result.report.pinned_kept == (1, 1)
+
+
+def test_a_tight_budget_takes_references_off_trail_lines_before_it_drops_a_path():
+    from foldchat.engine.snapshot_fit import fit_snapshot
+
+    reads = [f"src/app/module_{n}.py: read (40 lines) (#{10 + 2 * n})" for n in range(20)]
+    edited = "src/app/parser.py: edited×2 (#3, #9)"
+    snapshot = Snapshot(artifacts=[*reads, edited])
+
+    def size(s: Snapshot) -> int:
+        return COUNTER.count_text(snap.render(s))
+
+    bare = Snapshot(artifacts=[*(terse(body(r)) for r in reads), edited])  # details go first, then references
+    fitted = fit_snapshot(snapshot, size(bare) + 2, size)
+    assert size(fitted) <= size(bare) + 2
+    assert [body(a) for a in fitted.artifacts] == [*bare.artifacts[:-1], body(edited)]  # every path kept
+    assert fitted.artifacts[-1] == edited  # a changed path keeps its messages longest
+    assert 0 < sum(1 for a in fitted.artifacts if not numbers_in(a)) <= len(reads)

@@ -48,7 +48,10 @@ def compress_messages(data: Any, options: CompressOptions) -> FoldResult:
     Plain JSON has no room for our mark, so the snapshot message we write carries
     `"name": "foldchat_snapshot"` (OpenAI-format user messages allow a `name`), and on input only a user
     message with that name is taken for an earlier snapshot: pasted text that merely contains
-    `<state_snapshot>` is an ordinary message. Message numbers in the report are 1-based positions in `data`.
+    `<state_snapshot>` is an ordinary message. Message numbers in the report, and the `(#12)` references
+    snapshot items end with, are 1-based positions in `data`: a bare array has no other numbers, and these
+    are the ones its user can look up. An earlier snapshot's items keep the numbers they were written with
+    (positions in the array that fold read), so compressing an already compressed array mixes the two.
     """
     messages = mark_named_snapshots(parse_messages(data))
     info = model_info(options.model, options.context_window)

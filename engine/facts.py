@@ -9,6 +9,8 @@ from __future__ import annotations
 import functools
 import re
 
+from .references import body
+
 _MONTHS = (
     "January|February|March|April|May|June|July|August|September|October|November|December|"
     "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
@@ -72,6 +74,7 @@ def standing_rules(text: str) -> list[str]:
 
 
 def is_standing_rule(item: str) -> bool:
+    item = body(item)  # a snapshot item's message reference is not part of what the user said
     return len(item) <= RULE_CHARS and not item.endswith("?") and STANDING_RULE.search(item) is not None
 
 

@@ -12,6 +12,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from . import references as refs
 from . import snapshot as snap
 from .alternation import current_turn_start, repair
 from .condense import condense_oversized
@@ -368,9 +369,10 @@ def _summarize_step(context: _Context, request: FoldRequest, split: Split) -> _S
         pinned=tuple(request.pinned),
         focus=request.focus,
         output_budget=_snapshot_budget(request),
+        numbers=_numbers(context, request, [positions[k] for k in kept]),
     )
     summary, chunks, depth = summarize_chunked(summary_request, request.summarizer, request.counter, request.on_event)
-    summary, restored = _checked(request, summary, summary_request.messages)
+    summary, restored = _checked(request, summary, summary_request)
     summary = _with_quoted_snapshots(summary, data)
     for earlier in reversed(previous):
         summary = snap.merge(earlier, summary)
@@ -378,7 +380,7 @@ def _summarize_step(context: _Context, request: FoldRequest, split: Split) -> _S
     covers = _covers(context, request, [positions[k] for k in kept])
     update: dict[str, object] = {
         "tokens_before": context.tokens_before,
-        "pinned": list(dict.fromkeys([*summary.pinned, *request.pinned])),
+        "pinned": refs.merge_referenced([*summary.pinned, *request.pinned]),
     }
     if covers is not None:
         update["covers"] = snap.join_covers(summary.covers if previous else "", f"{covers[0]}..{covers[1]}")
@@ -388,15 +390,16 @@ def _summarize_step(context: _Context, request: FoldRequest, split: Split) -> _S
 def _without_dropped_rules(summary: Snapshot, dropped: Sequence[str]) -> Snapshot:
     if not dropped:
         return summary
-    kept = [c for c in summary.constraints_and_preferences if c not in dropped]
+    gone = {refs.body(rule) for rule in dropped}  # a rule is the same rule whichever messages it names
+    kept = [c for c in summary.constraints_and_preferences if refs.body(c) not in gone]
     return summary.model_copy(update={"constraints_and_preferences": kept})
 
 
-def _checked(request: FoldRequest, summary: Snapshot, messages: Sequence[Message]) -> tuple[Snapshot, int]:
+def _checked(request: FoldRequest, summary: Snapshot, span: SummaryRequest) -> tuple[Snapshot, int]:
     """Every snapshot is checked against its span; the rules summarizer's own needs no second reading."""
     if type(request.summarizer) is RulesSummarizer:
         return summary, 0
-    checked = check_snapshot(summary, messages)
+    checked = check_snapshot(summary, span.messages, numbers=span.numbers)
     return checked.snapshot, checked.restored
 
 
@@ -512,9 +515,11 @@ def summarize_chunked(
     counts = [counter.count_message(m) for m in request.messages]
     chunks = chunk_messages(request.messages, counts, summarizer.input_budget)
     parts: list[Snapshot] = []
+    start = 0
     for number, chunk in enumerate(chunks, start=1):
         emit(FoldProgress("summarize", number - 1, len(chunks), f"chunk {number}/{len(chunks)}"))
-        parts.append(summarizer.summarize(_with_messages(request, chunk)))
+        parts.append(summarizer.summarize(request.part(start, start + len(chunk))))  # each keeps its numbers
+        start += len(chunk)
     emit(FoldProgress("summarize", len(chunks), len(chunks)))
     if len(parts) == 1:
         return parts[0], 1, 0
@@ -557,10 +562,6 @@ def _deterministic_merge(parts: Sequence[Snapshot]) -> Snapshot:
     for part in parts[1:]:
         merged = snap.merge(merged, part)
     return merged
-
-
-def _with_messages(request: SummaryRequest, messages: Sequence[Message]) -> SummaryRequest:
-    return SummaryRequest(messages, request.pinned, request.focus, request.output_budget)
 
 
 def _ms(started: float) -> float:

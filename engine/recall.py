@@ -28,8 +28,8 @@ RECALL_TOOL: dict[str, Any] = {
         "description": (
             "Get back, verbatim, earlier messages of this conversation that were folded into the state "
             "snapshot or pruned to a one-line stub. Search by text, or ask for a message number: the "
-            'snapshot\'s covers="first..last" range and each stub name them. Long messages come in parts: '
-            "pass the offset the answer gives."
+            'snapshot\'s covers="first..last" range, each stub and each snapshot item, as in (#12) or '
+            "(#3, #9), name them. Long messages come in parts: pass the offset the answer gives."
         ),
         "parameters": {
             "type": "object",

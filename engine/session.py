@@ -40,6 +40,7 @@ from .options import OpenOptions
 from .policy import Trigger
 from .prefold import FoldInputs, PreFold, PreparedFold, ahead_policy, newest_turn
 from .providers import ModelTarget
+from .references import body
 from .report import FoldReport
 from .snapshot import Snapshot, snapshot_text
 from .store import Conversation, SearchHit, Store, StoredFold, StoredMessage
@@ -505,8 +506,9 @@ class Session:
         kept = [c for c in snapshot.constraints_and_preferences if c != rule]
         edited = snapshot.model_copy(update={"constraints_and_preferences": kept})
         self.edit_fold(fold_id, snap.render_message_text(edited))
-        self.store.drop_rule(fold.conversation_id, rule)
-        return rule
+        said = body(rule)  # the user's words; the message reference is where, not what
+        self.store.drop_rule(fold.conversation_id, said)
+        return said
 
     def undo_fold(self, fold_id: int) -> None:
         self.store.undo_fold(fold_id)

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field
 
 from .messages import Message
+from .references import merge_referenced
 
 SNAPSHOT_OPEN = "<state_snapshot"
 SNAPSHOT_CLOSE = "</state_snapshot>"
@@ -143,19 +144,12 @@ def parse(text: str) -> Snapshot | None:
     return Snapshot.model_validate(data)
 
 
-def _dedupe(items: Iterable[str]) -> list[str]:
-    seen: set[str] = set()
-    out: list[str] = []
-    for item in items:
-        if item not in seen:
-            seen.add(item)
-            out.append(item)
-    return out
-
-
 def merge(older: Snapshot, newer: Snapshot) -> Snapshot:
-    """One snapshot holding both: lists concatenated in time order (duplicates dropped)."""
-    merged = {name: _dedupe([*getattr(older, name), *getattr(newer, name)]) for name in LIST_SECTIONS}
+    """One snapshot holding both: lists concatenated in time order, an item said in both kept once.
+
+    Items keep their message references as they are (transcript numbers never change); an item both
+    hold names the messages of both."""
+    merged = {name: merge_referenced([*getattr(older, name), *getattr(newer, name)]) for name in LIST_SECTIONS}
     # recent actions describe "now": the newer snapshot's view wins when it has one
     if newer.recent_actions:
         merged["recent_actions"] = list(newer.recent_actions)
@@ -217,7 +211,7 @@ def quoted_sections(text: str) -> Snapshot | None:
 
 def absorb(snapshot: Snapshot, quoted: Snapshot) -> Snapshot:
     """`snapshot` with `quoted`'s items put first in each section (they were said earlier)."""
-    update = {name: _dedupe([*getattr(quoted, name), *getattr(snapshot, name)]) for name in LIST_SECTIONS}
+    update = {name: merge_referenced([*getattr(quoted, name), *getattr(snapshot, name)]) for name in LIST_SECTIONS}
     return snapshot.model_copy(update=update)
 
 

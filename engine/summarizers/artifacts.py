@@ -10,6 +10,9 @@ gets no line of its own: the command's line names it.
 Lines are written so that `trail_rank` can tell, from the text alone, which to drop first when the
 snapshot is over budget: repeated reads and successful looks (`ls`, `cat`) go first; an edited, created
 or deleted path never goes. `terse` drops a line's details (in parentheses) before any line is dropped.
+
+Each line ends with the transcript numbers of the messages it was written from (`references`): the
+messages whose tool calls touched the file or ran the command, or where the user shared the thing.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..facts import clip
+from ..references import rewrite, split_reference, tag
 from .shell_effects import FileEffect, is_read_only
 
 COMMAND_CHARS = 90  # a single command, in full form
@@ -63,9 +67,14 @@ class ArtifactTrail:
         self.commands: dict[str, _Command] = {}
         self.shared: dict[str, None] = {}
         self.searches: dict[str, tuple[int, str]] = {}  # query → (runs, last outcome)
-        self._order: dict[tuple[str, str], None] = {}
+        self._order: dict[tuple[str, str], dict[int, None]] = {}  # each entry's messages, in order
 
-    def file(self, effect: FileEffect, via_command: bool = False) -> None:
+    def _seen(self, kind: str, key: str, number: int | None) -> None:
+        numbers = self._order.setdefault((kind, key), {})
+        if number is not None:
+            numbers[number] = None
+
+    def file(self, effect: FileEffect, via_command: bool = False, number: int | None = None) -> None:
         record = self.files.setdefault(effect.path, _File(effect.path))
         op = effect.op
         if op == "created" and record.counts.get("created"):
@@ -76,9 +85,9 @@ class ArtifactTrail:
         if op == "read" and effect.detail:
             record.read_lines = effect.detail
         record.only_via_commands = record.only_via_commands and via_command and op == "read"
-        self._order.setdefault(("file", effect.path), None)
+        self._seen("file", effect.path, number)
 
-    def command(self, text: str, outcome: str, failed: bool = False) -> None:
+    def command(self, text: str, outcome: str, failed: bool = False, number: int | None = None) -> None:
         full = " ".join(text.split())
         key = full[:COMMAND_KEY_CHARS]
         record = self.commands.setdefault(key, _Command())
@@ -87,35 +96,36 @@ class ArtifactTrail:
         record.runs += 1
         record.failures += failed
         record.last_outcome = outcome
-        self._order.setdefault(("command", key), None)
+        self._seen("command", key, number)
 
-    def search(self, query: str, outcome: str) -> None:
+    def search(self, query: str, outcome: str, number: int | None = None) -> None:
         """A search (`'TODO' in src/`), counted: the same query run again is one line with its last result."""
         runs, _ = self.searches.get(query, (0, ""))
         self.searches[query] = (runs + 1, outcome)
-        self._order.setdefault(("search", query), None)
+        self._seen("search", query, number)
 
-    def share(self, line: str) -> None:
+    def share(self, line: str, number: int | None = None) -> None:
         self.shared.setdefault(line, None)
-        self._order.setdefault(("shared", line), None)
+        self._seen("shared", line, number)
 
     def lines(self) -> list[str]:
         """The trail, one line per file / command / shared thing, in order of first appearance."""
         named = " ".join(_command_head(record)[:TERSE_COMMAND_CHARS] for record in self.commands.values())
         out = []
-        for kind, key in self._order:
+        for (kind, key), numbers in self._order.items():
             if kind == "file":
                 record = self.files[key]
                 if record.only_via_commands and key in named:
                     continue  # `cat f`'s own line names f, even in its terse form
-                out.append(_file_line(record))
+                line = _file_line(record)
             elif kind == "command":
-                out.append(_command_line(self.commands[key]))
+                line = _command_line(self.commands[key])
             elif kind == "search":
                 runs, outcome = self.searches[key]
-                out.append(f"searched {key}{f' ×{runs}' if runs > 1 else ''} → {'last: ' if runs > 1 else ''}{outcome}")
+                line = f"searched {key}{f' ×{runs}' if runs > 1 else ''} → {'last: ' if runs > 1 else ''}{outcome}"
             else:
-                out.append(key)
+                line = key
+            out.append(tag(line, numbers))
         return out
 
     def paths(self) -> list[str]:
@@ -175,7 +185,13 @@ def _command_line(record: _Command) -> str:
 
 
 def terse(line: str) -> str:
-    """The same trail line with its details dropped: what a tight budget keeps before dropping lines."""
+    """The same trail line with its details dropped: what a tight budget keeps before dropping lines.
+
+    Its message reference is not a detail: it stays."""
+    return rewrite(line, _terse)
+
+
+def _terse(line: str) -> str:
     head = line[:LINE_SCAN_CHARS]
     ran = _RAN.match(head)
     if ran is not None:
@@ -195,7 +211,7 @@ def terse(line: str) -> str:
 
 def trail_rank(line: str) -> int:
     """How precious a trail line is (0 = never drop); works on lines written by people or models too."""
-    head = line[:LINE_SCAN_CHARS]
+    head = split_reference(line[:LINE_SCAN_CHARS])[0]
     entry = _FILE.match(head)
     if entry is not None:
         verbs = set(re.findall(r"[a-z]+", _DETAILS.sub("", entry.group(2))))

@@ -8,6 +8,10 @@ word for word, first, and never trimmed when the snapshot is fitted. Decisions, 
 tool activity, in every shape agents use (tool calls, or mini-swe-agent's fenced command answered by a
 `<returncode>` message), becomes the artifact trail: files grouped by path, commands counted with their
 last outcome. Text in the history is only ever quoted, never obeyed.
+
+Every item written from particular messages ends with their transcript numbers (`(#12)`, `(#40, #52)`:
+`references`), so the model can `recall` the original and a reader can find it; the overall goal and the
+focus line stand for no one message and carry none.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from ..facts import (
     without_blobs,
 )
 from ..messages import Message, ToolCall
+from ..references import merge_referenced, tag
 from ..snapshot import Snapshot
 from .artifacts import CHANGED, ArtifactTrail
 from .base import SummaryRequest
@@ -113,8 +118,8 @@ class RulesSummarizer:
 
     def summarize(self, request: SummaryRequest) -> Snapshot:
         builder = _Builder(request, self._memo)
-        for message in request.messages:
-            builder.add(message)
+        for message, number in zip(request.messages, request.numbered(), strict=True):
+            builder.add(message, number)
         return builder.finish()
 
     def consolidate(self, parts: Sequence[Snapshot], request: SummaryRequest) -> Snapshot:
@@ -123,15 +128,15 @@ class RulesSummarizer:
             merged = snap.merge(merged, part)
             merged.depth -= 1  # chunks of one fold are not extra folds
         # the trail of the whole request, so a file touched in several chunks is still one line
-        merged.artifacts = artifact_lines(request.messages, self._memo)
+        merged.artifacts = artifact_lines(request, self._memo)
         return merged
 
 
-def artifact_lines(messages: Sequence[Message], memo: _Memo | None = None) -> list[str]:
-    """The deterministic artifact trail of `messages` (what the LLM summarizer's snapshot is merged with)."""
-    builder = _Builder(SummaryRequest(messages), memo or _Memo())
-    for message in messages:
-        builder.add(message)
+def artifact_lines(request: SummaryRequest, memo: _Memo | None = None) -> list[str]:
+    """The deterministic artifact trail of the request's messages (what the LLM summarizer's snapshot is merged with)."""
+    builder = _Builder(request, memo or _Memo())
+    for message, number in zip(request.messages, request.numbered(), strict=True):
+        builder.add(message, number)
     return builder.trail.lines()
 
 
@@ -141,18 +146,23 @@ class _Builder:
         self.memo = memo
         self.previous: list[Snapshot] = []
         self.out = Snapshot()
-        self.results: dict[str, Message] = {
-            m.tool_call_id: m for m in request.messages if m.role == "tool" and m.tool_call_id
-        }
+        numbered = zip(request.messages, request.numbered(), strict=True)
+        tool_results = [(m, n) for m, n in numbered if m.role == "tool" and m.tool_call_id]
+        self.results: dict[str, Message] = {m.tool_call_id: m for m, _ in tool_results if m.tool_call_id}
+        self.result_numbers: dict[str, int] = {m.tool_call_id: n for m, n in tool_results if m.tool_call_id}
+        self.number = 0  # the transcript number of the message being read
         self.user_text = ""
-        self.pending_error: str | None = None
-        self.unanswered: list[str] = []
-        self.knowledge: dict[str, None] = {}
+        self.last_request: tuple[str, int] | None = None
+        self.pending_error: tuple[str, list[int]] | None = None  # the error and the messages it came from
+        self.errors: list[tuple[str, list[int]]] = []  # errors_and_fixes items, before their references
+        self.unanswered: list[tuple[str, int]] = []
+        self.knowledge: dict[str, int] = {}  # identifier -> the message that first mentioned it
         self.trail = ArtifactTrail()
         self.explain_fix: int | None = None  # an error fixed by an edit, waiting for the reply that explains it
-        self.text_command: str | None = None  # a fenced command waiting for its `<returncode>` message
+        self.text_command: tuple[str, int] | None = None  # a fenced command waiting for its `<returncode>` message
 
-    def add(self, message: Message) -> None:
+    def add(self, message: Message, number: int) -> None:
+        self.number = number
         if message.role == "user":
             self._user(message)
         elif message.role == "assistant":
@@ -169,92 +179,109 @@ class _Builder:
         if not text.strip():
             return
         if is_observation(text):  # a shell-only agent's command output, not the user speaking
-            self._record(describe_parts("bash", {"command": self.text_command or "(command)"}, text))
+            command, at = self.text_command or ("(command)", self.number)
+            self._record(describe_parts("bash", {"command": command}, text), at)
             self.text_command = None
             return
         self.user_text += "\n" + text
         own, pastes = split_pasted(text)
         described = [p.describe() for p in pastes]
-        request = shorten(own, REQUEST_CHARS) if own.strip() else ""
-        self.out.user_requests.append(" ".join([request, *(f"[{d}]" for d in described)]).strip())
-        self.out.constraints_and_preferences.extend(standing_rules(own))  # verbatim, never clipped
-        self.out.constraints_and_preferences.extend(matching_sentences(CONSTRAINT, own))
-        self.unanswered = [s for s in sentences(own) if s.endswith("?")]
+        request = " ".join([shorten(own, REQUEST_CHARS) if own.strip() else "", *(f"[{d}]" for d in described)])
+        self.last_request = (request.strip(), self.number)
+        here = [self.number]
+        self.out.user_requests.append(tag(request.strip(), here))
+        rules = [*standing_rules(own), *matching_sentences(CONSTRAINT, own)]  # rules verbatim, never clipped
+        self.out.constraints_and_preferences.extend(tag(rule, here) for rule in rules)
+        self.unanswered = [(s, self.number) for s in sentences(own) if s.endswith("?")]
         if not self.out.overall_goal:
             self.out.overall_goal = shorten(own, 300) if own.strip() else clip(described[0], 300)
         for url in dict.fromkeys(m.group(0).rstrip(".,;:") for m in _URL.finditer(text)):
-            self.trail.share(f"shared {url}")
+            self.trail.share(f"shared {url}", self.number)
         for document in dict.fromkeys(m.group(0).strip() for m in _DOCUMENT.finditer(without_blobs(own))):
             if "/" not in document:
-                self.trail.share(f"shared document {document}")
+                self.trail.share(f"shared document {document}", self.number)
         for line in described:
-            self.trail.share(line)
+            self.trail.share(line, self.number)
 
     def _assistant(self, message: Message) -> None:
         text = message.text[:ASSISTANT_SCAN_CHARS]
+        here = self.number
         if text.strip():
             reading = self.memo.reading(text)
-            self.unanswered = list(reading.questions[-2:])
-            self.out.decisions.extend(reading.decisions)
+            self.unanswered = [(q, here) for q in reading.questions[-2:]]
+            self.out.decisions.extend(tag(d, [here]) for d in reading.decisions)
             if self.pending_error is not None:
-                self.out.errors_and_fixes.append(f"{self.pending_error} → {reading.first_sentence}")
+                error, at = self.pending_error
+                self.errors.append((f"{error} → {reading.first_sentence}", [*at, here]))
                 self.pending_error = None
             elif self.explain_fix is not None:
-                self.out.errors_and_fixes[self.explain_fix] += f"; {reading.first_sentence}"
+                fix, at = self.errors[self.explain_fix]
+                self.errors[self.explain_fix] = (f"{fix}; {reading.first_sentence}", [*at, here])
             self.explain_fix = None
-            self.out.recent_actions.append(f"assistant: {reading.action}")
+            self.out.recent_actions.append(tag(f"assistant: {reading.action}", [here]))
             for ident in reading.identifiers:
-                self.knowledge.setdefault(ident, None)
+                self.knowledge.setdefault(ident, here)
         for call in message.tool_calls:
-            self._record(self.memo.fact(call, self.results.get(call.id)))
+            self._record(self.memo.fact(call, self.results.get(call.id)), here, self.result_numbers.get(call.id))
         if not message.tool_calls:
-            self.text_command = fenced_command(message.text)
+            command = fenced_command(message.text)
+            self.text_command = None if command is None else (command, here)
 
-    def _record(self, fact: ToolFact) -> None:
-        self.out.recent_actions.append(fact.action)
+    def _record(self, fact: ToolFact, at: int, result_at: int | None = None) -> None:
+        """One tool call's fact; `at` is the message that made the call, `result_at` the one holding its output."""
+        self.out.recent_actions.append(tag(fact.action, [at]))
         for effect in fact.effects:
-            self.trail.file(effect, via_command=fact.command is not None)
+            self.trail.file(effect, via_command=fact.command is not None, number=at)
         if fact.command is not None:
-            self.trail.command(fact.command, fact.outcome, fact.failed)
+            self.trail.command(fact.command, fact.outcome, fact.failed, number=at)
         elif fact.kind == "search":
             query, _, outcome = fact.action.removeprefix("searched ").partition(" → ")
-            self.trail.search(query, outcome)
+            self.trail.search(query, outcome, number=at)
         elif not fact.effects:
-            self.trail.share(clip(f"used {fact.action}", 200))
+            self.trail.share(clip(f"used {fact.action}", 200), at)
         changed = [e for e in fact.effects if e.op in CHANGED]
         if fact.done and fact.kind != "shell" and fact.kind != "code":
-            self.out.task_state.append(f"done: {fact.done}")
+            self.out.task_state.append(tag(f"done: {fact.done}", [at]))
         if self.pending_error is not None and changed and not fact.error:
             fix = "; ".join(f"{e.op} {e.path}" + (f" ({clip(e.detail, 80)})" if e.detail else "") for e in changed)
-            self.out.errors_and_fixes.append(f"{self.pending_error} → fixed by: {fix}")
-            self.explain_fix = len(self.out.errors_and_fixes) - 1
+            error, error_at = self.pending_error
+            self.errors.append((f"{error} → fixed by: {fix}", [*error_at, at]))
+            self.explain_fix = len(self.errors) - 1
             self.pending_error = None
         if fact.error:
             if self.pending_error is not None:
-                self.out.errors_and_fixes.append(self.pending_error)
-            self.pending_error = fact.error
+                self.errors.append(self.pending_error)
+            self.pending_error = (fact.error, [result_at if result_at is not None else self.number])
 
     def finish(self) -> Snapshot:
         out = self.out
         out.artifacts = self.trail.lines()
         if self.pending_error is not None:
-            out.errors_and_fixes.append(f"{self.pending_error} (not fixed yet)")
-        out.open_questions = [clip(q, 240) for q in self.unanswered]
-        if out.user_requests:
-            out.task_state.append(f"last request before this point: {clip(out.user_requests[-1], 240)}")
+            error, at = self.pending_error
+            self.errors.append((f"{error} (not fixed yet)", at))
+        out.errors_and_fixes = [tag(text, at) for text, at in self.errors]
+        # a question asked twice is one question (a paste can repeat one a hundred times)
+        out.open_questions = merge_referenced(tag(clip(q, 240), [n]) for q, n in self.unanswered)
+        if self.last_request is not None:
+            request, number = self.last_request
+            out.task_state.append(tag(f"last request before this point: {clip(request, 240)}", [number]))
         stated = self.user_text
-        out.key_knowledge = [f"mentioned: {ident}" for ident in self.knowledge if ident not in stated][:KNOWLEDGE_ITEMS]
+        mentioned = [(i, first) for i, first in self.knowledge.items() if i not in stated][:KNOWLEDGE_ITEMS]
+        # the most numerous, least precious items: each names where it was first said, not every mention
+        # (a third of an agent snapshot's references otherwise); `recall` by text lists the others
+        out.key_knowledge = [tag(f"mentioned: {ident}", [first]) for ident, first in mentioned]
         if self.request.focus:
             out.key_knowledge.insert(0, f"focus requested for this fold: {self.request.focus}")
         out.recent_actions = out.recent_actions[-RECENT_ACTIONS:]
-        out.decisions = _dedupe(out.decisions)
-        out.constraints_and_preferences = _dedupe(out.constraints_and_preferences)
-        out.task_state = _dedupe(out.task_state)
-        out.pinned = list(self.request.pinned)
+        out.decisions = merge_referenced(out.decisions)
+        out.constraints_and_preferences = merge_referenced(out.constraints_and_preferences)
+        out.task_state = merge_referenced(out.task_state)
+        out.pinned = [tag(pin, self._holding(pin)) for pin in self.request.pinned]
         for earlier in reversed(self.previous):
             out = snap.merge(earlier, out)
         return out
 
-
-def _dedupe(items: list[str]) -> list[str]:
-    return list(dict.fromkeys(items))
+    def _holding(self, text: str) -> list[int]:
+        """The messages a pinned text was taken from (none if it was pinned from outside this span)."""
+        numbered = zip(self.request.messages, self.request.numbered(), strict=True)
+        return [n for m, n in numbered if text and text in m.text]

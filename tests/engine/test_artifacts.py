@@ -69,7 +69,7 @@ def test_the_same_command_run_twelve_times_is_one_line_with_its_last_outcome():
         messages.append({"role": "tool", "tool_call_id": cid, "content": verdict})
     s = RulesSummarizer().summarize(SummaryRequest(parse_messages(messages)))
     lines = [a for a in s.artifacts if "pytest -q" in a]
-    assert lines == ["ran `pytest -q` ×12 (11 failed) → last: ok, 4 passed"]
+    assert lines == ["ran `pytest -q` ×12 (11 failed) → last: ok, 4 passed (#2, #4, …, #24)"]
 
 
 def test_swe_agent_editor_result_names_the_edited_lines():
@@ -117,8 +117,8 @@ def test_apply_patch_and_claude_multiedit_shapes():
         {"role": "tool", "tool_call_id": "p", "content": "Done"},
     ]
     s = RulesSummarizer().summarize(SummaryRequest(parse_messages(messages)))
-    assert "src/a.py: edited (apply_patch)" in s.artifacts
-    assert "src/new.py: created (apply_patch)" in s.artifacts
+    assert "src/a.py: edited (apply_patch) (#2)" in s.artifacts
+    assert "src/new.py: created (apply_patch) (#2)" in s.artifacts
 
 
 def _bash_session(commands: list[tuple[str, str]]) -> list[str]:
@@ -140,8 +140,8 @@ def test_a_path_is_named_once_with_compact_verbs_and_terse_drops_only_details():
         ]
     )
     files = [line for line in trail if line.startswith("src/x.py")]
-    assert files == ["src/x.py: edited×2 (sed -i), read"]
-    assert terse(files[0]) == "src/x.py: edited×2, read"
+    assert files == ["src/x.py: edited×2 (sed -i), read (#2, #4, #6)"]
+    assert terse(files[0]) == "src/x.py: edited×2, read (#2, #4, #6)"
     # a quoted sed script is one word, not the path `s/total`
     assert not any(line.startswith(("s/total", "'s/")) for line in trail)
 
@@ -158,13 +158,14 @@ def test_commands_alike_in_their_first_40_characters_are_one_line_with_their_var
     lines = [line for line in trail if "pytest" in line]
     assert lines == [
         f"ran `{run}test_…` ×3 (1 failed; 2 variants, newest first: auth.py, billing.py) → last: ok, 4 passed"
+        " (#2, #4, #6)"
     ]
-    assert terse(lines[0]) == f"ran `{run}test_…` ×3 → ok, 4 passed"
+    assert terse(lines[0]) == f"ran `{run}test_…` ×3 → ok, 4 passed (#2, #4, #6)"
 
 
 def test_a_file_only_read_by_a_command_naming_it_has_no_second_line():
     trail = _bash_session([("cat src/only_read.py", "x = 1"), ("ls -la src", "only_read.py")])
-    assert trail == ["ran `cat src/only_read.py` → ok", "ran `ls -la src` → ok"]
+    assert trail == ["ran `cat src/only_read.py` → ok (#2)", "ran `ls -la src` → ok (#4)"]
 
 
 def test_the_same_search_run_again_is_one_line_with_its_last_result():
@@ -177,7 +178,7 @@ def test_the_same_search_run_again_is_one_line_with_its_last_result():
             {"role": "tool", "tool_call_id": f"g{n}", "content": hits},
         ]
     trail = RulesSummarizer().summarize(SummaryRequest(parse_messages(messages))).artifacts
-    assert trail == ["searched 'TODO' in src ×2 → last: 2 matching lines (a.py, b.py)"]
+    assert trail == ["searched 'TODO' in src ×2 → last: 2 matching lines (a.py, b.py) (#2, #4)"]
 
 
 def test_a_goal_repeating_a_request_and_repeated_requests_are_said_once_before_the_trail_shrinks():

@@ -59,7 +59,7 @@ def test_pasted_readme_is_one_line_and_gives_no_constraints():
     )
     text = f"Here is the README of the tool:\n\n{readme}\nCan you explain the options? Always answer in French."
     s = RulesSummarizer().summarize(SummaryRequest(parse_messages([{"role": "user", "content": text}])))
-    assert s.constraints_and_preferences == ["Always answer in French."]
+    assert s.constraints_and_preferences == ["Always answer in French. (#1)"]
     assert "pasted document “breaktool”" in s.user_requests[0]
     own, pastes = split_pasted(text)
     assert "Without argument" not in own and len(pastes) == 1

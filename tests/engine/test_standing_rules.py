@@ -12,6 +12,7 @@ from foldchat.engine import snapshot as snap
 from foldchat.engine.facts import standing_rules
 from foldchat.engine.fold import FoldRequest, fold_context
 from foldchat.engine.messages import Message, dump_messages, parse_messages
+from foldchat.engine.references import body
 from foldchat.engine.snapshot import Snapshot
 from foldchat.engine.snapshot_fit import fit_snapshot
 from foldchat.engine.summarizers import RulesSummarizer
@@ -30,6 +31,13 @@ RULES = [
     "Never book a flight that leaves before 9:00.",
     "Always give prices in EUR and per night.",
 ]
+SAID_IN = [2, 2, 4, 4]  # the transcript message each rule was said in (the system prompt is #1)
+LISTED = [f"{rule} (#{n})" for rule, n in zip(RULES, SAID_IN, strict=True)]  # as a snapshot item names it
+
+
+def said(items: list[str]) -> list[str]:
+    """Snapshot items without their message references: the user's words."""
+    return [body(item) for item in items]
 
 
 def planted_chat(turns: int = 12) -> list[dict]:
@@ -64,7 +72,7 @@ def test_rules_planted_early_survive_three_successive_folds_word_for_word(summar
         result = fold_context(context, request)
         assert result.report.compressed, result.report.reason
         constraints = constraints_of(result.messages)
-        assert [r for r in RULES if r not in constraints] == [], (fold_number, constraints)
+        assert [r for r in LISTED if r not in constraints] == [], (fold_number, constraints)
         context = [*result.messages, *more_turns(6, seed_of(fold_number))]
     assert snap.parse(next(m.text for m in result.messages if snap.is_snapshot_message(m))).depth == 3
 
@@ -86,7 +94,7 @@ def test_compress_three_times_on_its_own_output_keeps_every_rule():
         assert out["report"]["compressed"]
         snapshot_text = next(m["content"] for m in out["messages"] if m.get("name") == snap.SNAPSHOT_NAME)
         parsed = snap.parse(snapshot_text)
-        assert parsed is not None and [r for r in RULES if r not in parsed.constraints_and_preferences] == []
+        assert parsed is not None and [r for r in LISTED if r not in parsed.constraints_and_preferences] == []
         data = [*out["messages"], *dump_messages(more_turns(6, seed_of(fold_number)))]
 
 
@@ -109,15 +117,15 @@ def test_a_rule_dropped_in_the_inspector_is_gone_from_what_is_sent_and_from_late
         store_all(session, planted_chat(5))
         assert session.fold_now().compressed  # type: ignore[union-attr]
         fold = session.active_fold()
-        assert session.standing_rules(fold) == RULES  # type: ignore[arg-type]
+        assert session.standing_rules(fold) == LISTED  # type: ignore[arg-type]
         assert session.drop_rule(fold.id, 2) == "Call me Sam."  # type: ignore[union-attr]
         sent = constraints_of(session.context())  # (the request that said it is still quoted, as said)
-        assert "Call me Sam." not in sent and RULES[0] in sent
+        assert "Call me Sam." not in said(sent) and LISTED[0] in sent
         store_all(session, everyday_chat(4, seed=77)[0][1:])
         report = session.fold_if_needed()
         assert report is not None and report.compressed
         later = session.standing_rules(session.active_fold())  # type: ignore[arg-type]
-        assert "Call me Sam." not in later and [r for r in RULES if r != "Call me Sam."] == later
+        assert "Call me Sam." not in said(later) and [r for r in LISTED if r != LISTED[1]] == later
 
 
 def test_a_dropped_rule_stays_dropped_through_a_refold_from_the_originals(fake, tmp_path, monkeypatch):
@@ -134,5 +142,5 @@ def test_a_dropped_rule_stays_dropped_through_a_refold_from_the_originals(fake, 
             assert report is not None and report.compressed
             again = session.active_fold()
             assert again is not None and again.id != first.id  # type: ignore[union-attr]
-            assert session.standing_rules(again) == [r for r in RULES if r != "Call me Sam."]
-        assert "Call me Sam." not in constraints_of(session.context())
+            assert session.standing_rules(again) == [r for r in LISTED if r != LISTED[1]]
+        assert "Call me Sam." not in said(constraints_of(session.context()))

@@ -22,12 +22,12 @@ async def test_the_inspector_lists_rules_and_x_drops_one(app_factory, fake):
         marker[0].focus()
         await pilot.press("enter")
         inspector = await wait_for(pilot, lambda: isinstance(app.screen, FoldInspector) and app.screen)
-        assert inspector.view.rules == ["From now on, answer in German.", "Call me Sam."]
+        assert inspector.view.rules == ["From now on, answer in German. (#1)", "Call me Sam. (#1)"]
         await pilot.press("x")
         inspector.query_one("#drop").value = "2"
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.screen is screen)
         session = screen.backend
         await wait_for(
-            pilot, lambda: session.standing_rules(session.active_fold()) == ["From now on, answer in German."]
+            pilot, lambda: session.standing_rules(session.active_fold()) == ["From now on, answer in German. (#1)"]
         )

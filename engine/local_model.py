@@ -125,6 +125,19 @@ def loopback_listener() -> socket.socket:
     return sock
 
 
+def model_arguments(settings: LocalModelSettings, model_path: Path, keep_all_logits: bool = False) -> list[str]:
+    """llama-cpp-python's server flags for the model `settings` describe (the child's own flags aside)."""
+    threads = settings.threads or default_threads()
+    return [
+        "--model", str(model_path), "--model_alias", SERVED_NAME,
+        "--n_ctx", str(settings.context_size), "--n_threads", str(threads),
+        "--chat_format", settings.chat_format, "--logits_all", str(keep_all_logits), "--verbose", "False",
+        # the KV cache is the one thing that grows with the window: 8-bit halves it (~18 KB -> 9 KB per
+        # token for Gemma 3 270M); quantized V needs flash attention, which also skips the KQ buffer
+        "--flash_attn", "True", "--type_k", str(GGML_TYPE_Q8_0), "--type_v", str(GGML_TYPE_Q8_0),
+    ]  # fmt: skip
+
+
 class LocalModelServer:
     """One llama-cpp-python server child process, owned by this Foldchat process."""
 
@@ -188,18 +201,10 @@ class LocalModelServer:
         bypass_proxies_for_loopback()
         self.model_path = ensure_gguf(self.settings, progress)
         progress("starting local model", 0, 1)
-        threads = self.settings.threads or default_threads()
         listener = loopback_listener()
         self.port = int(listener.getsockname()[1])
-        command = [
-            sys.executable, "-P", "-m", "foldchat.engine.local_server", "--listen_fd", str(listener.fileno()),
-            "--model", str(self.model_path), "--model_alias", SERVED_NAME,
-            "--n_ctx", str(self.settings.context_size), "--n_threads", str(threads),
-            "--chat_format", self.settings.chat_format, "--logits_all", str(self.keep_all_logits), "--verbose", "False",
-            # the KV cache is the one thing that grows with the window: 8-bit halves it (~18 KB -> 9 KB per
-            # token for Gemma 3 270M); quantized V needs flash attention, which also skips the KQ buffer
-            "--flash_attn", "True", "--type_k", str(GGML_TYPE_Q8_0), "--type_v", str(GGML_TYPE_Q8_0),
-        ]  # fmt: skip
+        command = [sys.executable, "-P", "-m", "foldchat.engine.local_server", "--listen_fd", str(listener.fileno())]
+        command += model_arguments(self.settings, self.model_path, self.keep_all_logits)
         keep = self.settings.keep_alive
         if keep > 0:  # it outlives us: its own session (no terminal signals), and an idle timer
             command += ["--keep_alive", str(keep), "--state_file", str(self.state_path)]

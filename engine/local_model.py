@@ -50,6 +50,8 @@ GGML_TYPE_Q8_0 = 8  # ggml's id for 8-bit blocks, as llama-cpp-python's --type_k
 # what the child may inherit: enough to run Python and its libraries, nothing that configures a server
 REMOTE_COUNTS = 200
 """Counts asked of the server before this process loads the vocabulary itself (see `count_text`)."""
+READY_WAIT = 10.0
+"""Seconds one readiness request waits in the socket's queue before another is sent."""
 CHILD_ENVIRONMENT = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "LD_LIBRARY_PATH", "PYTHONPATH")
 
 
@@ -257,22 +259,29 @@ class LocalModelServer:
         self._remembered = True
 
     def _wait_ready(self) -> None:
-        """Wait until the server answers with our key and lists our model alias."""
+        """Wait until the server answers with our key and lists our model alias.
+
+        The socket listens from before the child starts, so a request queues there until the server
+        serves and is answered at that moment: no polling interval is added to a cold start. A child
+        that dies closes the socket, which fails the queued request at once.
+        """
         deadline = time.monotonic() + self.settings.startup_timeout
         request = urllib.request.Request(f"{self.base_url}/models", headers={"Authorization": f"Bearer {self.api_key}"})
         direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # proxies must not divert it
-        while time.monotonic() < deadline:
+        while (left := deadline - time.monotonic()) > 0:
             if self.process is not None and self.process.poll() is not None:
                 raise LocalModelError(f"the local model server exited (code {self.process.returncode}): {self._tail()}")
             try:
-                with direct.open(request, timeout=1) as response:
+                with direct.open(request, timeout=min(left, READY_WAIT)) as response:
                     served = [m.get("id") for m in json.load(response).get("data", [])]
                 if SERVED_NAME in served:
                     return
                 self.stop()
                 raise LocalModelError(f"the local model server answered with models {served}, not {SERVED_NAME}")
-            except (urllib.error.URLError, ConnectionError, TimeoutError, json.JSONDecodeError, AttributeError):
-                time.sleep(0.1)
+            except TimeoutError:
+                continue  # still loading: ask again (the old request is answered too, and dropped)
+            except (urllib.error.URLError, ConnectionError, json.JSONDecodeError, AttributeError):
+                time.sleep(0.05)  # the child is gone (the check above says why) or answered oddly
         self.stop()
         raise LocalModelError(
             f"the local model server did not answer within {self.settings.startup_timeout:.0f} s: {self._tail()}"
@@ -308,12 +317,10 @@ class LocalModelServer:
         if self._remembered:
             process = None  # local.keep_alive: the next ask reuses it; it exits by itself when idle
         if process is not None and process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            # killed, not asked: it holds nothing to save (the model file is only read), and uvicorn's
+            # graceful shutdown plus freeing the model cost ~0.2 s at the end of every `ask` (issue 12)
+            process.kill()
+            process.wait()
         if self._log is not None:
             with contextlib.suppress(OSError):
                 self._log.close()

@@ -85,7 +85,8 @@ def server_installed() -> bool:
 def default_threads() -> int:
     """Half the CPUs, at least one: the app shares the machine with the server, and llama.cpp's threads
     wait for each other at every step, so one preempted thread stalls them all. Measured on 2 busy cores:
-    a short reply took 0.9-4 s with one thread, 0.7-20 s with two (issue 12)."""
+    a short reply took 0.9-4 s with one thread, 0.7-20 s with two (issue 12). It is the thread count of
+    the prompt's evaluation too (`model_arguments`)."""
     return max(1, (os.cpu_count() or 2) // 2)
 
 
@@ -132,7 +133,9 @@ def model_arguments(settings: LocalModelSettings, model_path: Path, keep_all_log
     threads = settings.threads or default_threads()
     return [
         "--model", str(model_path), "--model_alias", SERVED_NAME,
-        "--n_ctx", str(settings.context_size), "--n_threads", str(threads),
+        # the prompt too: llama-cpp-python would read it with every CPU, and on a busy machine those threads
+        # wait for each other (first token 0.29 s with one, median 1.75 s with two; issue 12)
+        "--n_ctx", str(settings.context_size), "--n_threads", str(threads), "--n_threads_batch", str(threads),
         "--chat_format", settings.chat_format, "--logits_all", str(keep_all_logits), "--verbose", "False",
         # the KV cache is the one thing that grows with the window: 8-bit halves it (~18 KB -> 9 KB per
         # token for Gemma 3 270M); quantized V needs flash attention, which also skips the KQ buffer

@@ -18,7 +18,13 @@ from typing import Any
 import pytest
 from foldchat.engine import local_server
 from foldchat.engine.config import LocalModelSettings
-from foldchat.engine.local_model import LocalModelServer, ensure_gguf, loopback_listener, model_arguments
+from foldchat.engine.local_model import (
+    LocalModelServer,
+    default_threads,
+    ensure_gguf,
+    loopback_listener,
+    model_arguments,
+)
 from foldchat.engine.local_preload import PreloadedModel
 
 KEY = "preload-test-key"
@@ -65,7 +71,10 @@ def test_the_preloaded_model_is_served_answers_and_counts():
     preload = PreloadedModel(model)
     app = local_server.build_app(web, model, preload, KEY)
     assert preload.taken  # the server did not load a second copy
-    assert _served_model().n_ctx() == 2048
+    served = _served_model()
+    assert served.n_ctx() == 2048
+    # the prompt is read with as many threads as the reply is written (local.threads), not every CPU
+    assert served.n_threads_batch == served.n_threads == default_threads()
     with _serving(app) as client:
         assert client._answers(timeout=30)  # /v1/models lists our alias, with our key
         counted = client.count_remotely(["Hello there", "word " * 50])

@@ -33,7 +33,8 @@ def process_start() -> float:
 
 
 def mark(name: str) -> None:
-    MARKS.append((name, time.monotonic()))
+    if name not in (seen for seen, _ in MARKS):  # the first time only: later launches find it started
+        MARKS.append((name, time.monotonic()))
 
 
 def traced(owner: Any, attribute: str, before: str | None, after: str | None) -> None:
@@ -50,23 +51,12 @@ def traced(owner: Any, attribute: str, before: str | None, after: str | None) ->
     setattr(owner, attribute, wrapper)
 
 
-def main() -> None:
-    words = [a for a in sys.argv[1:] if a != "--reuse"]
-    text = words[0] if words else "hello"
-    reuse = "--reuse" in sys.argv
-    start = process_start()
-    mark("python ready, foldchat imports start")
-    from foldchat.engine import lazy, local_model, providers
-    from foldchat.engine.config import LocalModelSettings
+def hook_stream(deltas: list[str]) -> None:
+    """Mark the request, the first token and the end of the reply (once)."""
+    from foldchat.engine import providers
 
-    from foldchat.cli.main import main as foldchat_main
-
-    model = local_model.ensure_gguf(LocalModelSettings())
-    traced(local_model.LocalModelServer, "launch", "server launch begins", "server process started")
-    traced(local_model.LocalModelServer, "_wait_ready", None, "server answers")
-    traced(local_model.LocalModelServer, "_load_quietly", "vocabulary load begins (thread)", "vocabulary loaded")
-    traced(lazy, "load_litellm", "litellm import begins", "litellm loaded")
-    deltas: list[str] = []
+    if getattr(providers.stream_reply, "timed", False):
+        return
     stream = providers.stream_reply
 
     async def timed_stream(*args: Any, **kwargs: Any) -> Any:
@@ -81,10 +71,41 @@ def main() -> None:
             yield event
         mark("reply done")
 
+    timed_stream.timed = True  # type: ignore[attr-defined]
     providers.stream_reply = timed_stream  # type: ignore[assignment]
     import foldchat.engine.chat as chat
 
     chat.stream_reply = timed_stream  # type: ignore[attr-defined]
+
+
+def main() -> None:
+    words = [a for a in sys.argv[1:] if a != "--reuse"]
+    text = words[0] if words else "hello"
+    reuse = "--reuse" in sys.argv
+    start = process_start()
+    mark("python ready, foldchat imports start")
+    # only what `foldchat ask` imports before it launches the server: the stream hook is installed
+    # once the server is waiting (by then `ask` has imported providers itself), so the timeline shows
+    # when a real `ask` launches it
+    from foldchat.engine import lazy, local_model
+    from foldchat.engine.config import LocalModelSettings
+
+    from foldchat.cli.main import main as foldchat_main
+
+    model = local_model.ensure_gguf(LocalModelSettings())
+    traced(local_model.LocalModelServer, "launch", "server launch begins", "server process started")
+    traced(local_model.LocalModelServer, "_wait_ready", None, "server answers")
+    traced(local_model.LocalModelServer, "_load_quietly", "vocabulary load begins (thread)", "vocabulary loaded")
+    traced(lazy, "load_litellm", "litellm import begins", "litellm loaded")
+    deltas: list[str] = []
+    start_server = local_model.LocalModelServer.start
+
+    def start_then_hook(self: Any, *args: Any, **kwargs: Any) -> Any:
+        mark("waiting for the server")
+        hook_stream(deltas)
+        return start_server(self, *args, **kwargs)
+
+    local_model.LocalModelServer.start = start_then_hook  # type: ignore[method-assign]
     with tempfile.TemporaryDirectory() as tmp:
         for key in KEYS:
             os.environ.pop(key, None)

@@ -50,6 +50,8 @@ GGML_TYPE_Q8_0 = 8  # ggml's id for 8-bit blocks, as llama-cpp-python's --type_k
 # what the child may inherit: enough to run Python and its libraries, nothing that configures a server
 REMOTE_COUNTS = 200
 """Counts asked of the server before this process loads the vocabulary itself (see `count_text`)."""
+READY_WAIT = 10.0
+"""Seconds one readiness request waits in the socket's queue before another is sent."""
 CHILD_ENVIRONMENT = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "LD_LIBRARY_PATH", "PYTHONPATH")
 
 
@@ -83,7 +85,8 @@ def server_installed() -> bool:
 def default_threads() -> int:
     """Half the CPUs, at least one: the app shares the machine with the server, and llama.cpp's threads
     wait for each other at every step, so one preempted thread stalls them all. Measured on 2 busy cores:
-    a short reply took 0.9-4 s with one thread, 0.7-20 s with two (issue 12)."""
+    a short reply took 0.9-4 s with one thread, 0.7-20 s with two (issue 12). It is the thread count of
+    the prompt's evaluation too (`model_arguments`)."""
     return max(1, (os.cpu_count() or 2) // 2)
 
 
@@ -123,6 +126,21 @@ def loopback_listener() -> socket.socket:
     sock.bind(("127.0.0.1", 0))
     sock.listen(64)
     return sock
+
+
+def model_arguments(settings: LocalModelSettings, model_path: Path, keep_all_logits: bool = False) -> list[str]:
+    """llama-cpp-python's server flags for the model `settings` describe (the child's own flags aside)."""
+    threads = settings.threads or default_threads()
+    return [
+        "--model", str(model_path), "--model_alias", SERVED_NAME,
+        # the prompt too: llama-cpp-python would read it with every CPU, and on a busy machine those threads
+        # wait for each other (first token 0.29 s with one, median 1.75 s with two; issue 12)
+        "--n_ctx", str(settings.context_size), "--n_threads", str(threads), "--n_threads_batch", str(threads),
+        "--chat_format", settings.chat_format, "--logits_all", str(keep_all_logits), "--verbose", "False",
+        # the KV cache is the one thing that grows with the window: 8-bit halves it (~18 KB -> 9 KB per
+        # token for Gemma 3 270M); quantized V needs flash attention, which also skips the KQ buffer
+        "--flash_attn", "True", "--type_k", str(GGML_TYPE_Q8_0), "--type_v", str(GGML_TYPE_Q8_0),
+    ]  # fmt: skip
 
 
 class LocalModelServer:
@@ -188,18 +206,10 @@ class LocalModelServer:
         bypass_proxies_for_loopback()
         self.model_path = ensure_gguf(self.settings, progress)
         progress("starting local model", 0, 1)
-        threads = self.settings.threads or default_threads()
         listener = loopback_listener()
         self.port = int(listener.getsockname()[1])
-        command = [
-            sys.executable, "-P", "-m", "foldchat.engine.local_server", "--listen_fd", str(listener.fileno()),
-            "--model", str(self.model_path), "--model_alias", SERVED_NAME,
-            "--n_ctx", str(self.settings.context_size), "--n_threads", str(threads),
-            "--chat_format", self.settings.chat_format, "--logits_all", str(self.keep_all_logits), "--verbose", "False",
-            # the KV cache is the one thing that grows with the window: 8-bit halves it (~18 KB -> 9 KB per
-            # token for Gemma 3 270M); quantized V needs flash attention, which also skips the KQ buffer
-            "--flash_attn", "True", "--type_k", str(GGML_TYPE_Q8_0), "--type_v", str(GGML_TYPE_Q8_0),
-        ]  # fmt: skip
+        command = [sys.executable, "-P", "-m", "foldchat.engine.local_server", "--listen_fd", str(listener.fileno())]
+        command += model_arguments(self.settings, self.model_path, self.keep_all_logits)
         keep = self.settings.keep_alive
         if keep > 0:  # it outlives us: its own session (no terminal signals), and an idle timer
             command += ["--keep_alive", str(keep), "--state_file", str(self.state_path)]
@@ -252,22 +262,29 @@ class LocalModelServer:
         self._remembered = True
 
     def _wait_ready(self) -> None:
-        """Wait until the server answers with our key and lists our model alias."""
+        """Wait until the server answers with our key and lists our model alias.
+
+        The socket listens from before the child starts, so a request queues there until the server
+        serves and is answered at that moment: no polling interval is added to a cold start. A child
+        that dies closes the socket, which fails the queued request at once.
+        """
         deadline = time.monotonic() + self.settings.startup_timeout
         request = urllib.request.Request(f"{self.base_url}/models", headers={"Authorization": f"Bearer {self.api_key}"})
         direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # proxies must not divert it
-        while time.monotonic() < deadline:
+        while (left := deadline - time.monotonic()) > 0:
             if self.process is not None and self.process.poll() is not None:
                 raise LocalModelError(f"the local model server exited (code {self.process.returncode}): {self._tail()}")
             try:
-                with direct.open(request, timeout=1) as response:
+                with direct.open(request, timeout=min(left, READY_WAIT)) as response:
                     served = [m.get("id") for m in json.load(response).get("data", [])]
                 if SERVED_NAME in served:
                     return
                 self.stop()
                 raise LocalModelError(f"the local model server answered with models {served}, not {SERVED_NAME}")
-            except (urllib.error.URLError, ConnectionError, TimeoutError, json.JSONDecodeError, AttributeError):
-                time.sleep(0.1)
+            except TimeoutError:
+                continue  # still loading: ask again (the old request is answered too, and dropped)
+            except (urllib.error.URLError, ConnectionError, json.JSONDecodeError, AttributeError):
+                time.sleep(0.05)  # the child is gone (the check above says why) or answered oddly
         self.stop()
         raise LocalModelError(
             f"the local model server did not answer within {self.settings.startup_timeout:.0f} s: {self._tail()}"
@@ -303,12 +320,10 @@ class LocalModelServer:
         if self._remembered:
             process = None  # local.keep_alive: the next ask reuses it; it exits by itself when idle
         if process is not None and process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            # killed, not asked: it holds nothing to save (the model file is only read), and uvicorn's
+            # graceful shutdown plus freeing the model cost ~0.2 s at the end of every `ask` (issue 12)
+            process.kill()
+            process.wait()
         if self._log is not None:
             with contextlib.suppress(OSError):
                 self._log.close()

@@ -9,17 +9,23 @@ adds a CORS middleware that lets any web page call the model with credentials. H
 parent's (bound to 127.0.0.1 before we exist, so no other process can take the port), no CORS
 middleware is installed, and the API key arrives in the `API_KEY` variable of an environment the
 parent built (never on the command line, which every local user can read).
+
+The model loads in a thread while the web stack imports (`local_preload`): a cold start pays the
+longer of the two, not their sum.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import socket
 import sys
 import threading
 import time
 from typing import Any
+
+from .local_preload import PreloadedModel, serving_preloaded
 
 
 def _die_with_parent(parent: int) -> None:
@@ -72,7 +78,8 @@ class _IdleExit:
         os._exit(0)
 
 
-def _register_format() -> None:
+def register_chat_format() -> None:
+    """Foldchat's transcript format (transcript_prompt.py) under its name; once per process."""
     from foldchat.engine.transcript_prompt import FORMAT_NAME, STOP, transcript_prompt
     from llama_cpp import llama_chat_format
 
@@ -123,23 +130,28 @@ def _count_route(api_key: str | None) -> Any:
     return Route(COUNT_PATH, endpoint, methods=["POST"])
 
 
-def _app(argv: list[str]) -> Any:
-    from llama_cpp.server.app import create_app
+def server_settings(argv: list[str]) -> tuple[Any, Any]:
+    """llama-cpp-python's (ServerSettings, ModelSettings) from its command-line flags."""
     from llama_cpp.server.cli import add_args_from_model, parse_model_from_args
     from llama_cpp.server.settings import ModelSettings, ServerSettings, Settings
-    from starlette.middleware.cors import CORSMiddleware
 
     parser = argparse.ArgumentParser(prog="foldchat-local-server")
     add_args_from_model(parser, Settings)
     args = parser.parse_args(argv)
-    app = create_app(
-        # llama-cpp-python annotates these helpers as returning the class, not an instance
-        server_settings=parse_model_from_args(ServerSettings, args),  # type: ignore[arg-type]
-        model_settings=[parse_model_from_args(ModelSettings, args)],  # type: ignore[list-item]
-    )
+    return parse_model_from_args(ServerSettings, args), parse_model_from_args(ModelSettings, args)
+
+
+def build_app(server: Any, model: Any, preload: PreloadedModel | None, api_key: str | None) -> Any:
+    """llama-cpp-python's app for `model` (taken from `preload` when it holds those settings), with
+    no CORS and with the count route."""
+    from llama_cpp.server.app import create_app
+    from starlette.middleware.cors import CORSMiddleware
+
+    with serving_preloaded(preload) if preload is not None else contextlib.nullcontext():
+        app = create_app(server_settings=server, model_settings=[model])
     # the model is for this user's Foldchat, not for web pages: no cross-origin access at all
     app.user_middleware = [m for m in app.user_middleware if m.cls is not CORSMiddleware]
-    app.router.routes.append(_count_route(os.environ.get("API_KEY")))
+    app.router.routes.append(_count_route(api_key))
     app.middleware_stack = None
     return app
 
@@ -153,8 +165,10 @@ def main() -> None:
     if known.keep_alive <= 0:  # the usual rule: no server outlives the process that started it
         _die_with_parent(int(os.environ.get("FOLDCHAT_PARENT_PID", os.getppid())))
     listener = socket.socket(fileno=known.listen_fd)  # family and type come from the socket itself
-    _register_format()
-    app = _app(rest)
+    web, model = server_settings(rest)
+    register_chat_format()
+    preload = PreloadedModel(model)  # loads while build_app imports the web stack: see local_preload
+    app = build_app(web, model, preload, os.environ.get("API_KEY"))
     if known.keep_alive > 0:
         app = _IdleExit(app, known.keep_alive, known.state_file)
 

@@ -74,13 +74,15 @@ class Session:
         """The next automatic fold, prepared in the background (`prepare_fold`) and used at the trigger."""
 
     @classmethod
-    def open(cls, options: OpenOptions | None = None) -> Session:
-        """Settings, database and conversation: enough to show the transcript (no litellm yet)."""
+    def open(cls, options: OpenOptions | None = None, workspace: Workspace | None = None) -> Session:
+        """Settings, database and conversation: enough to show the transcript (no litellm yet).
+
+        `workspace`: one already open for `options` (`foldchat ask` opens it first, to start the local
+        model early); the session then owns it and closes it."""
         options = options or OpenOptions()
-        workspace = Workspace.open(options)
+        workspace = workspace or Workspace.open(options)
         conversation = workspace.choose_conversation(options.conversation, options.new)
-        model = conversation.model if conversation is not None else None
-        name = options.model or model or workspace.default_model_name()
+        name = workspace.choose_model(conversation, options.model)
         return cls(workspace, conversation.id if conversation is not None else None, name)
 
     def __enter__(self) -> Session:

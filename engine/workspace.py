@@ -123,6 +123,21 @@ class Workspace:
     def default_model_name(self) -> str:
         return self.registry.default_name()
 
+    def choose_model(self, conversation: Conversation | None, model: str | None = None) -> str:
+        """The model a session on `conversation` talks to: `model` when named, else the one the
+        conversation last used, else the default. The one place both faces decide it."""
+        return model or (conversation.model if conversation is not None else None) or self.default_model_name()
+
+    def start_model_early(self, options: OpenOptions) -> None:
+        """Launch the embedded model's server now if `options` lead to it, without waiting (issue 12).
+
+        `foldchat ask` calls this before it imports the session machinery, so the model loads
+        meanwhile; the session's `connect` and `prepare_model` then find it started. Closing the
+        workspace stops it, whatever happens in between.
+        """
+        conversation = self.choose_conversation(options.conversation, options.new)
+        self.registry.launch_early(self.choose_model(conversation, options.model))
+
     def resolve_model(self, name: str) -> ModelTarget:
         """The target for an alias, litellm model string or 'local'; `UsageError` when unknown."""
         return check_model_name(name, self.registry)

@@ -47,7 +47,7 @@ def read_prompt(text: str, limit: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from foldchat.engine import CurrentTurnTooLarge, OpenOptions, Session, UnknownModel, load_settings
+    from foldchat.engine import OpenOptions, Workspace, load_settings
 
     settings = load_settings(args.config)
     prompt = read_prompt(args.text, settings.max_input_bytes)  # bad input creates nothing
@@ -55,40 +55,51 @@ def run(args: argparse.Namespace) -> int:
     options = OpenOptions(
         config=args.config, settings=settings, conversation=args.conversation, new=args.new, model=args.model
     )
-    with Session.open(options) as session:
-        try:
-            session.connect(remember=True)  # an unknown model fails here, before any message is stored
-        except UnknownModel:
-            session.discard_if_empty()  # a typo must not leave an empty conversation behind
-            raise UnknownModel(
-                f"unknown model {session.model_name!r}: litellm has no context window for it; add it to "
-                "config.toml as an alias with context_window (see [models.*] in config.example.toml)"
-            ) from None
-        if system:
-            session.set_system_prompt(system)
-        message_id = session.add_user_message(prompt)  # committed before anything can fail
-        session.prepare_model(progress_printer(sys.stderr.isatty()))
-        try:
-            report = session.fold_if_needed()
-        except CurrentTurnTooLarge as error:
-            # kept, marked, and left out of every later context: the next ask starts clean
-            session.mark_unsent(message_id, f"not sent: too big for {session.target.name}")
-            raise CurrentTurnTooLarge(
-                f"{error}. The message was not sent; it is kept as unsent in conversation "
-                f"{session.conversation_id} and later messages are not affected"
-            ) from None
-        if report is not None and report.awaiting_consent:
-            # nobody can answer here: say so, send unfolded (fold.auto = "on" or `foldchat compress` fold)
-            print(f"foldchat: {report.reason} (not folded: fold.auto is {session.fold_auto})", file=sys.stderr)
-        if report is not None and report.compressed:
-            print(
-                f"foldchat: folded {report.folded_messages} messages · {report.tokens_before:,} → "
-                f"{report.tokens_after:,} tokens · {report.summarizer}",
-                file=sys.stderr,
-            )
-        import asyncio  # only `ask` streams: list, show and export start faster without it
+    with Workspace.open(options) as workspace:  # closing it stops the local model's server on every path
+        workspace.start_model_early(options)  # the local model loads while the session machinery imports
+        from foldchat.engine import Session
 
-        return asyncio.run(stream(session))
+        with Session.open(options, workspace) as session:
+            return ask(session, prompt, system)
+
+
+def ask(session: Session, prompt: str, system: str | None) -> int:
+    """Store the message, fold if the policy says so, and stream the reply."""
+    from foldchat.engine import CurrentTurnTooLarge, UnknownModel
+
+    try:
+        session.connect(remember=True)  # an unknown model fails here, before any message is stored
+    except UnknownModel:
+        session.discard_if_empty()  # a typo must not leave an empty conversation behind
+        raise UnknownModel(
+            f"unknown model {session.model_name!r}: litellm has no context window for it; add it to "
+            "config.toml as an alias with context_window (see [models.*] in config.example.toml)"
+        ) from None
+    if system:
+        session.set_system_prompt(system)
+    message_id = session.add_user_message(prompt)  # committed before anything can fail
+    session.prepare_model(progress_printer(sys.stderr.isatty()))
+    try:
+        report = session.fold_if_needed()
+    except CurrentTurnTooLarge as error:
+        # kept, marked, and left out of every later context: the next ask starts clean
+        session.mark_unsent(message_id, f"not sent: too big for {session.target.name}")
+        raise CurrentTurnTooLarge(
+            f"{error}. The message was not sent; it is kept as unsent in conversation "
+            f"{session.conversation_id} and later messages are not affected"
+        ) from None
+    if report is not None and report.awaiting_consent:
+        # nobody can answer here: say so, send unfolded (fold.auto = "on" or `foldchat compress` fold)
+        print(f"foldchat: {report.reason} (not folded: fold.auto is {session.fold_auto})", file=sys.stderr)
+    if report is not None and report.compressed:
+        print(
+            f"foldchat: folded {report.folded_messages} messages · {report.tokens_before:,} → "
+            f"{report.tokens_after:,} tokens · {report.summarizer}",
+            file=sys.stderr,
+        )
+    import asyncio  # only `ask` streams: list, show and export start faster without it
+
+    return asyncio.run(stream(session))
 
 
 async def stream(session: Session) -> int:

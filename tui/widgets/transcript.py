@@ -1,8 +1,7 @@
 """The transcript: every message of the conversation, folded ones dimmed, fold markers inline.
 
-Only the last `FIRST_WINDOW` items are mounted at first (more than a tall terminal shows); scrolling to
-the top mounts the previous `WINDOW`. A 2,000-message conversation therefore opens as fast as a
-20-message one.
+Only the last `WINDOW` items are mounted at first; scrolling to the top mounts the previous batch.
+A 2,000-message conversation therefore opens as fast as a 40-message one.
 
 A reload (`show`: /new, resume, undo, model switch) may start while a lazy load of earlier items is
 scheduled or half done. Each reload bumps `generation`; a lazy load does nothing during a reload, and
@@ -34,7 +33,6 @@ Item = MessageData | FoldItem
 
 class Transcript(VerticalScroll):
     WINDOW = 40
-    FIRST_WINDOW = 20  # each mounted message costs layout time on every frame until it is scrolled to
     DEFAULT_CSS = """
     Transcript { height: 1fr; padding: 0 1; }
     Transcript #earlier { color: $text-muted; text-align: center; width: 100%; }
@@ -71,7 +69,7 @@ class Transcript(VerticalScroll):
             self.pinned = pinned
             self.folded_upto = folded_upto
             await self.remove_children()
-            self.first_mounted = max(0, len(self.items) - self.FIRST_WINDOW)
+            self.first_mounted = max(0, len(self.items) - self.WINDOW)
             earlier = Static(self._earlier_text(), id="earlier")
             earlier.display = self.first_mounted > 0
             await self.mount(earlier, *[self._view(i) for i in self.items[self.first_mounted :]])

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+import timing
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -34,12 +34,7 @@ RUNS = 5
 
 
 def median_ms(action, runs: int = RUNS) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        action()
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
+    return timing.median_ms(action, runs)
 
 
 async def one_round(session: Session) -> None:

@@ -15,11 +15,11 @@ its `refs tok` is 0), to compare times and sizes.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+import timing
 
 HERE = Path(__file__).resolve().parent
 RUNS = 5
@@ -36,12 +36,7 @@ def use_tree(tree: Path) -> None:
 
 
 def median_ms(action, runs: int = RUNS) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        action()
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
+    return timing.median_ms(action, runs)
 
 
 def strip(text: str) -> str:

@@ -1,6 +1,6 @@
 """The app in a real terminal (tmux, 160x48): first paint, a 2,000-message chat, CPU while streaming, RSS.
 
-Run: .venv/bin/python bench/tui_bench.py [--elia PATH_TO_ELIA_EXECUTABLE] [--streaming-only] [--long-reply]
+Run: .venv/bin/python bench/tui_bench.py [--elia PATH_TO_ELIA] [--floor] [--streaming-only] [--long-reply]
 
 - first paint: from launching the command to the first frame on screen (median of 5);
 - a 2,000-message conversation: time until its last message is visible, and the app's RSS then;
@@ -9,6 +9,8 @@ Run: .venv/bin/python bench/tui_bench.py [--elia PATH_TO_ELIA_EXECUTABLE] [--str
   the first-paint and 2,000-message figures; `--long-reply` adds one long Markdown reply of ~1,000
   chunks at 50 chunks/s from a loopback OpenAI-format server, since the base model answers in a line);
 - RSS after a reply: the app's, its helper processes' (if any) and the local model server's, each named.
+With --floor, a bare Textual chat (bench/textual_floor.py) is measured the same way: Textual's own
+cost of a first paint and of a turn on this machine, which no app built on it goes below.
 With --elia, Elia is measured the same way (it imports the same 2,000 messages as a ChatGPT export and
 talks to the same local model server), and the ratios are printed.
 """
@@ -191,16 +193,21 @@ FOLDCHAT_REPLIES = "SELECT COUNT(*) FROM messages WHERE role = 'assistant' AND s
 ELIA_REPLIES = "SELECT COUNT(*) FROM message WHERE role = 'assistant'"
 
 
+TYPING_SETTLES = 0.5  # seconds for a typed prompt to be drawn and counted before it is sent
+
+
 def stream_cpu(
     terminal: Terminal, pid: int, replies: Callable[[], int], prompts: list[str], send_key: str = "Enter"
 ) -> tuple[float, float, float]:
     """CPU share of `pid` and its helpers (not the model server) from sending each prompt until one more
-    reply is complete (`replies()`); also CPU seconds per reply and the RSS after."""
+    reply is complete (`replies()`); also CPU seconds per reply and the RSS after. The prompt is typed
+    first and the clock starts at the key that sends it: typing is not streaming."""
     cpu = wall = 0.0
     for prompt in prompts:
         before = replies()
-        c0, t0 = own_cpu_seconds(pid), time.perf_counter()
         terminal.send(prompt, literal=True)
+        time.sleep(TYPING_SETTLES)
+        c0, t0 = own_cpu_seconds(pid), time.perf_counter()
         terminal.send(send_key)
         deadline = time.perf_counter() + 120
         while replies() <= before and time.perf_counter() < deadline:
@@ -293,6 +300,22 @@ def bench_long_reply(tmp: Path, pace: float = 0.02) -> dict[str, float]:
     return {"long reply: CPU while streaming %": cpu, "long reply: CPU s per reply": per_reply}
 
 
+def bench_floor(tmp: Path) -> dict[str, float]:
+    """The same figures for a bare Textual chat (bench/textual_floor.py): what Textual itself costs here."""
+    db = tmp / "floor.db"
+    env = {**os.environ, "TERM": "xterm-256color"}
+    command = f"{shlex.quote(sys.executable)} {shlex.quote(str(ROOT / 'bench' / 'textual_floor.py'))} {db}"
+    results = {"first paint s": first_paint(env, command, lambda s: "Enter send" in s)}
+    terminal, _ = launch(env, command, lambda s: "Enter send" in s)
+    pid = terminal.app_pid()
+    replies = completed_replies(db)
+    stream_cpu(terminal, pid, replies, ["Hello!"])
+    cpu, per_reply, rss = stream_cpu(terminal, pid, replies, PROMPTS * 2)
+    results |= {"CPU while streaming %": cpu, "CPU s per reply": per_reply, "RSS after replies MB": rss}
+    terminal.close()
+    return results
+
+
 def bench_elia(elia: str, tmp: Path) -> dict[str, float]:
     sys.path.insert(0, str(ROOT))
     from foldchat.engine.config import LocalModelSettings
@@ -348,17 +371,20 @@ def main() -> None:
     parser.add_argument("--elia", help="path to the elia executable (installed in a separate venv)")
     parser.add_argument("--streaming-only", action="store_true", help="only CPU while streaming and RSS")
     parser.add_argument("--long-reply", action="store_true", help="also a long Markdown reply (loopback server)")
+    parser.add_argument("--floor", action="store_true", help="also a bare Textual chat (bench/textual_floor.py)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         ours = bench_foldchat(Path(tmp), args.streaming_only)
         if args.long_reply:
             ours.update(bench_long_reply(Path(tmp)))
+        floor = bench_floor(Path(tmp)) if args.floor else {}
         theirs = bench_elia(args.elia, Path(tmp)) if args.elia else {}
-    print(f"{'metric':<34} {'foldchat':>10} {'elia':>10} {'ratio':>8}")
+    nan = float("nan")
+    print(f"{'metric':<34} {'foldchat':>10} {'textual':>10} {'elia':>10} {'elia/ours':>10}")
     for key, value in ours.items():
         other = theirs.get(key)
         ratio = f"{other / value:.1f}x" if other and value else ""
-        print(f"{key:<34} {value:>10.2f} {other if other is not None else float('nan'):>10.2f} {ratio:>8}")
+        print(f"{key:<34} {value:>10.2f} {floor.get(key, nan):>10.2f} {theirs.get(key, nan):>10.2f} {ratio:>10}")
 
 
 if __name__ == "__main__":

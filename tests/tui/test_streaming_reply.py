@@ -114,8 +114,12 @@ async def test_brackets_and_escapes_stay_literal_during_and_after_streaming(app_
             await wait_for(pilot, lambda: str(tail.render()) == visible(shown))
             line = tail.render_lines(Region(0, 0, tail.size.width, 1))[0].text
             assert "[bold]not bold[/bold]" in line and "[@click=app.quit]x[/]" in line and "\x1b" not in line
+            # the tail's first room was there before the first words: one line more asks for no layout pass
+            assert tail.size.height == StreamTail.STEP and not tail.show(visible(shown) + " more")
+            assert not screen.query_one(Composer).cursor_blink  # no blink frames while the reply paints
             fake.answer_gate.set()
             await wait_for(pilot, lambda: view.data.status == "complete")
+            await wait_for(pilot, lambda: screen.query_one(Composer).cursor_blink)
             await pilot.pause(0.2)
             text = "\n".join(drawn(view.markdown))
             assert "[bold]not bold[/bold]" in text and "[@click=app.quit]x[/]" in text
@@ -180,3 +184,20 @@ async def test_the_transcript_follows_a_long_reply_while_it_streams(app_factory,
             await wait_for(pilot, lambda: view.data.status == "complete")
     finally:
         fake.answer_gate.set()
+
+
+async def test_the_tail_has_its_first_room_before_the_first_words():
+    """A one-line reply then fills room that is already laid out: no layout pass until the reply ends."""
+    from textual.app import App
+
+    class TailApp(App[None]):
+        def compose(self):
+            yield StreamTail()
+
+    app = TailApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        tail = app.query_one(StreamTail)
+        await pilot.pause()
+        assert tail.size.height == StreamTail.STEP
+        assert tail.show("a one-line reply") is False
+        assert tail.show("\n".join(["line"] * (StreamTail.STEP + 1))) is True

@@ -475,6 +475,8 @@ class ChatScreen(SlashCommands, Screen[None]):
         if session is None or not self.model_ready:
             return
         self.streaming = True
+        composer = self.query_one(Composer)
+        composer.cursor_blink = False  # a blink is a frame of its own, twice a second, while the reply paints
         try:
             try:
                 await self.fold_history(force=False).wait()
@@ -495,6 +497,7 @@ class ChatScreen(SlashCommands, Screen[None]):
             await self.show_reply(session, view, regenerate)
         finally:
             self.streaming = False
+            composer.cursor_blink = True
             self.status = self.model_status()
             await self.refresh_usage()
         if self.fold_requested is not None:
@@ -515,12 +518,20 @@ class ChatScreen(SlashCommands, Screen[None]):
             )
 
     async def show_reply(self, session: Session, view: MessageView, regenerate: bool) -> None:
-        """Stream the reply into `view`. Deltas are batched into at most ~8 paints a second: finished
+        """Stream the reply into `view`. Deltas are batched into at most 1/UI_INTERVAL paints a second: finished
         Markdown blocks render once each, the block being written shows as plain text, the transcript
         scrolls only when the reply grew taller, and the gauge recounts the reply twice a second."""
         transcript = self.query_one(Transcript)
-        stream = view.reply_stream(UI_INTERVAL, lambda: transcript.scroll_end(animate=False))
         gauge = Throttle(GAUGE_INTERVAL)
+
+        def recount(text: str) -> None:  # called as a paint ends: the gauge changes in the same frame
+            if gauge.due():
+                self.update_gauge(streaming=session.count_text(text))
+
+        def follow() -> None:
+            transcript.scroll_end(animate=False)
+
+        stream = view.reply_stream(UI_INTERVAL, follow, recount)
         waiting = WaitingNote(self, view, session.target.name)
         try:
             async for event in session.reply(regenerate=regenerate):
@@ -528,8 +539,6 @@ class ChatScreen(SlashCommands, Screen[None]):
                 if isinstance(event, TextDelta):
                     view.data.text += visible(event.text)  # escape bytes from a model never reach the terminal
                     stream.update(view.data.text)
-                    if gauge.due():
-                        self.update_gauge(streaming=session.count_text(view.data.text))
                 elif isinstance(event, ReasoningDelta):  # shown live, collapsed, not only after a restart
                     view.data.reasoning += visible(event.text)
                     await view.show_reasoning(view.data.reasoning, streaming=True)
@@ -541,7 +550,7 @@ class ChatScreen(SlashCommands, Screen[None]):
                 elif isinstance(event, ToolCallsAnswered):
                     await stream.finish(view.data.text)
                     view = await self.show_tool_round(session, view, event)
-                    stream = view.reply_stream(UI_INTERVAL, lambda: transcript.scroll_end(animate=False))
+                    stream = view.reply_stream(UI_INTERVAL, follow, recount)
                     waiting = WaitingNote(self, view, session.target.name) if event.more else waiting
                 elif isinstance(event, Finished):
                     view.set_status("complete")

@@ -61,6 +61,7 @@ class StreamTail(Widget):
 
     Its height grows in steps of `STEP` lines, so most paints fit the room it already has and need no
     layout pass: laying out the screen again costs as much as the whole transcript holds (issue 12).
+    The first step is there before the first word (a one-line reply then needs no pass until it ends).
     The room not yet written is blank for a moment; the tail is removed when the reply ends."""
 
     DEFAULT_CSS = "StreamTail { height: auto; }"
@@ -69,7 +70,7 @@ class StreamTail(Widget):
     def __init__(self) -> None:
         super().__init__()
         self._content = Content("")
-        self._height = 0
+        self._height = self.STEP
 
     def show(self, text: str) -> bool:
         """Show `text`; True when its height changed, i.e. the transcript needed a layout pass."""
@@ -81,9 +82,7 @@ class StreamTail(Widget):
         return changed
 
     def _room(self, width: int) -> int:
-        if not self._content:
-            return 0
-        lines = self._content.get_height(self.styles, width) if width else 1
+        lines = self._content.get_height(self.styles, width) if width and self._content else 1
         return -(-lines // self.STEP) * self.STEP
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
@@ -101,12 +100,18 @@ class ReplyStream:
     before a pause are on screen within `interval`, whether or not another delta follows."""
 
     def __init__(
-        self, markdown: ReplyMarkdown, tail: StreamTail, interval: float, on_grow: Callable[[], None]
+        self,
+        markdown: ReplyMarkdown,
+        tail: StreamTail,
+        interval: float,
+        on_grow: Callable[[], None],
+        on_paint: Callable[[str], None] | None = None,
     ) -> None:
         self._markdown = markdown
         self._tail = tail
         self._interval = interval
         self._on_grow = on_grow
+        self._on_paint = on_paint
         self._blocks = BlockBoundaries()
         self._written = 0
         self._last_write = -BLOCKS_INTERVAL
@@ -132,6 +137,8 @@ class ReplyStream:
             self._changed.clear()
             if await self._show(self._text):
                 self._on_grow()
+            if self._on_paint is not None:  # in the same frame as the text, not a frame of its own
+                self._on_paint(self._text)
             await asyncio.sleep(self._interval)
 
     async def _show(self, text: str) -> bool:

@@ -1,0 +1,64 @@
+"""The least a Textual chat does per turn, for comparison with Foldchat (bench/tui_bench.py --floor).
+
+Run: .venv/bin/python bench/textual_floor.py DATABASE
+
+A bare Textual app: a scrolling column of `Static`s and an `Input`. Enter mounts the prompt, then a reply
+that "streams" a one-line answer as the local model does (10 words, 25 ms apart, repainted at most every
+0.2 s like Foldchat's), and records the reply in DATABASE (SQLite) so the benchmark sees it end.
+No engine, no storage of the conversation, no Markdown, no gauge: what is left is Textual's own cost of
+laying out and painting a turn. First paint shows "Enter send", as Foldchat's composer does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import sys
+
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Input, Static
+
+WORDS = ["The", "sea", "covers", "most", "of", "the", "Earth", "and", "shapes", "its", "weather", "every", "day."]
+
+
+class FloorChat(App[None]):
+    CSS = "Static { margin: 0 0 1 0; }"
+
+    def __init__(self, database: str) -> None:
+        super().__init__()
+        self.database = sqlite3.connect(database, isolation_level=None)
+        self.database.execute("CREATE TABLE IF NOT EXISTS messages (role TEXT, status TEXT)")
+
+    def compose(self) -> ComposeResult:
+        yield VerticalScroll(id="transcript")
+        yield Input(placeholder="Message · Enter send")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.input.clear()
+        transcript = self.query_one("#transcript")
+        await transcript.mount(Static(event.value, markup=False))
+        reply = Static("", markup=False)
+        await transcript.mount(reply)
+        transcript.scroll_end(animate=False)
+        self.run_worker(self.stream(reply, transcript))
+
+    async def stream(self, reply: Static, transcript: VerticalScroll) -> None:
+        text, painted = "", 0.0
+        loop = asyncio.get_running_loop()
+        for word in WORDS:
+            await asyncio.sleep(0.025)
+            text += word + " "
+            if loop.time() - painted >= 0.2:
+                painted = loop.time()
+                reply.update(text)
+        reply.update(text)
+        transcript.scroll_end(animate=False)
+        self.database.execute("INSERT INTO messages VALUES ('assistant', 'complete')")
+
+
+if __name__ == "__main__":
+    FloorChat(sys.argv[1]).run()

@@ -13,20 +13,30 @@ escape bytes were made visible before the text got here.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from functools import cache
+from typing import TYPE_CHECKING, ClassVar
 
-from rich.markdown import Heading, Markdown
 from textual.visual import VisualType
 from textual.widget import Widget
 
-
-class _LeftHeading(Heading):
-    # Rich centres a level-1 heading, which reads as a banner in a chat; every level starts at the left
-    LEVEL_ALIGN: ClassVar = dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6"), "left")
+if TYPE_CHECKING:
+    from rich.markdown import Markdown
 
 
-class _ChatMarkdown(Markdown):
-    elements: ClassVar = {**Markdown.elements, "heading_open": _LeftHeading}
+@cache
+def chat_markdown() -> type[Markdown]:
+    """Rich's Markdown with every heading at the left, built on first use: Rich's Markdown and
+    markdown-it cost ~35 ms to import, and a new conversation's first frame needs neither."""
+    from rich.markdown import Heading, Markdown
+
+    class LeftHeading(Heading):
+        # Rich centres a level-1 heading, which reads as a banner in a chat
+        LEVEL_ALIGN: ClassVar = dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6"), "left")
+
+    class ChatMarkdown(Markdown):
+        elements: ClassVar = {**Markdown.elements, "heading_open": LeftHeading}
+
+    return ChatMarkdown
 
 
 class ReplyMarkdown(Widget):
@@ -42,7 +52,7 @@ class ReplyMarkdown(Widget):
     def __init__(self, source: str = "", classes: str | None = None) -> None:
         super().__init__(classes=classes)
         self.source = source
-        self._parsed: _ChatMarkdown | None = None
+        self._parsed: Markdown | None = None
 
     def update(self, source: str) -> None:
         self.source = source
@@ -56,5 +66,5 @@ class ReplyMarkdown(Widget):
     def render(self) -> VisualType:
         # parsed once per text: Textual renders for the height and again for the lines
         if self._parsed is None:
-            self._parsed = _ChatMarkdown(self.source, code_theme=self.CODE_THEME, hyperlinks=False)
+            self._parsed = chat_markdown()(self.source, code_theme=self.CODE_THEME, hyperlinks=False)
         return self._parsed

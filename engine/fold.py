@@ -324,11 +324,21 @@ def _summarize_to_fit(
     snapshot = _fit(context, request, summary.snapshot, split.tail_tokens)
     if context.tokens_before + request.reserved_output <= request.policy.target_at(request.window):
         return split, summary, snapshot  # a forced fold of a small context: widening would fold nothing
-    wider = _split_step(context, request, rest, counts, _snapshot_tokens(request.counter, snapshot), cap=False)
-    if wider.tail_tokens > split.tail_tokens:
-        split, summary = wider, _summarize_step(context, request, wider)
+    resized = _split_step(context, request, rest, counts, _snapshot_tokens(request.counter, snapshot), cap=False)
+    # wider when the snapshot came out smaller than its estimate; narrower when it came out bigger than
+    # the room the tail left it (fitting cannot always shrink it that far) and the context is over target
+    if resized.index != split.index and (
+        resized.tail_tokens > split.tail_tokens or not _under(context, request, snapshot, split.tail(rest))
+    ):
+        split, summary = resized, _summarize_step(context, request, resized)
         snapshot = _fit(context, request, summary.snapshot, split.tail_tokens)
     return split, summary, snapshot
+
+
+def _under(context: _Context, request: FoldRequest, snapshot: Snapshot, tail: list[Message]) -> bool:
+    """Whether the context rebuilt from `snapshot` and `tail` is within the target."""
+    tokens = request.counter.count(_rebuild(context.systems, snapshot, tail))
+    return tokens + request.reserved_output <= request.policy.target_at(request.window)
 
 
 def _fit(context: _Context, request: FoldRequest, snapshot: Snapshot, tail_tokens: int) -> Snapshot:

@@ -197,3 +197,74 @@ def test_invariants_hold_without_force(raw, window):
 @given(histories(), st.sampled_from([1_500, 4_000, 16_000]))
 def test_invariants_hold_with_force(raw, window):
     check(raw, window, force=True)
+
+
+# found by hypothesis in CI: the snapshot came out a token bigger than the room the tail left it, the
+# fold kept the earlier prompt's tool round too and ended over target although the last prompt alone fit
+OVER_BY_A_TOKEN = [
+    {"role": "system", "content": "fix"},
+    {"role": "user", "content": "fix fix fix fix fix fix fix never"},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "c0", "type": "function", "function": {"name": "bash", "arguments": '{"command": "fix"}'}},
+            {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": '{"command": "fix"}'}},
+            {"id": "c2", "type": "function", "function": {"name": "bash", "arguments": '{"command": "fix"}'}},
+        ],
+    },
+    {"role": "tool", "tool_call_id": "c0", "content": "data " * 300 + "\nexit code: 1"},
+    {"role": "tool", "tool_call_id": "c1", "content": "fix\nexit code: 1"},
+    {"role": "tool", "tool_call_id": "c2", "content": "fix\nexit code: 1"},
+    {"role": "user", "content": "fix"},
+    {"role": "user", "content": "fix"},
+    {"role": "user", "content": "fix"},
+    {"role": "user", "content": "fix"},
+    {"role": "user", "content": "fix"},
+    {
+        "role": "user",
+        "content": "fix fix fix fix fix fix fix fix fix fix fix fix fix fix fix fix fix PAY-12 PAY-12 PAY-12 2026-01-02 2026-01-02 2026-01-02 2026-01-02 never",
+    },
+    {"role": "user", "content": "data " * 300},
+    {"role": "user", "content": "fix"},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "c3", "type": "function", "function": {"name": "bash", "arguments": '{"command": "fix"}'}}
+        ],
+    },
+    {"role": "user", "content": "fix"},
+    {"role": "user", "content": "fix"},
+    {"role": "user", "content": "fix"},
+    {"role": "user", "content": "fix"},
+    {"role": "user", "content": "fix"},
+    {"role": "user", "content": "fix"},
+    {"role": "user", "content": "fix"},
+    {"role": "user", "content": "fix fix PAY-12 PAY-12 2026-01-02 never"},
+    {
+        "role": "user",
+        "content": "fix fix fix fix fix fix fix fix fix fix fix fix fix fix PAY-12 PAY-12 PAY-12 PAY-12 2026-01-02 2026-01-02 never",
+    },
+    {"role": "user", "content": "fix"},
+    {"role": "assistant", "content": "fix"},
+    {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": "fix"},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+        ],
+    },
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "c4", "type": "function", "function": {"name": "bash", "arguments": '{"command": "fix"}'}}
+        ],
+    },
+    {"role": "user", "content": "fix"},
+]
+
+
+def test_a_snapshot_bigger_than_its_room_makes_the_tail_narrower_not_the_context_over_target():
+    check(OVER_BY_A_TOKEN, window=1500, force=False)

@@ -233,7 +233,7 @@ def _fold(context: _Context, request: FoldRequest, decision: Decision, trigger: 
         covers=summary.covers,
         condensed_messages=tuple(condensed),
         pruned_messages=_numbers(context, request, [i for i in pruned.positions if _in_tail(split, i)]),
-        over_target=tokens_after + request.reserved_output > request.policy.target_at(request.window),
+        over_target=not _within_target(request, tokens_after),
         pinned_kept=(sum(1 for text in request.pinned if text in snapshot_message.text), len(request.pinned)),
         restored_identifiers=summary.restored,
     )
@@ -283,7 +283,7 @@ def _pruned_only(
         return None
     messages = [*context.systems, *pruned.messages]
     tokens_after = request.counter.count(messages)
-    if tokens_after + request.reserved_output > request.policy.target_at(request.window):
+    if not _within_target(request, tokens_after):
         return None
     problems = violations(messages, context.systems)
     if problems:
@@ -322,7 +322,7 @@ def _summarize_to_fit(
     split = _split_step(context, request, rest, counts, _snapshot_budget(request), cap=True)
     summary = _summarize_step(context, request, split)
     snapshot = _fit(context, request, summary.snapshot, split.tail_tokens)
-    if context.tokens_before + request.reserved_output <= request.policy.target_at(request.window):
+    if _within_target(request, context.tokens_before):
         return split, summary, snapshot  # a forced fold of a small context: widening would fold nothing
     resized = _split_step(context, request, rest, counts, _snapshot_tokens(request.counter, snapshot), cap=False)
     # wider when the snapshot came out smaller than its estimate; narrower when it came out bigger than
@@ -337,7 +337,11 @@ def _summarize_to_fit(
 
 def _under(context: _Context, request: FoldRequest, snapshot: Snapshot, tail: list[Message]) -> bool:
     """Whether the context rebuilt from `snapshot` and `tail` is within the target."""
-    tokens = request.counter.count(_rebuild(context.systems, snapshot, tail))
+    return _within_target(request, request.counter.count(_rebuild(context.systems, snapshot, tail)))
+
+
+def _within_target(request: FoldRequest, tokens: int) -> bool:
+    """Whether a context of `tokens`, with the reply's reserve, is within the fold's target."""
     return tokens + request.reserved_output <= request.policy.target_at(request.window)
 
 

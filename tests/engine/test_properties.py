@@ -201,52 +201,33 @@ def test_invariants_hold_with_force(raw, window):
 
 # found by hypothesis in CI: the snapshot came out a token bigger than the room the tail left it, the
 # fold kept the earlier prompt's tool round too and ended over target although the last prompt alone fit
+def _users(*texts):
+    return [{"role": "user", "content": t} for t in texts]
+
+
+def _bash_calls(*ids):
+    calls = [
+        {"id": c, "type": "function", "function": {"name": "bash", "arguments": '{"command": "fix"}'}} for c in ids
+    ]
+    return {"role": "assistant", "content": None, "tool_calls": calls}
+
+
+def _failed(call_id, output="fix"):
+    return {"role": "tool", "tool_call_id": call_id, "content": output + "\nexit code: 1"}
+
+
 OVER_BY_A_TOKEN = [
     {"role": "system", "content": "fix"},
-    {"role": "user", "content": "fix fix fix fix fix fix fix never"},
-    {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {"id": "c0", "type": "function", "function": {"name": "bash", "arguments": '{"command": "fix"}'}},
-            {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": '{"command": "fix"}'}},
-            {"id": "c2", "type": "function", "function": {"name": "bash", "arguments": '{"command": "fix"}'}},
-        ],
-    },
-    {"role": "tool", "tool_call_id": "c0", "content": "data " * 300 + "\nexit code: 1"},
-    {"role": "tool", "tool_call_id": "c1", "content": "fix\nexit code: 1"},
-    {"role": "tool", "tool_call_id": "c2", "content": "fix\nexit code: 1"},
-    {"role": "user", "content": "fix"},
-    {"role": "user", "content": "fix"},
-    {"role": "user", "content": "fix"},
-    {"role": "user", "content": "fix"},
-    {"role": "user", "content": "fix"},
-    {
-        "role": "user",
-        "content": "fix fix fix fix fix fix fix fix fix fix fix fix fix fix fix fix fix PAY-12 PAY-12 PAY-12 2026-01-02 2026-01-02 2026-01-02 2026-01-02 never",
-    },
-    {"role": "user", "content": "data " * 300},
-    {"role": "user", "content": "fix"},
-    {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {"id": "c3", "type": "function", "function": {"name": "bash", "arguments": '{"command": "fix"}'}}
-        ],
-    },
-    {"role": "user", "content": "fix"},
-    {"role": "user", "content": "fix"},
-    {"role": "user", "content": "fix"},
-    {"role": "user", "content": "fix"},
-    {"role": "user", "content": "fix"},
-    {"role": "user", "content": "fix"},
-    {"role": "user", "content": "fix"},
-    {"role": "user", "content": "fix fix PAY-12 PAY-12 2026-01-02 never"},
-    {
-        "role": "user",
-        "content": "fix fix fix fix fix fix fix fix fix fix fix fix fix fix PAY-12 PAY-12 PAY-12 PAY-12 2026-01-02 2026-01-02 never",
-    },
-    {"role": "user", "content": "fix"},
+    *_users("fix fix fix fix fix fix fix never"),
+    _bash_calls("c0", "c1", "c2"),
+    _failed("c0", "data " * 300),
+    _failed("c1"),
+    _failed("c2"),
+    *_users(*["fix"] * 5),
+    *_users(" ".join(["fix"] * 17 + ["PAY-12"] * 3 + ["2026-01-02"] * 4 + ["never"]), "data " * 300, "fix"),
+    _bash_calls("c3"),
+    *_users(*["fix"] * 7, "fix fix PAY-12 PAY-12 2026-01-02 never"),
+    *_users(" ".join(["fix"] * 14 + ["PAY-12"] * 4 + ["2026-01-02"] * 2 + ["never"]), "fix"),
     {"role": "assistant", "content": "fix"},
     {
         "role": "user",
@@ -255,14 +236,8 @@ OVER_BY_A_TOKEN = [
             {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
         ],
     },
-    {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {"id": "c4", "type": "function", "function": {"name": "bash", "arguments": '{"command": "fix"}'}}
-        ],
-    },
-    {"role": "user", "content": "fix"},
+    _bash_calls("c4"),
+    *_users("fix"),
 ]
 
 

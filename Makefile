@@ -14,6 +14,8 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
+	@# byte-compiled ahead: with PYTHONDONTWRITEBYTECODE set (common in containers) every start compiled our sources
+	@$(BIN)/python -m compileall -q engine tui foldchat
 	$(BIN)/foldchat
 
 test: $(STAMP)

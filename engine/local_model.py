@@ -272,7 +272,9 @@ class LocalModelServer:
         request = urllib.request.Request(f"{self.base_url}/models", headers={"Authorization": f"Bearer {self.api_key}"})
         direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # proxies must not divert it
         while (left := deadline - time.monotonic()) > 0:
-            if self.process is not None and self.process.poll() is not None:
+            if self.process is None:  # stopped meanwhile (the app quit while the model loaded): stop waiting
+                raise LocalModelError("the local model server was stopped while it started")
+            if self.process.poll() is not None:
                 raise LocalModelError(f"the local model server exited (code {self.process.returncode}): {self._tail()}")
             try:
                 with direct.open(request, timeout=min(left, READY_WAIT)) as response:

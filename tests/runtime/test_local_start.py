@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
+import time
 
 import pytest
 from foldchat.engine import OpenOptions, Session, Workspace
@@ -55,3 +57,17 @@ def test_a_child_that_dies_while_starting_is_reported_as_exited(tmp_path, monkey
     with pytest.raises(LocalModelError, match="exited"):
         server._wait_ready()
     server.stop()
+
+
+def test_stopping_a_server_that_is_still_starting_ends_the_wait_at_once(tmp_path, monkeypatch):
+    """Quitting the app while the model loads stops the server; the thread waiting for it must not wait
+    out `startup_timeout` (120 s) with the process, which cannot exit before that thread ends."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    server = LocalModelServer(LocalModelSettings(model_path=ensure_gguf(LocalModelSettings()), startup_timeout=60))
+    server.launch()
+    threading.Timer(0.3, server.stop).start()  # the quit, from the UI thread
+    started = time.monotonic()
+    with pytest.raises(LocalModelError, match="stopped"):
+        server._wait_ready()
+    assert time.monotonic() - started < 10
+    assert server.process is None

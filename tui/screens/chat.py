@@ -54,6 +54,8 @@ from .fold_consent import FoldConsent
 if TYPE_CHECKING:  # the session module loads pydantic and SQLite: measured 250 ms before the first frame
     from foldchat.engine import FoldReport, Session, Usage
 
+    from ..presenters import TranscriptState
+
 UI_INTERVAL = 0.2
 """Seconds between two paints of a streaming reply (its deltas are batched in between)."""
 GAUGE_INTERVAL = 0.5
@@ -109,6 +111,17 @@ class WaitingNote:
             self.active = False
             self.timer.stop()
             self.view.set_note("")
+
+
+def open_backend(options: OpenOptions) -> tuple[Session, TranscriptState]:
+    """The session and what the transcript shows, opened in a worker thread with the engine's imports
+    (~0.25 s of pydantic models): imported on the UI thread, they held back the composer's first frame."""
+    from foldchat.engine import Session
+
+    from ..presenters import transcript_state
+
+    session = Session.open(options)
+    return session, transcript_state(session)
 
 
 class ChatScreen(SlashCommands, Screen[None]):
@@ -180,14 +193,9 @@ class ChatScreen(SlashCommands, Screen[None]):
     # -- start-up -----------------------------------------------------------------------------------
     @work(group="startup", exit_on_error=False)
     async def open_session(self) -> None:
-        from foldchat.engine import Session
-
-        from ..presenters import transcript_state
-
         self.status = "opening the conversation…"
         try:
-            session = await asyncio.to_thread(Session.open, self.options)
-            state = await asyncio.to_thread(transcript_state, session)
+            session, state = await asyncio.to_thread(open_backend, self.options)
             await self.query_one(Transcript).show(state.items, pinned=state.pinned, folded_upto=state.folded_upto)
             self.status = "loading model support…"
             await self.painted()  # litellm's import in a thread holds the GIL: the transcript is drawn first

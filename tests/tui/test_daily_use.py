@@ -9,7 +9,7 @@ from foldchat.tui.screens.history import HistoryScreen
 from foldchat.tui.widgets.composer import Composer
 from foldchat.tui.widgets.gauge import ContextGauge
 from foldchat.tui.widgets.message import MessageView, last_code_block
-from foldchat.tui.widgets.reply_markdown import ReplyMarkdown
+from textual.geometry import Region
 from textual.widgets import Collapsible, Input, OptionList, Static
 
 from tui.conftest import wait_for
@@ -52,9 +52,12 @@ async def test_user_text_is_shown_as_typed_and_replies_as_markdown(app_factory, 
         screen = chat(app)
         await send(pilot, typed)
         user, reply = [v for v in screen.query(MessageView) if v.data.role in ("user", "assistant")]
-        assert not user.query(ReplyMarkdown)
-        assert str(user.query_one(".plain", Static).content) == typed  # line breaks and spaces kept
-        assert reply.query(ReplyMarkdown)
+        await pilot.pause(0.2)
+        assert user.draws_itself and reply.draws_itself and not user.children and not reply.children
+        user_lines = [s.text[1:].rstrip() for s in user.render_lines(Region(0, 1, user.outer_size.width, 3))]
+        assert user_lines == typed.splitlines()  # line breaks and spaces kept, no Markdown
+        reply_lines = [s.text.strip() for s in reply.render_lines(Region(0, 1, *reply.size))]
+        assert "Title" in reply_lines and "# Title" not in reply_lines and "- one" not in reply_lines  # Markdown
 
 
 async def test_y_copies_the_last_code_block_and_says_what_it_cannot_know(app_factory, fake):

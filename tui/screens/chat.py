@@ -572,7 +572,7 @@ class ChatScreen(SlashCommands, Screen[None]):
         finally:
             waiting.stop()
             view.data.id = session.reply_id  # stored now: it can be pinned like any other message
-            await stream.finish(view.data.text)
+            await view.end_stream()
             if view.data.reasoning:
                 await view.show_reasoning(view.data.reasoning, streaming=False)
             self.update_gauge(streaming=0)

@@ -16,16 +16,19 @@ from typing import TYPE_CHECKING
 from foldchat.engine import visible
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.content import Content
 from textual.message import Message as TextualMessage
+from textual.visual import VisualType
+from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
 from ..literal import literal
-from .reply_markdown import ReplyMarkdown
+from .reply_markdown import ReplyMarkdown, reply_markdown
 from .reply_stream import ReplyStream, StreamTail
 
 if TYPE_CHECKING:
     from foldchat.engine import StoredMessage
+    from rich.markdown import Markdown
 
 RESULT_PREVIEW_LINES = 200
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
@@ -80,9 +83,14 @@ class MessageData:
         )
 
 
-class MessageView(Vertical, can_focus=True):
+class MessageView(Widget, can_focus=True):
+    """One message. A prompt or a finished reply with nothing collapsed in it is drawn by this one widget
+    (its text, or the reply's Markdown); the rest (a streaming reply, thinking, tool calls and results)
+    are children laid out in a column. Every layout pass walks every widget of the transcript and a turn
+    makes several: a child per message made each pass of a streamed turn cost ~25 % more (issue 12)."""
+
     DEFAULT_CSS = """
-    MessageView { height: auto; padding: 0 1; margin: 0 0 1 0; border-top: blank; border-title-align: left;
+    MessageView { width: 1fr; height: auto; overflow: hidden hidden; padding: 0 1; margin: 0 0 1 0; border-top: blank; border-title-align: left;
                   border-title-color: $text-muted; border-title-style: bold; }
     MessageView:focus { background: $boost; }
     MessageView.-user { border-title-color: $primary; }
@@ -90,7 +98,6 @@ class MessageView(Vertical, can_focus=True):
     MessageView.-folded { opacity: 60%; }
     MessageView.-superseded { opacity: 50%; }
     MessageView.-error, MessageView.-interrupted { border-title-color: $warning; }
-    MessageView > .plain { height: auto; }
     MessageView Collapsible { margin: 0; padding: 0; border: none; }
     """
     BINDINGS = [
@@ -115,6 +122,7 @@ class MessageView(Vertical, can_focus=True):
         self.note = ""
         """A passing state shown in the header, such as "waiting for the model… 12 s"."""
         self.stream: ReplyStream | None = None
+        self._markdown: Markdown | None = None  # a finished reply's Markdown, parsed once per text
         self.set_class(folded, "-folded")
         self.set_class(data.superseded, "-superseded")
 
@@ -135,9 +143,26 @@ class MessageView(Vertical, can_focus=True):
             parts.append("📌 pinned")
         return " · ".join(parts)
 
+    @property
+    def draws_itself(self) -> bool:
+        """A prompt or a finished reply with no thinking or tool calls: no child widget (see the class)."""
+        d = self.data
+        return d.role in ("user", "assistant") and d.status != "streaming" and not d.reasoning and not d.tool_calls
+
+    def render(self) -> VisualType:
+        if not self.draws_itself or self.children:
+            return ""  # drawn by the children
+        if self.data.role == "user":  # as typed: line breaks kept, no Markdown reflow, no markup
+            return Content(self.data.text)
+        if self._markdown is None:  # Textual renders for the height and again for the lines
+            self._markdown = reply_markdown(self.data.text)
+        return self._markdown
+
     def compose(self) -> ComposeResult:
         d = self.data
         self.border_title = literal(self.header_text())  # a title, not a child widget: one widget less per message
+        if self.draws_itself:
+            return
         if d.reasoning:
             with Collapsible(title="thinking", collapsed=True, classes="thinking"):
                 yield Static(d.reasoning, markup=False)
@@ -154,8 +179,8 @@ class MessageView(Vertical, can_focus=True):
             yield ReplyMarkdown(d.text)
             if d.status == "streaming":
                 yield StreamTail()
-        elif d.text:  # what the user typed, as typed: line breaks kept, no Markdown reflow
-            yield Static(d.text, markup=False, classes="plain")
+        elif d.text:  # a prompt with tool calls (an imported export): as typed
+            yield Static(d.text, markup=False)
         for name, arguments in d.tool_calls:
             title = literal(f"→ {name}({arguments[:60]}{'…' if len(arguments) > 60 else ''})")
             with Collapsible(title=title, collapsed=True):  # type: ignore[arg-type]  # Content is what it stores
@@ -190,6 +215,19 @@ class MessageView(Vertical, can_focus=True):
         kept as `stream` (tests read its counters)."""
         self.stream = ReplyStream(self.markdown, self.query_one(StreamTail), interval, on_grow, on_paint)
         return self.stream
+
+    async def end_stream(self) -> None:
+        """The reply ended (or was stopped): a plain reply drops its streaming children and draws its
+        Markdown itself, in the same frame; one with thinking keeps a Markdown child."""
+        if self.stream is None:
+            return
+
+        def draw_itself() -> None:
+            self._markdown = None
+            self.clear_cached_dimensions()
+            self.refresh(layout=True)
+
+        await self.stream.finish(self.data.text, replaced_by=draw_itself if self.draws_itself else None)
 
     def action_pin(self) -> None:
         self.post_message(self.PinRequested(self))

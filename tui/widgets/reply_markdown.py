@@ -39,6 +39,15 @@ def chat_markdown() -> type[Markdown]:
     return ChatMarkdown
 
 
+CODE_THEME = "monokai"
+"""A dark code box, as Textual's own Markdown draws fences, on dark and light themes alike."""
+
+
+def reply_markdown(source: str) -> Markdown:
+    """`source` as the transcript draws a reply: headings at the left, code boxed, links shown as text."""
+    return chat_markdown()(source, code_theme=CODE_THEME, hyperlinks=False)
+
+
 class ReplyMarkdown(Widget):
     """`source` drawn as Markdown; `update` replaces it (one layout pass, as the height may change)."""
 
@@ -46,9 +55,6 @@ class ReplyMarkdown(Widget):
     ReplyMarkdown { height: auto; }
     ReplyMarkdown.-segment { margin-top: 1; }  /* the blank line Markdown puts between two blocks */
     """
-    CODE_THEME = "monokai"
-    """A dark code box, as Textual's own Markdown draws fences, on dark and light themes alike."""
-
     def __init__(self, source: str = "", classes: str | None = None) -> None:
         super().__init__(classes=classes)
         self.source = source
@@ -66,5 +72,5 @@ class ReplyMarkdown(Widget):
     def render(self) -> VisualType:
         # parsed once per text: Textual renders for the height and again for the lines
         if self._parsed is None:
-            self._parsed = chat_markdown()(self.source, code_theme=self.CODE_THEME, hyperlinks=False)
+            self._parsed = reply_markdown(self.source)
         return self._parsed

@@ -151,22 +151,30 @@ class ReplyStream:
             grew = True
         return self._tail.show(text[self._written :]) or grew
 
-    async def finish(self, text: str) -> None:
+    async def finish(self, text: str, replaced_by: Callable[[], None] | None = None) -> None:
         """The reply ended (or was stopped): the whole text becomes one Markdown, drawn as a stored reply
-        is, and the segments and the tail go away, in one frame (no moment with the text twice or not at all)."""
+        is, and the segments and the tail go away, in one frame (no moment with the text twice or not at all).
+
+        With `replaced_by`, the message view draws the text itself: that is called and every widget of
+        the stream, the Markdown too, is removed, in the same frame."""
         if self._painter is not None:
             self._painter.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._painter
             self._painter = None
         with self._markdown.app.batch_update():
-            if text != self._markdown.source:
+            parent = self._markdown.parent
+            leaving: list[Widget] = [*self._segments, self._tail]
+            if replaced_by is not None:
+                leaving.append(self._markdown)
+            elif text != self._markdown.source:
                 self._written = len(text)
                 self.markdown_writes += 1
                 self._markdown.update(text)
-            parent = self._markdown.parent
             if parent is not None:
-                await parent.remove_children([*self._segments, self._tail])
+                await parent.remove_children(leaving)
+            if replaced_by is not None:  # after the removal: a height measured while it ran is stale
+                replaced_by()
             self._segments.clear()
 
     async def _write(self, fragment: str) -> None:

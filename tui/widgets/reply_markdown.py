@@ -55,6 +55,7 @@ class ReplyMarkdown(Widget):
     ReplyMarkdown { height: auto; }
     ReplyMarkdown.-segment { margin-top: 1; }  /* the blank line Markdown puts between two blocks */
     """
+
     def __init__(self, source: str = "", classes: str | None = None) -> None:
         super().__init__(classes=classes)
         self.source = source

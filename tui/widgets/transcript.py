@@ -34,7 +34,7 @@ Item = MessageData | FoldItem
 class Transcript(VerticalScroll):
     WINDOW = 40
     DEFAULT_CSS = """
-    Transcript { height: 1fr; padding: 0 1; }
+    Transcript { height: 1fr; padding: 0 1; scrollbar-gutter: stable; }
     Transcript #earlier { color: $text-muted; text-align: center; width: 100%; }
     """
 

@@ -202,3 +202,28 @@ async def test_the_tail_has_its_first_room_before_the_first_words():
         assert tail.size.height == StreamTail.STEP
         assert tail.show("a one-line reply") is False
         assert tail.show("\n".join(["line"] * (StreamTail.STEP + 1))) is True
+
+
+async def test_messages_keep_their_width_when_the_conversation_first_outgrows_the_screen(app_factory, fake):
+    """The transcript keeps its scrollbar's room while it has no scrollbar: when it appeared, every
+    message rewrapped 2 columns narrower (a layout pass of every visible message, each time)."""
+    from foldchat.tui.widgets.transcript import Transcript
+
+    fake.reply = "Short answer."
+    app = app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        transcript = screen.query_one(Transcript)
+        await send(pilot, "first")
+        first = screen.query(MessageView).first()
+        await wait_for(pilot, lambda: first.size.width > 0)
+        width = first.size.width
+        for n in range(8):
+            if transcript.max_scroll_y > 0:
+                break
+            await send(pilot, f"prompt {n}")
+            await wait_for(pilot, lambda: replies(screen)[-1].data.status == "complete")
+            await pilot.pause(0.1)
+        assert transcript.max_scroll_y > 0  # the conversation outgrew the screen
+        assert first.size.width == width

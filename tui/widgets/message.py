@@ -87,11 +87,12 @@ class MessageView(Widget, can_focus=True):
     """One message. A prompt or a finished reply with nothing collapsed in it is drawn by this one widget
     (its text, or the reply's Markdown); the rest (a streaming reply, thinking, tool calls and results)
     are children laid out in a column. Every layout pass walks every widget of the transcript and a turn
-    makes several: a child per message made each pass of a streamed turn cost ~25 % more (issue 12)."""
+    makes several: a child per message cost ~15 % more UI-thread CPU per streamed turn (issue 12)."""
 
     DEFAULT_CSS = """
-    MessageView { width: 1fr; height: auto; overflow: hidden hidden; padding: 0 1; margin: 0 0 1 0; border-top: blank; border-title-align: left;
-                  border-title-color: $text-muted; border-title-style: bold; }
+    MessageView { width: 1fr; height: auto; overflow: hidden hidden; padding: 0 1; margin: 0 0 1 0;
+                  border-top: blank; border-title-align: left; border-title-color: $text-muted;
+                  border-title-style: bold; }
     MessageView:focus { background: $boost; }
     MessageView.-user { border-title-color: $primary; }
     MessageView.-assistant { border-title-color: $secondary; }

@@ -230,7 +230,7 @@ async def test_a_slow_model_shows_the_message_and_a_waiting_note_at_once(app_fac
         await pilot.press("enter")
         reply = await wait_for(pilot, lambda: next(iter(replies(screen)), None))
         await wait_for(pilot, lambda: "waiting for the model… " in reply.header_text())
-        assert "waiting for the model" in screen.status
+        await wait_for(pilot, lambda: "waiting for the model… 1 s" in screen.status)  # joins after a second
         users = [v for v in screen.query(MessageView) if v.data.role == "user"]
         assert users and users[-1].data.text.startswith("a long pasted prompt")  # echoed, not gone
         assert users[-1].data.id is not None
@@ -239,3 +239,21 @@ async def test_a_slow_model_shows_the_message_and_a_waiting_note_at_once(app_fac
         fake.release()
         await wait_for(pilot, lambda: reply.data.status != "streaming")
         assert "waiting" not in reply.header_text() and "waiting" not in screen.status
+
+
+async def test_a_reply_that_starts_within_a_second_leaves_the_status_line_as_it_was(app_factory, fake):
+    """The waiting note is in the reply's header at once; the status line only after a second, so a quick
+    reply's turn does not repaint it (a frame spanning the status line and the gauge is the whole screen)."""
+    from foldchat.tui.screens.chat import WaitingNote
+
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        await send(pilot, "hello")
+        before, view = screen.status, replies(screen)[-1]
+        note = WaitingNote(screen, view, "fake")
+        assert "waiting for the model… 0 s" in view.header_text() and screen.status == before
+        note.stop()  # the first event arrived
+        await pilot.pause(1.3)
+        assert screen.status == before and "waiting" not in view.header_text()

@@ -115,13 +115,15 @@ async def test_brackets_and_escapes_stay_literal_during_and_after_streaming(app_
             await wait_for(pilot, lambda: str(tail.render()) == visible(shown))
             line = tail.render_lines(Region(0, 0, tail.size.width, 1))[0].text
             assert "[bold]not bold[/bold]" in line and "[@click=app.quit]x[/]" in line and "\x1b" not in line
-            # the tail's first room was there before the first words: one line more asks for no layout pass
-            assert tail.size.height == StreamTail.STEP and not tail.show(visible(shown) + " more")
+            # the tail's first line was there before the first words: a few words more ask for no layout pass
+            assert tail.size.height == 1 and not tail.show(visible(shown) + " more")
+            streaming_height = view.outer_size.height
             assert not screen.query_one(Composer).cursor_blink  # no blink frames while the reply paints
             fake.answer_gate.set()
             await wait_for(pilot, lambda: view.data.status == "complete")
             await wait_for(pilot, lambda: screen.query_one(Composer).cursor_blink)
             await pilot.pause(0.2)
+            assert view.outer_size.height == streaming_height  # a one-line reply ends as tall as it streamed
             text = "\n".join(drawn(view))
             assert "[bold]not bold[/bold]" in text and "[@click=app.quit]x[/]" in text
             assert "\x1b" not in text and "\x07" not in text and visible("\x1b[31mred") in text
@@ -188,7 +190,8 @@ async def test_the_transcript_follows_a_long_reply_while_it_streams(app_factory,
 
 
 async def test_the_tail_has_its_first_room_before_the_first_words():
-    """A one-line reply then fills room that is already laid out: no layout pass until the reply ends."""
+    """A one-line reply then fills room that is already laid out: no layout pass until the reply ends,
+    and its Markdown takes the same one line then (the transcript's geometry does not change)."""
     from textual.app import App
 
     class TailApp(App[None]):
@@ -199,8 +202,10 @@ async def test_the_tail_has_its_first_room_before_the_first_words():
     async with app.run_test(size=(60, 20)) as pilot:
         tail = app.query_one(StreamTail)
         await pilot.pause()
-        assert tail.size.height == StreamTail.STEP
+        assert tail.size.height == 1
         assert tail.show("a one-line reply") is False
+        assert tail.show("two\nlines") is True  # grows by a whole step: the next 6 lines need no pass
+        assert tail.show("\n".join(["line"] * StreamTail.STEP)) is False
         assert tail.show("\n".join(["line"] * (StreamTail.STEP + 1))) is True
 
 

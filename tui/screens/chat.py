@@ -98,11 +98,16 @@ class WaitingNote:
         self.started = time.monotonic()
         self.active = True
         self.timer = screen.set_interval(1.0, self.tick)
-        self.tick()
+        # the status line joins at the first tick: a reply that starts within a second leaves it as it
+        # was, so the frame that ends the turn does not span the screen from the status line to the gauge
+        self.view.set_note(self.waited())
+
+    def waited(self) -> str:
+        return f"waiting for the model… {time.monotonic() - self.started:.0f} s"
 
     def tick(self) -> None:
         if self.active:
-            waited = f"waiting for the model… {time.monotonic() - self.started:.0f} s"
+            waited = self.waited()
             self.view.set_note(waited)
             self.screen.status = f"{self.model} · {waited}"
 

@@ -61,8 +61,11 @@ class StreamTail(Widget):
 
     Its height grows in steps of `STEP` lines, so most paints fit the room it already has and need no
     layout pass: laying out the screen again costs as much as the whole transcript holds (issue 12).
-    The first step is there before the first word (a one-line reply then needs no pass until it ends).
-    The room not yet written is blank for a moment; the tail is removed when the reply ends."""
+    Its first room, there before the first word, is one line: a one-line reply (the local model's usual)
+    needs no pass until it ends, and its Markdown then takes the same line, so the transcript's
+    geometry does not change at the end either (a first room of `STEP` lines shrank to one there, which
+    cost a second layout pass and a repaint of the whole scrolled transcript per turn). The room not
+    yet written is blank for a moment; the tail is removed when the reply ends."""
 
     DEFAULT_CSS = "StreamTail { height: auto; }"
     STEP = 8
@@ -70,7 +73,7 @@ class StreamTail(Widget):
     def __init__(self) -> None:
         super().__init__()
         self._content = Content("")
-        self._height = self.STEP
+        self._height = 1
 
     def show(self, text: str) -> bool:
         """Show `text`; True when its height changed, i.e. the transcript needed a layout pass."""
@@ -83,7 +86,7 @@ class StreamTail(Widget):
 
     def _room(self, width: int) -> int:
         lines = self._content.get_height(self.styles, width) if width and self._content else 1
-        return -(-lines // self.STEP) * self.STEP
+        return 1 if lines <= 1 else -(-lines // self.STEP) * self.STEP
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return self._room(width)

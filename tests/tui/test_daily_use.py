@@ -9,11 +9,11 @@ from foldchat.tui.screens.history import HistoryScreen
 from foldchat.tui.widgets.composer import Composer
 from foldchat.tui.widgets.gauge import ContextGauge
 from foldchat.tui.widgets.message import MessageView, last_code_block
-from textual.geometry import Region
 from textual.widgets import Collapsible, Input, OptionList, Static
 
 from tui.conftest import wait_for
 from tui.test_chat_flows import chat, ready, send
+from tui.test_streaming_reply import drawn
 
 
 def notes(app) -> list[str]:
@@ -54,9 +54,8 @@ async def test_user_text_is_shown_as_typed_and_replies_as_markdown(app_factory, 
         user, reply = [v for v in screen.query(MessageView) if v.data.role in ("user", "assistant")]
         await pilot.pause(0.2)
         assert user.draws_itself and reply.draws_itself and not user.children and not reply.children
-        user_lines = [s.text[1:].rstrip() for s in user.render_lines(Region(0, 1, user.outer_size.width, 3))]
-        assert user_lines == typed.splitlines()  # line breaks and spaces kept, no Markdown
-        reply_lines = [s.text.strip() for s in reply.render_lines(Region(0, 1, *reply.size))]
+        assert drawn(user) == typed.splitlines()  # line breaks and spaces kept, no Markdown
+        reply_lines = [line.strip() for line in drawn(reply)]
         assert "Title" in reply_lines and "# Title" not in reply_lines and "- one" not in reply_lines  # Markdown
 
 

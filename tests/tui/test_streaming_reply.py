@@ -46,7 +46,7 @@ MARKDOWN_BLOCKS = 7  # heading, paragraph, list, fence, table, quote, paragraph
 
 
 def drawn(view: MessageView) -> list[str]:
-    """A finished reply's lines of text as drawn on screen (its title line, padding and blank lines left
+    """A finished message's lines of text as drawn on screen (its title line, padding and blank lines left
     out). A plain reply is drawn by its view, not by a child (one widget less per message, issue 12)."""
     assert view.draws_itself and not view.children
     width, height = view.outer_size

@@ -23,12 +23,11 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
 from ..literal import literal
-from .reply_markdown import ReplyMarkdown, reply_markdown
+from .reply_markdown import ParsedMarkdown, ReplyMarkdown
 from .reply_stream import ReplyStream, StreamTail
 
 if TYPE_CHECKING:
     from foldchat.engine import StoredMessage
-    from rich.markdown import Markdown
 
 RESULT_PREVIEW_LINES = 200
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
@@ -123,7 +122,7 @@ class MessageView(Widget, can_focus=True):
         self.note = ""
         """A passing state shown in the header, such as "waiting for the model… 12 s"."""
         self.stream: ReplyStream | None = None
-        self._markdown: Markdown | None = None  # a finished reply's Markdown, parsed once per text
+        self._markdown = ParsedMarkdown()  # a finished reply's, when the view draws it itself
         self.set_class(folded, "-folded")
         self.set_class(data.superseded, "-superseded")
 
@@ -155,9 +154,7 @@ class MessageView(Widget, can_focus=True):
             return ""  # drawn by the children
         if self.data.role == "user":  # as typed: line breaks kept, no Markdown reflow, no markup
             return Content(self.data.text)
-        if self._markdown is None:  # Textual renders for the height and again for the lines
-            self._markdown = reply_markdown(self.data.text)
-        return self._markdown
+        return self._markdown.of(self.data.text)
 
     def compose(self) -> ComposeResult:
         d = self.data
@@ -222,13 +219,8 @@ class MessageView(Widget, can_focus=True):
         Markdown itself, in the same frame; one with thinking keeps a Markdown child."""
         if self.stream is None:
             return
-
-        def draw_itself() -> None:
-            self._markdown = None
-            self.clear_cached_dimensions()
-            self.refresh(layout=True)
-
-        await self.stream.finish(self.data.text, replaced_by=draw_itself if self.draws_itself else None)
+        redraw = (lambda: self.refresh(layout=True)) if self.draws_itself else None  # a repaint drops the height
+        await self.stream.finish(self.data.text, replaced_by=redraw)
 
     def action_pin(self) -> None:
         self.post_message(self.PinRequested(self))

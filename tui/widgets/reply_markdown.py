@@ -48,6 +48,20 @@ def reply_markdown(source: str) -> Markdown:
     return chat_markdown()(source, code_theme=CODE_THEME, hyperlinks=False)
 
 
+class ParsedMarkdown:
+    """A widget's reply Markdown, parsed again only when its text changed: Textual renders a widget for
+    its height and again for its lines, and drops the rendered visual at every layout pass."""
+
+    def __init__(self) -> None:
+        self._source: str | None = None
+        self._parsed: Markdown | None = None
+
+    def of(self, source: str) -> Markdown:
+        if self._parsed is None or source != self._source:
+            self._source, self._parsed = source, reply_markdown(source)
+        return self._parsed
+
+
 class ReplyMarkdown(Widget):
     """`source` drawn as Markdown; `update` replaces it (one layout pass, as the height may change)."""
 
@@ -59,19 +73,11 @@ class ReplyMarkdown(Widget):
     def __init__(self, source: str = "", classes: str | None = None) -> None:
         super().__init__(classes=classes)
         self.source = source
-        self._parsed: Markdown | None = None
+        self._markdown = ParsedMarkdown()
 
     def update(self, source: str) -> None:
         self.source = source
-        self._parsed = None
-        self.clear_cached_dimensions()
-        self.refresh(layout=True)
-
-    def append(self, fragment: str) -> None:
-        self.update(self.source + fragment)
+        self.refresh(layout=True)  # a repaint also drops the cached height
 
     def render(self) -> VisualType:
-        # parsed once per text: Textual renders for the height and again for the lines
-        if self._parsed is None:
-            self._parsed = reply_markdown(self.source)
-        return self._parsed
+        return self._markdown.of(self.source)

@@ -19,10 +19,10 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.message import Message as TextualMessage
 from textual.visual import VisualType
-from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
 from ..literal import literal
+from .placed import PlacedWidget
 from .reply_markdown import ParsedMarkdown, ReplyMarkdown
 from .reply_stream import ReplyStream, StreamTail
 
@@ -82,7 +82,7 @@ class MessageData:
         )
 
 
-class MessageView(Widget, can_focus=True):
+class MessageView(PlacedWidget, can_focus=True):
     """One message. A prompt or a finished reply with nothing collapsed in it is drawn by this one widget
     (its text, or the reply's Markdown); the rest (a streaming reply, thinking, tool calls and results)
     are children laid out in a column. Every layout pass walks every widget of the transcript and a turn

@@ -17,7 +17,8 @@ from functools import cache
 from typing import TYPE_CHECKING, ClassVar
 
 from textual.visual import VisualType
-from textual.widget import Widget
+
+from .placed import PlacedWidget
 
 if TYPE_CHECKING:
     from rich.markdown import Markdown
@@ -62,7 +63,7 @@ class ParsedMarkdown:
         return self._parsed
 
 
-class ReplyMarkdown(Widget):
+class ReplyMarkdown(PlacedWidget):
     """`source` drawn as Markdown; `update` replaces it (one layout pass, as the height may change)."""
 
     DEFAULT_CSS = """

@@ -21,6 +21,7 @@ from textual.geometry import Size
 from textual.visual import VisualType
 from textual.widget import Widget
 
+from .placed import PlacedWidget
 from .reply_markdown import ReplyMarkdown
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
@@ -56,7 +57,7 @@ class BlockBoundaries:
         return self._settled
 
 
-class StreamTail(Widget):
+class StreamTail(PlacedWidget):
     """The reply's unfinished block, as plain text (already made `visible` by the caller).
 
     Its height grows in steps of `STEP` lines, so most paints fit the room it already has and need no

@@ -532,19 +532,16 @@ class ChatScreen(SlashCommands, Screen[None]):
 
     async def show_reply(self, session: Session, view: MessageView, regenerate: bool) -> None:
         """Stream the reply into `view`. Deltas are batched into at most 1/UI_INTERVAL paints a second: finished
-        Markdown blocks render once each, the block being written shows as plain text, the transcript
-        scrolls only when the reply grew taller, and the gauge recounts the reply twice a second."""
-        transcript = self.query_one(Transcript)
+        Markdown blocks render once each, the block being written shows as plain text, and the gauge
+        recounts the reply twice a second. The transcript follows the reply by itself while the user is at
+        its end (it is anchored: widgets/transcript.py), and stays where the user scrolled to otherwise."""
         gauge = Throttle(GAUGE_INTERVAL)
 
         def recount(text: str) -> None:  # called as a paint ends: the gauge changes in the same frame
             if gauge.due():
                 self.update_gauge(streaming=session.count_text(text))
 
-        def follow() -> None:
-            transcript.scroll_end(animate=False)
-
-        stream = view.reply_stream(UI_INTERVAL, follow, recount)
+        stream = view.reply_stream(UI_INTERVAL, recount)
         waiting = WaitingNote(self, view, session.target.name)
         try:
             async for event in session.reply(regenerate=regenerate):
@@ -563,7 +560,7 @@ class ChatScreen(SlashCommands, Screen[None]):
                 elif isinstance(event, ToolCallsAnswered):
                     await stream.finish(view.data.text)
                     view = await self.show_tool_round(session, view, event)
-                    stream = view.reply_stream(UI_INTERVAL, follow, recount)
+                    stream = view.reply_stream(UI_INTERVAL, recount)
                     waiting = WaitingNote(self, view, session.target.name) if event.more else waiting
                 elif isinstance(event, Finished):
                     view.set_status("complete")
@@ -581,7 +578,6 @@ class ChatScreen(SlashCommands, Screen[None]):
             if view.data.reasoning:
                 await view.show_reasoning(view.data.reasoning, streaming=False)
             self.update_gauge(streaming=0)
-            transcript.scroll_end(animate=False)
 
     async def show_tool_round(self, session: Session, view: MessageView, event: ToolCallsAnswered) -> MessageView:
         """A recall round in the transcript, as any tool call is shown: the streamed view becomes the stored
@@ -603,7 +599,6 @@ class ChatScreen(SlashCommands, Screen[None]):
             )
             assert isinstance(following, MessageView)
             view = following
-        transcript.scroll_end(animate=False)
         return view
 
     def action_stop(self) -> None:

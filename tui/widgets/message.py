@@ -206,12 +206,10 @@ class MessageView(PlacedWidget, can_focus=True):
     def markdown(self) -> ReplyMarkdown:
         return self.query_one(ReplyMarkdown)
 
-    def reply_stream(
-        self, interval: float, on_grow: Callable[[], None], on_paint: Callable[[str], None] | None = None
-    ) -> ReplyStream:
+    def reply_stream(self, interval: float, on_paint: Callable[[str], None] | None = None) -> ReplyStream:
         """How a reply streams into this (streaming) view: Markdown per finished block, a plain tail;
         kept as `stream` (tests read its counters)."""
-        self.stream = ReplyStream(self.markdown, self.query_one(StreamTail), interval, on_grow, on_paint)
+        self.stream = ReplyStream(self.markdown, self.query_one(StreamTail), interval, on_paint)
         return self.stream
 
     async def end_stream(self) -> None:

@@ -108,13 +108,11 @@ class ReplyStream:
         markdown: ReplyMarkdown,
         tail: StreamTail,
         interval: float,
-        on_grow: Callable[[], None],
         on_paint: Callable[[str], None] | None = None,
     ) -> None:
         self._markdown = markdown
         self._tail = tail
         self._interval = interval
-        self._on_grow = on_grow
         self._on_paint = on_paint
         self._blocks = BlockBoundaries()
         self._written = 0
@@ -139,21 +137,18 @@ class ReplyStream:
         while True:
             await self._changed.wait()
             self._changed.clear()
-            if await self._show(self._text):
-                self._on_grow()
+            await self._show(self._text)
             if self._on_paint is not None:  # in the same frame as the text, not a frame of its own
                 self._on_paint(self._text)
             await asyncio.sleep(self._interval)
 
-    async def _show(self, text: str) -> bool:
+    async def _show(self, text: str) -> None:
         self.paints += 1
         settled = self._blocks.settled(text)
-        grew = False
         if settled > self._written and time.monotonic() - self._last_write >= BLOCKS_INTERVAL:
             self._last_write = time.monotonic()
             await self._write(text[self._written : settled])
-            grew = True
-        return self._tail.show(text[self._written :]) or grew
+        self._tail.show(text[self._written :])
 
     async def finish(self, text: str, replaced_by: Callable[[], None] | None = None) -> None:
         """The reply ended (or was stopped): the whole text becomes one Markdown, drawn as a stored reply
@@ -184,7 +179,7 @@ class ReplyStream:
     async def _write(self, fragment: str) -> None:
         """Finished blocks go into a segment of their own, above the tail, so what was drawn is never
         drawn again (a reply-long Markdown re-rendered once a second cost more the longer the reply
-        grew). The mount is awaited: the transcript is laid out before it is scrolled to the end."""
+        grew)."""
         self._written += len(fragment)
         self.markdown_writes += 1
         segment = ReplyMarkdown(fragment, classes="-segment" if self._segments else None)

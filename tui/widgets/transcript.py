@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textual.containers import VerticalScroll
+from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -33,6 +35,7 @@ Item = MessageData | FoldItem
 
 class Transcript(VerticalScroll):
     WINDOW = 40
+    virtual_size = Reactive(Size(0, 0), layout=False, repaint=False)
     DEFAULT_CSS = """
     Transcript { height: 1fr; padding: 0 1; scrollbar-gutter: stable; }
     Transcript #earlier { color: $text-muted; text-align: center; width: 100%; }
@@ -50,6 +53,15 @@ class Transcript(VerticalScroll):
 
     def on_mount(self) -> None:
         self.watch(self, "scroll_y", self._maybe_load_earlier, init=False)
+
+    def watch_virtual_size(self, size: Size) -> None:
+        """Anchored while the conversation is taller than the screen: the layout pass itself keeps it at
+        the end, until the user scrolls away, so a message added (or a reply grown) at the end is drawn
+        scrolled in one frame, where a scroll after the layout drew the whole transcript twice, once
+        unscrolled (issue 12). Not while it fits: Textual's anchor would then push it to the bottom."""
+        overflows = size.height > self.size.height
+        if overflows != self.is_anchored:
+            self.anchor(overflows)
 
     def _view(self, item: Item) -> Widget:
         if isinstance(item, FoldItem):

@@ -1,0 +1,72 @@
+"""What adding a message to the transcript costs: one layout pass, drawn at the end in that pass.
+
+Each layout pass walks every widget of the screen and each repaint of a scrolled transcript redraws all
+of it; a turn adds two messages, so every extra pass or scroll here is paid twice a turn (issue 12)."""
+
+from __future__ import annotations
+
+from foldchat.tui.widgets.message import MessageData
+from foldchat.tui.widgets.transcript import Transcript
+from textual.app import App, ComposeResult
+
+
+class TranscriptApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Transcript()
+
+
+async def filled(pilot, transcript: Transcript, count: int = 30) -> None:
+    for n in range(count):
+        await transcript.append(MessageData(n, "user" if n % 2 == 0 else "assistant", f"message {n}"))
+    await pilot.pause(0.1)
+
+
+def count_calls(obj: object, name: str) -> list[int]:
+    """Count calls of `obj.name` (an instance attribute shadows the method)."""
+    calls: list[int] = []
+    original = getattr(obj, name)
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    setattr(obj, name, counted)
+    return calls
+
+
+async def test_a_message_added_at_the_end_costs_one_layout_pass_and_no_scroll_after_it():
+    """Textual's virtual-size reactive asked for another whole-screen pass when the new message got its
+    size and when the transcript's scrollable height changed (3 passes per message), and the scroll to
+    the end came after the frame, a second repaint of every visible message."""
+    app = TranscriptApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        transcript = app.query_one(Transcript)
+        await filled(pilot, transcript)
+        assert transcript.scroll_y == transcript.max_scroll_y > 0
+        passes = count_calls(app.screen, "_refresh_layout")
+        scrolls = count_calls(transcript, "_refresh_scroll")
+        await transcript.append(MessageData(99, "user", "the newest message"))
+        for _ in range(5):
+            await pilot.pause(0.05)
+        assert len(passes) == 1
+        assert scrolls == []  # already scrolled in the layout pass
+        assert transcript.scroll_y == transcript.max_scroll_y
+        newest = transcript.message_views()[-1]
+        assert newest.region.bottom <= transcript.region.bottom  # on screen
+
+
+async def test_a_user_who_scrolled_up_stays_there_and_is_followed_again_back_at_the_end():
+    app = TranscriptApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        transcript = app.query_one(Transcript)
+        await filled(pilot, transcript)
+        transcript.scroll_to(y=5, animate=False)
+        await pilot.pause(0.05)
+        await transcript.append(MessageData(99, "user", "arrives while the user reads"))
+        await pilot.pause(0.1)
+        assert transcript.scroll_y == 5
+        transcript.scroll_end(animate=False)
+        await pilot.pause(0.05)
+        await transcript.append(MessageData(100, "assistant", "arrives at the end"))
+        await pilot.pause(0.1)
+        assert transcript.scroll_y == transcript.max_scroll_y

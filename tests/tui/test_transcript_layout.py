@@ -70,3 +70,25 @@ async def test_a_user_who_scrolled_up_stays_there_and_is_followed_again_back_at_
         await transcript.append(MessageData(100, "assistant", "arrives at the end"))
         await pilot.pause(0.1)
         assert transcript.scroll_y == transcript.max_scroll_y
+
+
+async def test_a_long_session_keeps_a_bounded_number_of_messages_mounted_and_scrolls_back_to_all():
+    """Every layout pass walks every mounted widget: a session that only ever mounted made each turn dearer
+    than the last. The oldest go behind "earlier" while the user is at the end, and come back on scrolling up."""
+    app = TranscriptApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        transcript = app.query_one(Transcript)
+        await transcript.show([], pinned=set(), folded_upto=0)
+        await filled(pilot, transcript, count=200)
+        views = transcript.message_views()
+        assert Transcript.WINDOW <= len(views) <= Transcript.MOUNTED_AT_MOST
+        assert [v.data.id for v in views] == list(range(200 - len(views), 200))  # the newest, in order
+        assert transcript.first_mounted == 200 - len(views)
+        assert app.query_one("#earlier").display
+        assert transcript.scroll_y == transcript.max_scroll_y
+        for _ in range(20):  # scroll back to the start: each time at the top, the previous batch mounts
+            transcript.scroll_home(animate=False)
+            await pilot.pause(0.05)
+            if transcript.first_mounted == 0:
+                break
+        assert [v.data.id for v in transcript.message_views()] == list(range(200))

@@ -502,6 +502,7 @@ class ChatScreen(SlashCommands, Screen[None]):
                 for view in transcript.message_views()[::-1]:
                     if view.data.role == "user":
                         break
+                    view.data.superseded = True  # kept if the view is mounted again (scrolled back to)
                     view.add_class("-superseded")
             view = await transcript.append(
                 MessageData(None, "assistant", "", status="streaming", model=session.target.name)

@@ -170,6 +170,11 @@ class SlashCommands:
         await asyncio.to_thread(self.session.pin, view.data.id, pinned)
         numbers = await asyncio.to_thread(self.session.message_numbers)
         view.set_pinned(pinned)
+        pins = self.query_one(Transcript).pinned  # what a view mounted again (scrolled back to) shows
+        if pinned:
+            pins.add(view.data.id)
+        else:
+            pins.discard(view.data.id)
         who = {"user": "your message", "assistant": "the reply"}.get(view.data.role, f"the {view.data.role} message")
         words = " ".join(view.data.text.split())
         quote = words[:48] + ("…" if len(words) > 48 else "")

@@ -35,6 +35,7 @@ Item = MessageData | FoldItem
 
 class Transcript(VerticalScroll):
     WINDOW = 40
+    MOUNTED_AT_MOST = 2 * WINDOW
     virtual_size = Reactive(Size(0, 0), layout=False, repaint=False)
     DEFAULT_CSS = """
     Transcript { height: 1fr; padding: 0 1; scrollbar-gutter: stable; }
@@ -96,7 +97,24 @@ class Transcript(VerticalScroll):
         await self.mount(view)
         if at_bottom:
             self.call_after_refresh(self.scroll_end, animate=False)
+            await self._unmount_oldest()
         return view
+
+    async def _unmount_oldest(self) -> None:
+        """Past `MOUNTED_AT_MOST` items on screen, the oldest go back behind "earlier" (still in `items`,
+        mounted again by scrolling up) until `WINDOW` are left. Every layout pass walks every mounted
+        widget, so without this each turn of a long session cost more than the last (adding a message:
+        25 ms of CPU with 20 messages mounted, 63 ms with 300). Only while the user is at the end."""
+        mounted = len(self.items) - self.first_mounted
+        earlier = next(self.query("#earlier").results(Static), None)
+        if mounted <= self.MOUNTED_AT_MOST or earlier is None or self._loading or self._reloading:
+            return
+        leaving = mounted - self.WINDOW
+        views = [child for child in self.children if child is not earlier][:leaving]
+        self.first_mounted += leaving
+        earlier.update(self._earlier_text())
+        earlier.display = True
+        await self.remove_children(views)
 
     def _maybe_load_earlier(self, scroll_y: float) -> None:
         if scroll_y <= 0 and self.first_mounted > 0 and not self._loading:

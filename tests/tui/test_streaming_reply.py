@@ -232,3 +232,35 @@ async def test_messages_keep_their_width_when_the_conversation_first_outgrows_th
             await pilot.pause(0.1)
         assert transcript.max_scroll_y > 0  # the conversation outgrew the screen
         assert first.size.width == width
+
+
+def test_the_gauge_throttle_is_first_due_one_interval_after_it_starts():
+    import time
+
+    from foldchat.tui.screens.chat import Throttle
+
+    throttle = Throttle(0.05)
+    assert not throttle.due()
+    time.sleep(0.06)
+    assert throttle.due() and not throttle.due()
+
+
+async def test_the_gauge_counts_a_reply_live_while_it_streams_and_its_tokens_join_the_context_at_the_end(
+    app_factory, fake
+):
+    """The live count starts one gauge interval into the reply (a quick reply, the local model's usual
+    sentence, is counted once, at its end: a recount is a round trip to the local server and a frame that
+    spans the rows from the reply to the gauge); a reply that streams for longer is counted as it grows."""
+    from foldchat.tui.widgets.gauge import ContextGauge
+
+    app = app_factory()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        seen: list[int] = []
+        screen.watch(screen.query_one(ContextGauge), "state", lambda state: seen.append(state.streaming))
+        fake.reply, fake.pace = " ".join(f"word{n}" for n in range(40)), 0.04  # ~1.6 s of streaming
+        await send(pilot, "long")
+        assert replies(screen)[-1].data.status == "complete"
+        assert any(seen)  # counted live
+        assert seen[-1] == 0  # once it ended, its tokens are in the context's count

@@ -74,11 +74,11 @@ class FoldEventPosted(TextualMessage):
 
 
 class Throttle:
-    """`due()` is true at most once per `interval` seconds (and on its first call)."""
+    """`due()` is true at most once per `interval` seconds, the first time `interval` after it was made."""
 
     def __init__(self, interval: float) -> None:
         self.interval = interval
-        self.last = -interval
+        self.last = time.monotonic()
 
     def due(self) -> bool:
         now = time.monotonic()
@@ -538,7 +538,10 @@ class ChatScreen(SlashCommands, Screen[None]):
         its end (it is anchored: widgets/transcript.py), and stays where the user scrolled to otherwise."""
         gauge = Throttle(GAUGE_INTERVAL)
 
-        def recount(text: str) -> None:  # called as a paint ends: the gauge changes in the same frame
+        # called as a paint ends: the gauge changes in the same frame. Not before GAUGE_INTERVAL: a reply that
+        # ends sooner is counted once, at its end (a recount is a round trip to the local server, and the
+        # frame holding both the reply's first line and the gauge spans the rows between them)
+        def recount(text: str) -> None:
             if gauge.due():
                 self.update_gauge(streaming=session.count_text(text))
 

@@ -264,3 +264,29 @@ async def test_the_gauge_counts_a_reply_live_while_it_streams_and_its_tokens_joi
         assert replies(screen)[-1].data.status == "complete"
         assert any(seen)  # counted live
         assert seen[-1] == 0  # once it ended, its tokens are in the context's count
+
+
+async def test_a_prompt_and_its_reply_view_mount_together_and_that_view_streams_the_reply(app_factory, fake):
+    """Each mount at the end of a scrolled transcript is a layout pass and a repaint of all of it: the
+    reply's view comes with the prompt's, in the same mount, and is the one the reply streams into."""
+    from foldchat.tui.widgets.transcript import Transcript
+
+    fake.reply = "An answer in a few words."
+    app = app_factory()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        transcript = screen.query_one(Transcript)
+        mounted: list[tuple[str, ...]] = []
+        mount = transcript.mount
+
+        def counted(*widgets, **kwargs):
+            mounted.append(tuple(w.data.role for w in widgets if isinstance(w, MessageView)))
+            return mount(*widgets, **kwargs)
+
+        transcript.mount = counted
+        await send(pilot, "a question")
+        assert mounted == [("user", "assistant")]
+        reply = replies(screen)[-1]
+        assert reply.data.status == "complete" and "An answer in a few words." in "\n".join(drawn(reply))
+        assert len(replies(screen)) == 1  # no second, empty reply view

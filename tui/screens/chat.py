@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from foldchat.engine import (
     CurrentTurnTooLarge,
@@ -254,10 +254,11 @@ class ChatScreen(SlashCommands, Screen[None]):
             self.stream_reply()
 
     def unanswered(self) -> bool:
+        """The last prompt has no reply yet (a reply still streaming, or not yet asked for, is none)."""
         views = [
             v
             for v in self.query_one(Transcript).message_views()
-            if v.data.role != "system" and v.data.status != "unsent"
+            if v.data.role != "system" and v.data.status not in ("unsent", "streaming")
         ]
         return bool(views) and views[-1].data.role == "user"
 
@@ -358,15 +359,21 @@ class ChatScreen(SlashCommands, Screen[None]):
             await self.query_one(Transcript).append(MessageData(None, "user", visible(text), status="queued"))
             self.notify("Queued: it is sent as soon as the model is ready")
             return
-        view = await self.query_one(Transcript).append(MessageData(None, "user", visible(text)))  # echoed at once
-        assert isinstance(view, MessageView)
-        view.data.id = await asyncio.to_thread(self.backend.add_user_message, text)
+        prompt = MessageData(None, "user", visible(text))
+        answering = self.model_ready and not self.streaming
+        # the reply's view comes with the prompt's, in one layout pass and one repaint of the transcript
+        # (issue 12); stream_reply uses it, or takes it away if no reply is asked for after all
+        reply = self.reply_data() if answering else None
+        views = await self.query_one(Transcript).append_all([prompt] if reply is None else [prompt, reply])
+        prompt.id = await asyncio.to_thread(self.backend.add_user_message, text)
         if self.model_ready:
             await self.refresh_usage()  # the gauge holds the message now, not after the reply
         if not self.model_ready:
             self.notify("Queued: it is sent as soon as the model is ready")
-        elif not self.streaming:
-            self.stream_reply()
+        elif answering:
+            reply_view = views[-1]
+            assert isinstance(reply_view, MessageView)
+            self.stream_reply(prepared=reply_view)
 
     # -- slash commands ---------------------------------------------------------------------------
     async def run_slash(self, name: str, arg: str = "") -> None:
@@ -482,10 +489,20 @@ class ChatScreen(SlashCommands, Screen[None]):
         return None
 
     # -- a reply: fold if needed, then stream ---------------------------------------------------------
+    def reply_data(self) -> MessageData:
+        """A reply about to stream (its view shows the wait, then the text)."""
+        model = None if self.backend is None else self.backend.target.name
+        return MessageData(None, "assistant", "", status="streaming", model=model)
+
     @work(group="reply", exclusive=True, exit_on_error=False)
-    async def stream_reply(self, regenerate: bool = False) -> None:
+    async def stream_reply(self, regenerate: bool = False, prepared: MessageView | None = None) -> None:
+        """Fold if needed, then stream the reply. `prepared` is a reply view mounted with the prompt: used
+        if it is still the transcript's last (no fold rebuilt it, no prompt came after it), else removed."""
         session = self.backend
+        transcript = self.query_one(Transcript)
         if session is None or not self.model_ready:
+            if prepared is not None:
+                await transcript.forget(prepared)
             return
         self.streaming = True
         composer = self.query_one(Composer)
@@ -497,19 +514,21 @@ class ChatScreen(SlashCommands, Screen[None]):
                 return  # the fold worker has said what went wrong
             if not regenerate and not self.unanswered():
                 return  # the message was refused as too big: nothing to answer
-            transcript = self.query_one(Transcript)
             if regenerate:
                 for view in transcript.message_views()[::-1]:
                     if view.data.role == "user":
                         break
                     view.data.superseded = True  # kept if the view is mounted again (scrolled back to)
                     view.add_class("-superseded")
-            view = await transcript.append(
-                MessageData(None, "assistant", "", status="streaming", model=session.target.name)
-            )
-            assert isinstance(view, MessageView)
+            views = transcript.message_views()
+            if prepared is not None and views and views[-1] is prepared:
+                view, prepared = prepared, None
+            else:
+                view = cast(MessageView, await transcript.append(self.reply_data()))
             await self.show_reply(session, view, regenerate)
         finally:
+            if prepared is not None and prepared.is_attached:
+                await transcript.forget(prepared)
             self.streaming = False
             composer.cursor_blink = True
             self.status = self.model_status()

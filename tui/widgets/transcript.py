@@ -91,14 +91,23 @@ class Transcript(VerticalScroll):
         self.call_after_refresh(self.scroll_end, animate=False)  # after layout, or the end is not known yet
 
     async def append(self, item: Item) -> Widget:
-        self.items.append(item)
+        return (await self.append_all([item]))[0]
+
+    async def append_all(self, items: list[Item]) -> list[Widget]:
+        """Add `items` at the end in one mount: one layout pass and one repaint for all of them."""
+        self.items.extend(items)
         at_bottom = self.scroll_y >= self.max_scroll_y - 2
-        view = self._view(item)
-        await self.mount(view)
+        views = [self._view(item) for item in items]
+        await self.mount(*views)
         if at_bottom:
             self.call_after_refresh(self.scroll_end, animate=False)
             await self._unmount_oldest()
-        return view
+        return views
+
+    async def forget(self, view: MessageView) -> None:
+        """`view` leaves the transcript, its item too (a reply that was never asked for)."""
+        self.items = [item for item in self.items if item is not view.data]
+        await view.remove()
 
     async def _unmount_oldest(self) -> None:
         """Past `MOUNTED_AT_MOST` items on screen, the oldest go back behind "earlier" (still in `items`,

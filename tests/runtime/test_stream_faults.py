@@ -184,3 +184,22 @@ def test_the_llm_summarizer_gives_up_on_endless_429s_and_says_so(fake):
     summarizer.summarize(SummaryRequest(messages=[Message.user("Book the trip TR-44")], output_budget=500))
     assert summarizer.name.startswith("rules") and "rate limited (429)" in summarizer.name
     assert len(fake.requests) == 4  # the first try and three waits
+
+
+async def test_the_context_of_a_reply_is_built_off_the_event_loop(session: ChatSession, fake: FakeOpenAI) -> None:
+    """Building a context reads the whole transcript back (~0.1 s at 2,000 messages): on the event loop it
+    froze the UI at every send of a long conversation."""
+    import threading
+
+    built_on: list[threading.Thread] = []
+    build = session.adapted_context
+
+    def recorded(*args: object, **kwargs: object) -> list[object]:
+        built_on.append(threading.current_thread())
+        return build(*args, **kwargs)  # type: ignore[arg-type]
+
+    session.adapted_context = recorded  # type: ignore[method-assign,assignment]
+    fake.reply = "fine"
+    events = await reply_to(session, "hello")
+    assert isinstance(events[-1], Finished)
+    assert built_on and threading.main_thread() not in built_on

@@ -263,7 +263,8 @@ async def test_the_gauge_counts_a_reply_live_while_it_streams_and_its_tokens_joi
         await send(pilot, "long")
         assert replies(screen)[-1].data.status == "complete"
         assert any(seen)  # counted live
-        assert seen[-1] == 0  # once it ended, its tokens are in the context's count
+        # once it ended, its tokens are in the context's count (the view says "complete" a moment before)
+        await wait_for(pilot, lambda: not screen.reply_underway() and seen[-1] == 0)
 
 
 async def test_a_prompt_and_its_reply_view_mount_together_and_that_view_streams_the_reply(app_factory, fake):
@@ -290,3 +291,26 @@ async def test_a_prompt_and_its_reply_view_mount_together_and_that_view_streams_
         reply = replies(screen)[-1]
         assert reply.data.status == "complete" and "An answer in a few words." in "\n".join(drawn(reply))
         assert len(replies(screen)) == 1  # no second, empty reply view
+
+
+async def test_two_prompts_sent_back_to_back_get_replies_and_none_is_interrupted(app_factory, fake):
+    """The second prompt arrived before the first one's reply worker had started: it asked for a reply
+    of its own, which cancelled the first mid-request (an interrupted reply) and, on the local model,
+    left the next request waiting behind the one the server was still reading."""
+    fake.reply = "An answer in several words."
+    fake.pace = 0.01
+    app = app_factory()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        composer = screen.query_one(Composer)
+        composer.post_message(Composer.Submitted("first"))
+        composer.post_message(Composer.Submitted("second"))
+        await wait_for(pilot, lambda: len(screen.backend.transcript()) >= 3 and not screen.reply_underway())
+        await pilot.pause(0.3)
+        stored = [(s.message.role, s.status) for s in screen.backend.transcript()]
+        assert ("assistant", "interrupted") not in stored
+        assert stored[-1] == ("assistant", "complete")
+        views = screen.query(MessageView)
+        assert [v.data.status for v in views if v.data.status in ("streaming", "interrupted")] == []
+        assert views.last().data.role == "assistant" and views.last().data.status == "complete"

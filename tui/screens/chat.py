@@ -360,7 +360,7 @@ class ChatScreen(SlashCommands, Screen[None]):
             self.notify("Queued: it is sent as soon as the model is ready")
             return
         prompt = MessageData(None, "user", visible(text))
-        answering = self.model_ready and not self.streaming
+        answering = self.model_ready and not self.reply_underway()
         # the reply's view comes with the prompt's, in one layout pass and one repaint of the transcript
         # (issue 12); stream_reply uses it, or takes it away if no reply is asked for after all
         reply = self.reply_data() if answering else None
@@ -489,6 +489,13 @@ class ChatScreen(SlashCommands, Screen[None]):
         return None
 
     # -- a reply: fold if needed, then stream ---------------------------------------------------------
+    def reply_underway(self) -> bool:
+        """A reply streams or its worker is about to start: it answers every prompt sent before it asks
+        (and a second one would cancel it: an interrupted reply and a request the local server still reads)."""
+        return self.streaming or any(
+            w.node is self and w.group == "reply" and not w.is_finished and not w.is_cancelled for w in self.workers
+        )
+
     def reply_data(self) -> MessageData:
         """A reply about to stream (its view shows the wait, then the text)."""
         model = None if self.backend is None else self.backend.target.name

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from foldchat.engine import visible
 from foldchat.tui.widgets.composer import Composer
-from foldchat.tui.widgets.message import MessageView
+from foldchat.tui.widgets.message import MessageData, MessageView
 from foldchat.tui.widgets.reply_stream import BlockBoundaries, StreamTail
 from textual.geometry import Region
 
@@ -314,3 +314,30 @@ async def test_two_prompts_sent_back_to_back_get_replies_and_none_is_interrupted
         views = screen.query(MessageView)
         assert [v.data.status for v in views if v.data.status in ("streaming", "interrupted")] == []
         assert views.last().data.role == "assistant" and views.last().data.status == "complete"
+
+
+async def test_a_reply_worker_cancelled_before_it_starts_leaves_no_empty_reply_view(app_factory, fake):
+    """The reply's view is mounted with the prompt, before the worker that streams into it runs. A worker
+    cancelled before its first step runs none of its code: the next prompt takes the empty view away."""
+    from foldchat.tui.widgets.transcript import Transcript
+
+    fake.reply = "An answer."
+    app = app_factory()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        transcript = screen.query_one(Transcript)
+        views = await transcript.append_all([MessageData(None, "user", "a prompt"), screen.reply_data()])
+        screen.prepared_reply = views[-1]
+        screen.stream_reply().cancel()  # before the event loop runs it
+        await pilot.pause(0.1)
+        assert not screen.reply_underway()
+        composer = screen.query_one(Composer)
+        composer.text = "and now"
+        composer.focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: (last := screen.query(MessageView).last()).data.role == "assistant"
+                       and last.data.status == "complete")  # fmt: skip
+        assert not views[-1].is_attached and screen.prepared_reply is None
+        shown = [(v.data.role, v.data.status) for v in screen.query(MessageView)]
+        assert shown == [("user", "complete"), ("user", "complete"), ("assistant", "complete")]

@@ -154,6 +154,8 @@ class ChatScreen(SlashCommands, Screen[None]):
         self.model_ready = False
         self.queued: list[str] = []
         self.streaming = False
+        self.prepared_reply: MessageView | None = None
+        """A reply's view mounted with its prompt, for the next reply worker to take (stream_reply)."""
         self.gauge_state = GaugeState(note="starting…")
         self.typed = ""
         self.fold_requested: str | None = None  # a /resummarize typed while a reply streams
@@ -360,6 +362,7 @@ class ChatScreen(SlashCommands, Screen[None]):
             self.notify("Queued: it is sent as soon as the model is ready")
             return
         prompt = MessageData(None, "user", visible(text))
+        self.drop_unused_reply_view()
         answering = self.model_ready and not self.reply_underway()
         # the reply's view comes with the prompt's, in one layout pass and one repaint of the transcript
         # (issue 12); stream_reply uses it, or takes it away if no reply is asked for after all
@@ -373,7 +376,8 @@ class ChatScreen(SlashCommands, Screen[None]):
         elif answering:
             reply_view = views[-1]
             assert isinstance(reply_view, MessageView)
-            self.stream_reply(prepared=reply_view)
+            self.prepared_reply = reply_view
+            self.stream_reply()
 
     # -- slash commands ---------------------------------------------------------------------------
     async def run_slash(self, name: str, arg: str = "") -> None:
@@ -496,20 +500,31 @@ class ChatScreen(SlashCommands, Screen[None]):
             w.node is self and w.group == "reply" and not w.is_finished and not w.is_cancelled for w in self.workers
         )
 
+    def drop_unused_reply_view(self) -> None:
+        """A prepared reply view that no reply worker is left to take goes (its worker was cancelled before
+        its first step: Textual then runs none of its code, not even a `finally`)."""
+        prepared = self.prepared_reply
+        if prepared is not None and not self.reply_underway():
+            self.prepared_reply = None
+            if prepared.is_attached:
+                self.query_one(Transcript).forget(prepared)
+
     def reply_data(self) -> MessageData:
         """A reply about to stream (its view shows the wait, then the text)."""
         model = None if self.backend is None else self.backend.target.name
         return MessageData(None, "assistant", "", status="streaming", model=model)
 
     @work(group="reply", exclusive=True, exit_on_error=False)
-    async def stream_reply(self, regenerate: bool = False, prepared: MessageView | None = None) -> None:
-        """Fold if needed, then stream the reply. `prepared` is a reply view mounted with the prompt: used
-        if it is still the transcript's last (no fold rebuilt it, no prompt came after it), else removed."""
+    async def stream_reply(self, regenerate: bool = False) -> None:
+        """Fold if needed, then stream the reply. A reply view mounted with the prompt (`prepared_reply`)
+        is used if it is still the transcript's last (no fold rebuilt it, no prompt came after it), else
+        removed; one left by a worker cancelled before it started goes with the next prompt."""
+        prepared, self.prepared_reply = self.prepared_reply, None
         session = self.backend
         transcript = self.query_one(Transcript)
         if session is None or not self.model_ready:
             if prepared is not None:
-                await transcript.forget(prepared)
+                transcript.forget(prepared)
             return
         self.streaming = True
         composer = self.query_one(Composer)
@@ -535,7 +550,7 @@ class ChatScreen(SlashCommands, Screen[None]):
             await self.show_reply(session, view, regenerate)
         finally:
             if prepared is not None and prepared.is_attached:
-                await transcript.forget(prepared)
+                transcript.forget(prepared)
             self.streaming = False
             composer.cursor_blink = True
             self.status = self.model_status()

@@ -104,10 +104,10 @@ class Transcript(VerticalScroll):
             await self._unmount_oldest()
         return views
 
-    async def forget(self, view: MessageView) -> None:
+    def forget(self, view: MessageView) -> None:
         """`view` leaves the transcript, its item too (a reply that was never asked for)."""
         self.items = [item for item in self.items if item is not view.data]
-        await view.remove()
+        view.remove()
 
     async def _unmount_oldest(self) -> None:
         """Past `MOUNTED_AT_MOST` items on screen, the oldest go back behind "earlier" (still in `items`,

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 
 from textual.containers import VerticalScroll
 from textual.geometry import Size
-from textual.reactive import Reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
 from .fold_marker import FoldMarker
 from .message import MessageData, MessageView
+from .placed import quiet_virtual_size
 
 
 @dataclass
@@ -36,7 +36,7 @@ Item = MessageData | FoldItem
 class Transcript(VerticalScroll):
     WINDOW = 40
     MOUNTED_AT_MOST = 2 * WINDOW
-    virtual_size = Reactive(Size(0, 0), layout=False, repaint=False)
+    virtual_size = quiet_virtual_size()  # one layout pass per message added, not two (placed.py)
     DEFAULT_CSS = """
     Transcript { height: 1fr; padding: 0 1; scrollbar-gutter: stable; }
     Transcript #earlier { color: $text-muted; text-align: center; width: 100%; }

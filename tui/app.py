@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from functools import partial
 from pathlib import Path
+from typing import cast
 
 from foldchat.engine import OpenOptions, visible
 from textual.app import App
@@ -41,7 +42,9 @@ AppOptions = OpenOptions  # how the app was started (CLI flags), plus injection 
 
 class FoldchatApp(App[None]):
     TITLE = "Foldchat"
-    CSS_PATH = "app.tcss"
+    # the chat screen's CSS too: it is the default screen, and Textual reads a screen's own CSS_PATH only
+    # when it is pushed
+    CSS_PATH = ["app.tcss", "screens/chat.tcss"]
     COMMANDS = App.COMMANDS | {SlashCommandProvider}
     BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
 
@@ -49,6 +52,12 @@ class FoldchatApp(App[None]):
         super().__init__()
         self.options = options
         self.crash: tuple[Exception, Path | None] | None = None
+        # the chat screen is the app's default screen, not pushed over Textual's blank one: pushing it
+        # styled the whole app again and laid out two screens, ~70 ms before the first frame (issue 12)
+        self.install_screen(ChatScreen(options), name="chat")
+
+    def get_default_screen(self) -> ChatScreen:
+        return cast(ChatScreen, self.get_screen("chat"))
 
     def notify(
         self,
@@ -83,10 +92,6 @@ class FoldchatApp(App[None]):
             self.error_console.file.write(visible(f"foldchat: internal error: {type(error).__name__}: {error}") + "\n")
         else:
             self.error_console.file.write(crash_line(error, log) + "\n")
-
-    def on_mount(self) -> None:
-        self.install_screen(ChatScreen(self.options), name="chat")
-        self.push_screen("chat")
 
 
 def make_app(options: AppOptions | None = None) -> FoldchatApp:

@@ -17,7 +17,7 @@ def test_an_unhandled_error_exits_1_with_one_line_and_a_private_log(tmp_path, mo
     def broken_mount(self):
         raise RuntimeError("boom \x1b]0;title\x07 [/quote]")
 
-    monkeypatch.setattr(FoldchatApp, "on_mount", broken_mount)
+    monkeypatch.setattr(FoldchatApp, "on_mount", broken_mount, raising=False)
     status = run_app(argparse.Namespace(config=None, conversation=None, new=True, model=None), headless=True)
     assert status == 1
     err = capsys.readouterr().err

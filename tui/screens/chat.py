@@ -130,7 +130,8 @@ def open_backend(options: OpenOptions) -> tuple[Session, TranscriptState]:
 
 
 class ChatScreen(SlashCommands, Screen[None]):
-    CSS_PATH = "chat.tcss"
+    # its CSS (chat.tcss) is in the app's CSS_PATH: it is the app's default screen (app.py), and Textual
+    # reads a screen's own CSS_PATH only when it is pushed
     BINDINGS = [
         Binding("escape", "back", "Stop reply"),
         Binding("ctrl+r", "retry", "Regenerate"),

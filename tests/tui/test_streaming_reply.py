@@ -341,3 +341,33 @@ async def test_a_reply_worker_cancelled_before_it_starts_leaves_no_empty_reply_v
         assert not views[-1].is_attached and screen.prepared_reply is None
         shown = [(v.data.role, v.data.status) for v in screen.query(MessageView)]
         assert shown == [("user", "complete"), ("user", "complete"), ("assistant", "complete")]
+
+
+async def test_the_waiting_note_is_drawn_with_the_reply_view_not_in_a_frame_of_its_own(app_factory, fake, monkeypatch):
+    """The reply's view is mounted with its prompt already saying "waiting for the model…": setting the
+    same note again when the reply is asked for repainted its header, one more frame per turn."""
+    retitled: list[str] = []
+    retitle = MessageView.refresh_header
+
+    def recorded(view: MessageView) -> None:
+        retitled.append(view.data.role)
+        retitle(view)
+
+    monkeypatch.setattr(MessageView, "refresh_header", recorded)
+    fake.script = ["hang", "ok"]  # no answer until released, then a retry that is answered
+    app = app_factory()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        composer = screen.query_one(Composer)
+        composer.text = "a question"
+        composer.focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen.streaming)
+        await pilot.pause(0.5)  # the reply is asked for and not answered: under a second, no count yet
+        reply = replies(screen)[-1]
+        assert "waiting for the model…" in reply.header_text() and "waiting" in str(reply.border_title)
+        assert retitled == []
+        fake.release()
+        await wait_for(pilot, lambda: reply.data.status != "streaming")
+        assert "waiting" not in reply.header_text()

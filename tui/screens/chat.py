@@ -99,11 +99,19 @@ class WaitingNote:
         self.active = True
         self.timer = screen.set_interval(1.0, self.tick)
         # the status line joins at the first tick: a reply that starts within a second leaves it as it
-        # was, so the frame that ends the turn does not span the screen from the status line to the gauge
+        # was, so the frame that ends the turn does not span the screen from the status line to the gauge.
+        # A view mounted with its prompt already shows the note (`ChatScreen.reply_data`): no frame for it here
         self.view.set_note(self.waited())
 
     def waited(self) -> str:
-        return f"waiting for the model… {time.monotonic() - self.started:.0f} s"
+        return self.text(time.monotonic() - self.started)
+
+    @staticmethod
+    def text(seconds: float) -> str:
+        """No count before the first second: a view mounted with its prompt shows this from the start,
+        which may be before a fold that takes a while, and the note only ticks once its reply is asked for."""
+        shown = f"{seconds:.0f}"
+        return "waiting for the model…" if shown == "0" else f"waiting for the model… {shown} s"
 
     def tick(self) -> None:
         if self.active:
@@ -513,7 +521,7 @@ class ChatScreen(SlashCommands, Screen[None]):
     def reply_data(self) -> MessageData:
         """A reply about to stream (its view shows the wait, then the text)."""
         model = None if self.backend is None else self.backend.target.name
-        return MessageData(None, "assistant", "", status="streaming", model=model)
+        return MessageData(None, "assistant", "", status="streaming", model=model, note=WaitingNote.text(0))
 
     @work(group="reply", exclusive=True, exit_on_error=False)
     async def stream_reply(self, regenerate: bool = False) -> None:

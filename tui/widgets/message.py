@@ -64,6 +64,8 @@ class MessageData:
     tool_name: str | None = None
     reasoning: str = ""
     superseded: bool = False
+    note: str = ""
+    """A passing state shown in the header from the start, such as "waiting for the model… 0 s"."""
 
     @classmethod
     def from_stored(cls, stored: StoredMessage) -> MessageData:
@@ -119,7 +121,7 @@ class MessageView(PlacedWidget, can_focus=True):
         super().__init__(classes=f"-{data.role} -{data.status}")
         self.data = data
         self.pinned = pinned
-        self.note = ""
+        self.note = data.note
         """A passing state shown in the header, such as "waiting for the model… 12 s"."""
         self.stream: ReplyStream | None = None
         self._markdown = ParsedMarkdown()  # a finished reply's, when the view draws it itself
@@ -185,15 +187,16 @@ class MessageView(PlacedWidget, can_focus=True):
                 yield Static(arguments, markup=False)
 
     def set_status(self, status: str, error: str | None = None) -> None:
-        self.remove_class(f"-{self.data.status}")
+        # one update of the classes: each restyles the view and its children
+        self.update_classes({f"-{self.data.status}": False, f"-{status}": True})
         self.data.status = status
         self.data.error = error
-        self.add_class(f"-{status}")
         self.refresh_header()
 
     def set_note(self, note: str) -> None:
-        self.note = note
-        self.refresh_header()
+        if note != self.note:  # the same title again would still repaint the header: a frame of its own
+            self.note = note
+            self.refresh_header()
 
     def set_pinned(self, pinned: bool) -> None:
         self.pinned = pinned

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 from foldchat.engine.config import FoldSettings, ModelAlias, Settings
@@ -30,7 +31,7 @@ def settings_for(fake: FakeOpenAI, window: int = 16000, request_timeout: float =
 
 
 @pytest.fixture
-def app_factory(fake, tmp_path, monkeypatch) -> Callable[..., object]:
+def app_factory(fake, tmp_path, monkeypatch) -> Iterator[Callable[..., object]]:
     monkeypatch.setenv("FAKE_KEY", "sk-test")
 
     # A test that holds the reply back passes a long request_timeout: under load the hold can outlast 3 s,
@@ -39,7 +40,8 @@ def app_factory(fake, tmp_path, monkeypatch) -> Callable[..., object]:
         settings = settings_for(fake, window, request_timeout)
         return make_app(AppOptions(settings=settings, database=tmp_path / "tui.db", **options))
 
-    return factory
+    yield factory
+    gc.unfreeze()  # an app freezes its heap for its run (tui/heap.py); the next test runs in this process
 
 
 async def wait_for(pilot, predicate, timeout: float = 15.0):

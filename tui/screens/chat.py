@@ -44,6 +44,7 @@ from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerFailed, WorkerState
 
 from ..commands import BY_NAME, completions, parse
+from ..heap import settle_heap
 from ..widgets.composer import Composer
 from ..widgets.gauge import ContextGauge, GaugeState
 from ..widgets.message import MessageData, MessageView
@@ -258,9 +259,10 @@ class ChatScreen(SlashCommands, Screen[None]):
             self.status = f"{name}: {error}"
             self.notify(f"{error}. Pick another model with /model.", title="Model not available", severity="error")
             return
+        settle_heap()
+        await self.refresh_usage()  # the gauge is right by the time the model counts as ready
         self.model_ready = True
         self.status = f"{name} · {session.target.window:,} token window"
-        await self.refresh_usage()
         if self.unanswered():
             self.stream_reply()
 

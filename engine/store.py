@@ -23,7 +23,7 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 from .errors import DiskFull, StorageError
 from .messages import Message
+from .terminal import whole_text
 
 Status = Literal["complete", "streaming", "interrupted", "error", "unsent"]
 
@@ -255,6 +256,31 @@ def _pid_alive(pid: int | None) -> bool:
     return True
 
 
+class _TextSafeConnection(sqlite3.Connection):
+    """A connection that stores text UTF-8 cannot encode (lone surrogates, see terminal.py) with them
+    repaired instead of refusing the row: a reply, an import or a title holding one was lost with a
+    UnicodeEncodeError. Binding fails before the statement runs, so the retry is the only write."""
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        try:
+            return super().execute(sql, parameters)
+        except UnicodeEncodeError:
+            return super().execute(sql, _repaired(parameters))
+
+    def executemany(self, sql: str, parameters: Any, /) -> sqlite3.Cursor:
+        rows = list(parameters)
+        try:
+            return super().executemany(sql, rows)
+        except UnicodeEncodeError:
+            return super().executemany(sql, [_repaired(row) for row in rows])
+
+
+def _repaired(parameters: Any) -> Any:
+    if isinstance(parameters, Mapping):
+        return {key: whole_text(v) if isinstance(v, str) else v for key, v in parameters.items()}
+    return [whole_text(v) if isinstance(v, str) else v for v in parameters]
+
+
 class Store:
     """One connection to the Foldchat database, shared by this process's threads (behind a lock)
     and safe beside other processes (WAL + busy timeout)."""
@@ -265,7 +291,11 @@ class Store:
         _create_folder(self.path)
         try:
             self.db = sqlite3.connect(
-                self.path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, check_same_thread=False
+                self.path,
+                timeout=BUSY_TIMEOUT_SECONDS,
+                isolation_level=None,
+                check_same_thread=False,
+                factory=_TextSafeConnection,
             )
         except sqlite3.Error as error:
             raise StorageError(f"cannot open the database {self.path}: {error}") from None

@@ -6,6 +6,10 @@ that a terminal would execute (clear the screen, set the title, write the clipbo
 `<9b>`) so the text reads the same but cannot act. Newlines and tabs stay as they are; a lone
 carriage return (which would let later text overwrite earlier text) becomes `␍`.
 
+Lone surrogates (a JSON export's `"\\ud83d"` cut from its pair, an emoji split across two streamed
+chunks, undecodable input read with `surrogateescape`) have no UTF-8 form: writing one to a terminal or a
+database raises. `visible()` shows each as U+FFFD; `whole_text()` joins split pairs and replaces the rest.
+
 `json_safe()` does the same job for JSON text without changing its meaning: the characters JSON leaves
 raw (DEL and C1) are written as `\\u00XX` escapes, so the decoded strings are exactly the originals.
 """
@@ -24,12 +28,19 @@ def _picture(code: int) -> str:
 
 
 _VISIBLE = {code: _picture(code) for code in [*range(0x20), 0x7F, *range(0x80, 0xA0)] if chr(code) not in _KEEP}
+_VISIBLE.update(dict.fromkeys(range(0xD800, 0xE000), "\ufffd"))  # lone surrogates: no UTF-8 form
 _JSON_RAW = {code: f"\\u{code:04x}" for code in [0x7F, *range(0x80, 0xA0)]}
 
 
 def visible(text: str) -> str:
     """`text` with every terminal control character replaced by a visible stand-in (linear time)."""
     return text.replace("\r\n", "\n").translate(_VISIBLE)
+
+
+def whole_text(text: str) -> str:
+    """`text` with surrogate pairs joined into their characters and lone surrogates as U+FFFD: text that
+    UTF-8 can encode, as close to the original as it gets."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def json_safe(json_text: str) -> str:

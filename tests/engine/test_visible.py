@@ -6,6 +6,7 @@ import json
 import unicodedata
 
 from foldchat.engine import json_safe, visible
+from foldchat.engine.terminal import whole_text
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -24,6 +25,28 @@ def _controls(text: str) -> list[str]:
     return [ch for ch in text if unicodedata.category(ch) == "Cc" and ch not in "\n\t"]
 
 
+def _surrogate(ch: str) -> bool:
+    return unicodedata.category(ch) == "Cs"
+
+
+def test_lone_surrogates_are_shown_as_replacement_characters_and_stored_pairs_joined():
+    """An emoji split across two streamed chunks, or cut from its pair in a JSON export, leaves lone
+    surrogates: UTF-8 has no form for them, so a terminal write or a database row raised."""
+    assert visible("a\ud800b") == "a\ufffdb"
+    assert whole_text("x\ud83d" + "\ude00y \udcff") == "x\U0001f600y \ufffd"
+    assert whole_text("plain [b] text") == "plain [b] text"
+
+
+@given(st.text(alphabet=st.characters(codec=None, categories=["Cs", "Ll", "So", "Po"])))
+def test_whole_text_is_always_encodable_and_keeps_every_other_character(text):
+    whole = whole_text(text)
+    whole.encode("utf-8")
+    remaining = iter(whole)
+    assert all(ch in remaining for ch in text if not _surrogate(ch))
+    if not any(_surrogate(ch) for ch in text):
+        assert whole == text
+
+
 def test_escape_sequences_become_visible():
     assert visible("\x1b[2Jhi") == "␛[2Jhi"
     assert visible("ring\x07") == "ring␇"
@@ -38,7 +61,9 @@ def test_no_control_character_survives(text):
     assert _controls(shown) == []
     # every printable character (brackets, markup-like tags, unicode) is kept, in order
     remaining = iter(shown)
-    assert all(ch in remaining for ch in text.replace("\r\n", "\n") if ch in "\n\t" or not _controls(ch))
+    kept = [ch for ch in text.replace("\r\n", "\n") if ch in "\n\t" or not (_controls(ch) or _surrogate(ch))]
+    assert all(ch in remaining for ch in kept)
+    shown.encode("utf-8")  # a lone surrogate cannot be written to a terminal: it is shown as U+FFFD
     assert visible(shown) == shown  # idempotent: nothing left to neutralise
 
 

@@ -255,3 +255,20 @@ def test_a_long_matching_line_is_cut_around_the_match(store):
     store.append(cid, Message.user("word " * 100 + "needle " + "word " * 100))
     (hit,) = store.search("needle")
     assert "needle" in hit.excerpt and len(hit.excerpt) <= 102
+
+
+def test_text_with_lone_surrogates_is_stored_repaired_not_lost(store, tmp_path):
+    """An emoji split across two streamed chunks, a JSON export's "\\ud83d" cut from its pair, input read
+    with surrogateescape: UTF-8 has no form for a lone surrogate, and SQLite refused the whole row."""
+    cid = store.create_conversation(title="notes \udcff")
+    reply = store.append(cid, Message.assistant("x\ud83d"), status="streaming")
+    store.update_streaming(reply, Message.assistant("x\ud83d" + "\ude00 and"))
+    store.finish(reply, Message.assistant("x\ud83d" + "\ude00 and \ud800 more"), "complete")
+    store.append(cid, Message.user("a prompt \udc80"))
+    store.rename_conversation(cid, "renamed \ud83d")
+    store.close()
+    again = Store(tmp_path / "f.db")
+    texts = [m.message.text for m in again.messages(cid)]
+    assert texts == ["x\U0001f600 and \ufffd more", "a prompt \ufffd"]
+    assert again.conversation(cid).title == "renamed \ufffd"
+    again.close()

@@ -259,20 +259,15 @@ def _pid_alive(pid: int | None) -> bool:
 class _TextSafeConnection(sqlite3.Connection):
     """A connection that stores text UTF-8 cannot encode (lone surrogates, see terminal.py) with them
     repaired instead of refusing the row: a reply, an import or a title holding one was lost with a
-    UnicodeEncodeError. Binding fails before the statement runs, so the retry is the only write."""
+    UnicodeEncodeError. Binding fails before the statement runs, so the retry is the only write.
+    (`executemany` is left alone: it writes the rows before a bad one, so a retry would write them
+    twice; the store passes it numbers only.)"""
 
     def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
         try:
             return super().execute(sql, parameters)
         except UnicodeEncodeError:
             return super().execute(sql, _repaired(parameters))
-
-    def executemany(self, sql: str, parameters: Any, /) -> sqlite3.Cursor:
-        rows = list(parameters)
-        try:
-            return super().executemany(sql, rows)
-        except UnicodeEncodeError:
-            return super().executemany(sql, [_repaired(row) for row in rows])
 
 
 def _repaired(parameters: Any) -> Any:

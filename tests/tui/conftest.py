@@ -31,7 +31,7 @@ def settings_for(fake: FakeOpenAI, window: int = 16000, request_timeout: float =
 
 
 @pytest.fixture
-def app_factory(fake, tmp_path, monkeypatch) -> Iterator[Callable[..., object]]:
+def app_factory(fake, tmp_path, monkeypatch) -> Callable[..., object]:
     monkeypatch.setenv("FAKE_KEY", "sk-test")
 
     # A test that holds the reply back passes a long request_timeout: under load the hold can outlast 3 s,
@@ -40,8 +40,14 @@ def app_factory(fake, tmp_path, monkeypatch) -> Iterator[Callable[..., object]]:
         settings = settings_for(fake, window, request_timeout)
         return make_app(AppOptions(settings=settings, database=tmp_path / "tui.db", **options))
 
-    yield factory
-    gc.unfreeze()  # an app freezes its heap for its run (tui/heap.py); the next test runs in this process
+    return factory
+
+
+@pytest.fixture(autouse=True)
+def unfrozen_heap() -> Iterator[None]:
+    """An app freezes its heap once its model is ready (tui/heap.py); the next test runs in this process."""
+    yield
+    gc.unfreeze()
 
 
 async def wait_for(pilot, predicate, timeout: float = 15.0):

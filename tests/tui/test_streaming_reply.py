@@ -371,3 +371,5 @@ async def test_the_waiting_note_is_drawn_with_the_reply_view_not_in_a_frame_of_i
         fake.release()
         await wait_for(pilot, lambda: reply.data.status != "streaming")
         assert "waiting" not in reply.header_text()
+        # a view mounted again from the same data (scrolled back to past the mounted window) neither
+        assert "waiting" not in MessageView(reply.data).header_text()

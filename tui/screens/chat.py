@@ -260,9 +260,11 @@ class ChatScreen(SlashCommands, Screen[None]):
             self.notify(f"{error}. Pick another model with /model.", title="Model not available", severity="error")
             return
         settle_heap()
-        await self.refresh_usage()  # the gauge is right by the time the model counts as ready
-        self.model_ready = True
-        self.status = f"{name} · {session.target.window:,} token window"
+        try:
+            await self.refresh_usage()  # the gauge is right by the time the model counts as ready
+        finally:  # a count that fails must not leave every later prompt queued
+            self.model_ready = True
+            self.status = f"{name} · {session.target.window:,} token window"
         if self.unanswered():
             self.stream_reply()
 

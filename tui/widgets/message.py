@@ -194,6 +194,7 @@ class MessageView(PlacedWidget, can_focus=True):
         self.refresh_header()
 
     def set_note(self, note: str) -> None:
+        self.data.note = note  # a view mounted again from this data (scrolled back to) shows it as it is now
         if note != self.note:  # the same title again would still repaint the header: a frame of its own
             self.note = note
             self.refresh_header()

@@ -25,7 +25,7 @@ async def test_the_chat_screen_is_the_first_screen_and_styled_by_its_own_css(app
 
 async def test_what_is_loaded_by_the_time_the_model_is_ready_is_left_out_of_collections(app_factory):
     """A full collection walked every object of Textual, the engine and litellm: ~60 ms on the UI thread
-    every few turns. Once the model is ready they are frozen (gc.freeze), after a collection."""
+    every few turns. Once the model is ready they are frozen (gc.freeze)."""
     gc.unfreeze()
     app = app_factory()
     async with app.run_test(size=(100, 30)) as pilot:

@@ -65,7 +65,7 @@ class MessageData:
     reasoning: str = ""
     superseded: bool = False
     note: str = ""
-    """A passing state shown in the header from the start, such as "waiting for the model… 0 s"."""
+    """A passing state shown in the header, such as "waiting for the model… 12 s"."""
 
     @classmethod
     def from_stored(cls, stored: StoredMessage) -> MessageData:
@@ -121,8 +121,6 @@ class MessageView(PlacedWidget, can_focus=True):
         super().__init__(classes=f"-{data.role} -{data.status}")
         self.data = data
         self.pinned = pinned
-        self.note = data.note
-        """A passing state shown in the header, such as "waiting for the model… 12 s"."""
         self.stream: ReplyStream | None = None
         self._markdown = ParsedMarkdown()  # a finished reply's, when the view draws it itself
         self.set_class(folded, "-folded")
@@ -137,8 +135,8 @@ class MessageView(PlacedWidget, can_focus=True):
             parts.append(d.tool_name)
         if d.status != "complete":
             parts.append(f"[{d.status}{': ' + d.error if d.error else ''}]")
-        if self.note:
-            parts.append(self.note)
+        if d.note:
+            parts.append(d.note)
         if d.superseded:
             parts.append("(edited: replaced by a newer prompt)" if d.role == "user" else "(replaced)")
         if self.pinned:
@@ -194,9 +192,9 @@ class MessageView(PlacedWidget, can_focus=True):
         self.refresh_header()
 
     def set_note(self, note: str) -> None:
-        self.data.note = note  # a view mounted again from this data (scrolled back to) shows it as it is now
-        if note != self.note:  # the same title again would still repaint the header: a frame of its own
-            self.note = note
+        """In the data, so a view mounted again from it (scrolled back to) shows it as it is now."""
+        if note != self.data.note:  # the same title again would still repaint the header: a frame of its own
+            self.data.note = note
             self.refresh_header()
 
     def set_pinned(self, pinned: bool) -> None:

@@ -169,12 +169,7 @@ class SlashCommands:
         pinned = not view.pinned
         await asyncio.to_thread(self.session.pin, view.data.id, pinned)
         numbers = await asyncio.to_thread(self.session.message_numbers)
-        view.set_pinned(pinned)
-        pins = self.query_one(Transcript).pinned  # what a view mounted again (scrolled back to) shows
-        if pinned:
-            pins.add(view.data.id)
-        else:
-            pins.discard(view.data.id)
+        self.query_one(Transcript).set_pinned(view, pinned)
         who = {"user": "your message", "assistant": "the reply"}.get(view.data.role, f"the {view.data.role} message")
         words = " ".join(view.data.text.split())
         quote = words[:48] + ("…" if len(words) > 48 else "")

@@ -104,6 +104,15 @@ class Transcript(VerticalScroll):
             await self._unmount_oldest()
         return views
 
+    def set_pinned(self, view: MessageView, pinned: bool) -> None:
+        """Shown on `view`, and kept for the view mounted again from its item (scrolled back to)."""
+        assert view.data.id is not None
+        view.set_pinned(pinned)
+        if pinned:
+            self.pinned.add(view.data.id)
+        else:
+            self.pinned.discard(view.data.id)
+
     def forget(self, view: MessageView) -> None:
         """`view` leaves the transcript, its item too (a reply that was never asked for)."""
         self.items = [item for item in self.items if item is not view.data]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 from foldchat.tui.screens.chat import ChatScreen
 from foldchat.tui.screens.fold_inspector import FoldInspector
 from foldchat.tui.screens.info import InfoScreen
@@ -10,6 +13,7 @@ from foldchat.tui.widgets.composer import Composer
 from foldchat.tui.widgets.fold_marker import FoldMarker
 from foldchat.tui.widgets.gauge import ContextGauge
 from foldchat.tui.widgets.message import MessageView
+from textual.pilot import Pilot
 
 from tui.conftest import wait_for
 
@@ -23,6 +27,14 @@ def chat(app) -> ChatScreen:
 async def ready(pilot):
     # generous: the first app of a session imports litellm in a worker, slow on a busy 2-core machine
     await wait_for(pilot, lambda: chat(pilot.app).model_ready, timeout=90)
+
+
+@asynccontextmanager
+async def ready_chat(app, size: tuple[int, int]) -> AsyncIterator[tuple[Pilot, ChatScreen]]:
+    """`app` running at `size` with its model ready: the pilot and the chat screen."""
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        yield pilot, chat(app)
 
 
 async def send(pilot, text: str) -> None:

@@ -14,7 +14,7 @@ from foldchat.tui.widgets.reply_stream import BlockBoundaries, StreamTail
 from textual.geometry import Region
 
 from tui.conftest import wait_for
-from tui.test_chat_flows import chat, ready, replies, send
+from tui.test_chat_flows import ready_chat, replies, send
 
 MARKDOWN_REPLY = """# Plan
 
@@ -70,9 +70,7 @@ async def test_streamed_markdown_ends_drawn_as_a_stored_reply(app_factory, fake)
     fake.reply = MARKDOWN_REPLY
     fake.pace = 0.05  # about a dozen frames: blocks finish at different frames, as from a real model
     app = app_factory()
-    async with app.run_test(size=(100, 60)) as pilot:
-        await ready(pilot)
-        screen = chat(app)
+    async with ready_chat(app, (100, 60)) as (pilot, screen):
         await send(pilot, "plan please")
         view = replies(screen)[-1]
         await pilot.pause(0.2)
@@ -101,9 +99,7 @@ async def test_brackets_and_escapes_stay_literal_during_and_after_streaming(app_
     fake.answer_gate.clear()
     app = app_factory(request_timeout=60)
     try:
-        async with app.run_test(size=(120, 40)) as pilot:
-            await ready(pilot)
-            screen = chat(app)
+        async with ready_chat(app, (120, 40)) as (pilot, screen):
             screen.query_one(Composer).text = "say something odd"
             await pilot.press("enter")
             shown = " ".join(HOSTILE.split(" ")[:6])
@@ -138,9 +134,7 @@ async def test_interrupt_mid_stream_keeps_the_partial_drawn(app_factory, fake):
     fake.answer_gate.clear()
     app = app_factory(request_timeout=60)
     try:
-        async with app.run_test(size=(120, 40)) as pilot:
-            await ready(pilot)
-            screen = chat(app)
+        async with ready_chat(app, (120, 40)) as (pilot, screen):
             screen.query_one(Composer).text = "go on"
             await pilot.press("enter")
             partial = " ".join(fake.reply.split(" ")[:7])
@@ -168,9 +162,7 @@ async def test_the_transcript_follows_a_long_reply_while_it_streams(app_factory,
     fake.answer_gate.clear()
     app = app_factory(request_timeout=60)
     try:
-        async with app.run_test(size=(100, 20)) as pilot:
-            await ready(pilot)
-            screen = chat(app)
+        async with ready_chat(app, (100, 20)) as (pilot, screen):
             transcript = screen.query_one(Transcript)
             screen.query_one(Composer).text = "a long one"
             await pilot.press("enter")
@@ -216,9 +208,7 @@ async def test_messages_keep_their_width_when_the_conversation_first_outgrows_th
 
     fake.reply = "Short answer."
     app = app_factory()
-    async with app.run_test(size=(80, 24)) as pilot:
-        await ready(pilot)
-        screen = chat(app)
+    async with ready_chat(app, (80, 24)) as (pilot, screen):
         transcript = screen.query_one(Transcript)
         await send(pilot, "first")
         first = screen.query(MessageView).first()
@@ -254,9 +244,7 @@ async def test_the_gauge_counts_a_reply_live_while_it_streams_and_its_tokens_joi
     from foldchat.tui.widgets.gauge import ContextGauge
 
     app = app_factory()
-    async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        screen = chat(app)
+    async with ready_chat(app, (100, 30)) as (pilot, screen):
         seen: list[int] = []
         screen.watch(screen.query_one(ContextGauge), "state", lambda state: seen.append(state.streaming))
         fake.reply, fake.pace = " ".join(f"word{n}" for n in range(40)), 0.04  # ~1.6 s of streaming
@@ -274,9 +262,7 @@ async def test_a_prompt_and_its_reply_view_mount_together_and_that_view_streams_
 
     fake.reply = "An answer in a few words."
     app = app_factory()
-    async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        screen = chat(app)
+    async with ready_chat(app, (100, 30)) as (pilot, screen):
         transcript = screen.query_one(Transcript)
         mounted: list[tuple[str, ...]] = []
         mount = transcript.mount
@@ -300,9 +286,7 @@ async def test_two_prompts_sent_back_to_back_get_replies_and_none_is_interrupted
     fake.reply = "An answer in several words."
     fake.pace = 0.01
     app = app_factory()
-    async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        screen = chat(app)
+    async with ready_chat(app, (100, 30)) as (pilot, screen):
         composer = screen.query_one(Composer)
         composer.post_message(Composer.Submitted("first"))
         composer.post_message(Composer.Submitted("second"))
@@ -323,9 +307,7 @@ async def test_a_reply_worker_cancelled_before_it_starts_leaves_no_empty_reply_v
 
     fake.reply = "An answer."
     app = app_factory()
-    async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        screen = chat(app)
+    async with ready_chat(app, (100, 30)) as (pilot, screen):
         transcript = screen.query_one(Transcript)
         views = await transcript.append_all([MessageData(None, "user", "a prompt"), screen.reply_data()])
         screen.prepared_reply = views[-1]
@@ -356,9 +338,7 @@ async def test_the_waiting_note_is_drawn_with_the_reply_view_not_in_a_frame_of_i
     monkeypatch.setattr(MessageView, "refresh_header", recorded)
     fake.script = ["hang", "ok"]  # no answer until released, then a retry that is answered
     app = app_factory()
-    async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        screen = chat(app)
+    async with ready_chat(app, (100, 30)) as (pilot, screen):
         composer = screen.query_one(Composer)
         composer.text = "a question"
         composer.focus()

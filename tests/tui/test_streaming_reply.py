@@ -353,3 +353,30 @@ async def test_the_waiting_note_is_drawn_with_the_reply_view_not_in_a_frame_of_i
         assert "waiting" not in reply.header_text()
         # a view mounted again from the same data (scrolled back to past the mounted window) neither
         assert "waiting" not in MessageView(reply.data).header_text()
+
+
+async def test_a_reply_that_ends_well_is_not_restyled_and_a_failed_one_is_marked(app_factory, fake, monkeypatch):
+    """A status is a class only where the view looks different (an error, a stop): a class change restyles
+    the view and all its children, and every reply paid for one as it went from streaming to complete."""
+    from textual.app import App
+
+    restyled: list[bool] = []
+    update_styles = App.update_styles
+
+    def recorded(app: App, node, animate: bool = True) -> None:
+        if isinstance(node, MessageView):
+            restyled.append(node.has_class("-failed"))
+        update_styles(app, node, animate)
+
+    monkeypatch.setattr(App, "update_styles", recorded)
+    fake.script = ["ok", "401"]  # an answer, then a refusal that no retry changes
+    app = app_factory()
+    async with ready_chat(app, (100, 30)) as (pilot, screen):
+        await send(pilot, "a question")
+        reply = replies(screen)[-1]
+        assert reply.data.status == "complete" and not reply.has_class("-failed")
+        assert restyled == []
+        await send(pilot, "another")
+        failed = replies(screen)[-1]
+        assert failed.data.status == "error" and failed.has_class("-failed")
+        assert restyled == [True]  # once, to take the class

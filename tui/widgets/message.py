@@ -84,6 +84,10 @@ class MessageData:
         )
 
 
+FAILED = frozenset({"error", "interrupted"})
+"""Statuses whose header is drawn in the warning colour (the class `-failed`)."""
+
+
 class MessageView(PlacedWidget, can_focus=True):
     """One message. A prompt or a finished reply with nothing collapsed in it is drawn by this one widget
     (its text, or the reply's Markdown); the rest (a streaming reply, thinking, tool calls and results)
@@ -99,7 +103,7 @@ class MessageView(PlacedWidget, can_focus=True):
     MessageView.-assistant { border-title-color: $secondary; }
     MessageView.-folded { opacity: 60%; }
     MessageView.-superseded { opacity: 50%; }
-    MessageView.-error, MessageView.-interrupted { border-title-color: $warning; }
+    MessageView.-failed { border-title-color: $warning; }
     MessageView Collapsible { margin: 0; padding: 0; border: none; }
     """
     BINDINGS = [
@@ -118,7 +122,8 @@ class MessageView(PlacedWidget, can_focus=True):
         """`e` on a prompt: edit it and resend (the later messages are superseded)."""
 
     def __init__(self, data: MessageData, *, pinned: bool = False, folded: bool = False) -> None:
-        super().__init__(classes=f"-{data.role} -{data.status}")
+        super().__init__(classes=f"-{data.role}")
+        self.set_class(data.status in FAILED, "-failed")
         self.data = data
         self.pinned = pinned
         self.stream: ReplyStream | None = None
@@ -185,8 +190,9 @@ class MessageView(PlacedWidget, can_focus=True):
                 yield Static(arguments, markup=False)
 
     def set_status(self, status: str, error: str | None = None) -> None:
-        # one update of the classes: each restyles the view and its children
-        self.update_classes({f"-{self.data.status}": False, f"-{status}": True})
+        # a status is a class only where it looks different: a class change restyles the view and all its
+        # children, and every reply would pay that as it goes from streaming to complete (issue 12)
+        self.set_class(status in FAILED, "-failed")
         self.data.status = status
         self.data.error = error
         self.refresh_header()

@@ -106,7 +106,7 @@ def _endpoint(target: ModelTarget) -> str:
 
 _DROPPED = (
     "incomplete chunked read", "peer closed connection", "remoteprotocolerror", "payload is not completed",
-    "serverdisconnectederror", "server disconnected", "connection closed",
+    "serverdisconnectederror", "server disconnected", "connection closed", "incompleteread", "remotedisconnected",
 )  # fmt: skip
 
 

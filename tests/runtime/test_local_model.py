@@ -182,8 +182,9 @@ def test_an_ask_to_the_local_model_never_imports_litellm(local_home):
     done, modules = _imported_modules("ask", "hello")
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip()  # a real reply from the real server
-    assert {"foldchat.engine.local_stream", "httpx"} <= modules  # the log is complete: it shows the direct client
+    assert {"foldchat.engine.local_stream", "http.client"} <= modules  # the log is complete: the direct client
     assert _litellm_in(modules) == set()
+    assert "httpx" not in modules  # the standard library's client reads the stream
     assert "llama_cpp" not in modules  # the server counted: no vocabulary loaded here either
 
 

@@ -9,6 +9,7 @@ from foldchat.tui.screens.history import HistoryScreen
 from foldchat.tui.widgets.composer import Composer
 from foldchat.tui.widgets.gauge import ContextGauge
 from foldchat.tui.widgets.message import MessageView, last_code_block
+from foldchat.tui.widgets.reply_markdown import ReplyMarkdown
 from textual.widgets import Collapsible, Input, OptionList, Static
 
 from tui.conftest import wait_for
@@ -108,6 +109,9 @@ async def test_thinking_is_shown_live_while_the_reply_streams(app_factory, fake)
         assert str(thinking.query_one(Static).content).strip() == fake.thinking
         stored = screen.backend.transcript()[-1].message
         assert stored.extras["reasoning_content"].strip() == fake.thinking
+        # the answer is drawn as Markdown below the thinking, once, as a stored reply with thinking is
+        assert [type(child).__name__ for child in view.children] == ["Collapsible", "ReplyMarkdown"]
+        assert view.query_one(ReplyMarkdown).source == stored.text and stored.text
 
 
 def contents(fake) -> list[str]:

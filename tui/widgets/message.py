@@ -179,8 +179,9 @@ class MessageView(PlacedWidget, can_focus=True):
         elif d.role == "system":
             yield Static(d.text, markup=False)
         elif d.role == "assistant":
-            yield ReplyMarkdown(d.text)
-            if d.status == "streaming":
+            if d.text or d.status != "streaming":
+                yield ReplyMarkdown(d.text)
+            if d.status == "streaming":  # the stream adds Markdown as blocks finish: no empty one to mount first
                 yield StreamTail()
         elif d.text:  # a prompt with tool calls (an imported export): as typed
             yield Static(d.text, markup=False)
@@ -210,14 +211,10 @@ class MessageView(PlacedWidget, can_focus=True):
     def refresh_header(self) -> None:
         self.border_title = literal(self.header_text())
 
-    @property
-    def markdown(self) -> ReplyMarkdown:
-        return self.query_one(ReplyMarkdown)
-
     def reply_stream(self, interval: float, on_paint: Callable[[str], None] | None = None) -> ReplyStream:
         """How a reply streams into this (streaming) view: Markdown per finished block, a plain tail;
         kept as `stream` (tests read its counters)."""
-        self.stream = ReplyStream(self.markdown, self.query_one(StreamTail), interval, on_paint)
+        self.stream = ReplyStream(self.query_one(StreamTail), interval, on_paint)
         return self.stream
 
     async def end_stream(self) -> None:

@@ -19,7 +19,6 @@ from collections.abc import Callable
 from textual.content import Content
 from textual.geometry import Size
 from textual.visual import VisualType
-from textual.widget import Widget
 
 from .placed import PlacedWidget
 from .reply_markdown import ReplyMarkdown
@@ -103,14 +102,7 @@ class ReplyStream:
     the latest text, then waits `interval`, so a burst of deltas costs one paint and the last words
     before a pause are on screen within `interval`, whether or not another delta follows."""
 
-    def __init__(
-        self,
-        markdown: ReplyMarkdown,
-        tail: StreamTail,
-        interval: float,
-        on_paint: Callable[[str], None] | None = None,
-    ) -> None:
-        self._markdown = markdown
+    def __init__(self, tail: StreamTail, interval: float, on_paint: Callable[[str], None] | None = None) -> None:
         self._tail = tail
         self._interval = interval
         self._on_paint = on_paint
@@ -155,23 +147,20 @@ class ReplyStream:
         is, and the segments and the tail go away, in one frame (no moment with the text twice or not at all).
 
         With `replaced_by`, the message view draws the text itself: that is called and every widget of
-        the stream, the Markdown too, is removed, in the same frame."""
+        the stream is removed, in the same frame; without it, the text goes into a Markdown child."""
         if self._painter is not None:
             self._painter.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._painter
             self._painter = None
-        with self._markdown.app.batch_update():
-            parent = self._markdown.parent
-            leaving: list[Widget] = [*self._segments, self._tail]
-            if replaced_by is not None:
-                leaving.append(self._markdown)
-            elif text != self._markdown.source:
+        with self._tail.app.batch_update():
+            parent = self._tail.parent
+            if replaced_by is None and parent is not None:  # the view keeps a Markdown child (it has thinking)
                 self._written = len(text)
                 self.markdown_writes += 1
-                self._markdown.update(text)
+                await parent.mount(ReplyMarkdown(text), before=self._tail)
             if parent is not None:
-                await parent.remove_children(leaving)
+                await parent.remove_children([*self._segments, self._tail])
             if replaced_by is not None:  # after the removal: a height measured while it ran is stale
                 replaced_by()
             self._segments.clear()

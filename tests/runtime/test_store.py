@@ -272,3 +272,25 @@ def test_text_with_lone_surrogates_is_stored_repaired_not_lost(store, tmp_path):
     assert texts == ["x\U0001f600 and \ufffd more", "a prompt \ufffd"]
     assert again.conversation(cid).title == "renamed \ufffd"
     again.close()
+
+
+def test_messages_are_read_once_per_change_and_a_change_by_another_process_is_seen(store, tmp_path):
+    """A turn asks for the transcript several times; each read decoded every message (issue 12)."""
+    cid = store.create_conversation()
+    store.append(cid, Message.user("first"))
+    reads: list[str] = []
+    store.db.set_trace_callback(lambda sql: reads.append(sql) if "FROM messages" in sql else None)
+    first = store.messages(cid)
+    assert [m.message.text for m in store.messages(cid)] == ["first"]
+    assert len(reads) == 1  # the second answer came from the first read
+    first.clear()  # a caller's list is its own
+    assert len(store.messages(cid)) == 1
+
+    store.append(cid, Message.assistant("ours"))  # a write through this store
+    assert [m.message.text for m in store.messages(cid)] == ["first", "ours"]
+    other = Store(tmp_path / "f.db")  # another connection, as another Foldchat process has
+    other.append(cid, Message.user("theirs"))
+    other.close()
+    assert [m.message.text for m in store.messages(cid)] == ["first", "ours", "theirs"]
+    assert len(reads) == 3
+    assert [m.message.text for m in store.messages(store.create_conversation())] == []

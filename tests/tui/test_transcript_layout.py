@@ -92,3 +92,29 @@ async def test_a_long_session_keeps_a_bounded_number_of_messages_mounted_and_scr
             if transcript.first_mounted == 0:
                 break
         assert [v.data.id for v in transcript.message_views()] == list(range(200))
+
+
+async def test_the_scrollbar_shows_while_reading_back_and_not_at_the_end_where_messages_arrive():
+    """At the end every new message moved the bar and repainted all of it, in a frame of its own."""
+    from textual.scrollbar import ScrollBar
+
+    app = TranscriptApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        transcript = app.query_one(Transcript)
+
+        def bar_drawn() -> bool:
+            widget, _ = app.screen.get_widget_at(transcript.scrollable_content_region.right, transcript.region.y + 1)
+            return isinstance(widget, ScrollBar)
+
+        await filled(pilot, transcript)
+        await transcript.append(MessageData(99, "user", "the newest message"))
+        await pilot.pause(0.1)
+        assert transcript.max_scroll_y > 0 and not bar_drawn()
+        width = transcript.scrollable_content_region.width
+        transcript.scroll_to(y=5, animate=False)
+        await pilot.pause(0.05)
+        assert bar_drawn()
+        assert transcript.scrollable_content_region.width == width  # its column was kept: nothing reflows
+        transcript.scroll_end(animate=False)
+        await pilot.pause(0.05)
+        assert not bar_drawn()

@@ -38,7 +38,7 @@ class Transcript(VerticalScroll):
     MOUNTED_AT_MOST = 2 * WINDOW
     virtual_size = quiet_virtual_size()  # one layout pass per message added, not two (placed.py)
     DEFAULT_CSS = """
-    Transcript { height: 1fr; padding: 0 1; scrollbar-gutter: stable; }
+    Transcript { height: 1fr; padding: 0 1; scrollbar-gutter: stable; scrollbar-visibility: hidden; }
     Transcript #earlier { color: $text-muted; text-align: center; width: 100%; }
     """
 
@@ -53,7 +53,20 @@ class Transcript(VerticalScroll):
         self._reloading = False
 
     def on_mount(self) -> None:
-        self.watch(self, "scroll_y", self._maybe_load_earlier, init=False)
+        self.watch(self, "scroll_y", self._scrolled, init=False)
+
+    def _scrolled(self, scroll_y: float) -> None:
+        self._maybe_load_earlier(scroll_y)
+        self._show_scrollbar_when_reading_back(scroll_y)
+
+    def _show_scrollbar_when_reading_back(self, scroll_y: float) -> None:
+        """The scrollbar shows while the user reads back, not at the end where new messages arrive: there,
+        every message moved the bar and repainted all of it, in a frame of its own (a third of the UI's
+        CPU per turn of a long conversation, issue 12). Its column stays reserved, so nothing reflows."""
+        visibility = "visible" if scroll_y < self.max_scroll_y - 1 else "hidden"
+        if self.styles.scrollbar_visibility != visibility:
+            self.styles.scrollbar_visibility = visibility
+            self.refresh(layout=True)  # the bar is placed by a layout pass (a repaint would not draw it)
 
     def watch_virtual_size(self, size: Size) -> None:
         """Anchored while the conversation is taller than the screen: the layout pass itself keeps it at

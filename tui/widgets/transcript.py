@@ -137,8 +137,10 @@ class Transcript(VerticalScroll):
         widget, so without this each turn of a long session cost more than the last (adding a message:
         25 ms of CPU with 20 messages mounted, 63 ms with 300). Only while the user is at the end."""
         mounted = len(self.items) - self.first_mounted
+        if mounted <= self.MOUNTED_AT_MOST:
+            return  # most turns: no query of the whole transcript for the banner
         earlier = next(self.query("#earlier").results(Static), None)
-        if mounted <= self.MOUNTED_AT_MOST or earlier is None or self._loading or self._reloading:
+        if earlier is None or self._loading or self._reloading:
             return
         leaving = mounted - self.WINDOW
         views = [child for child in self.children if child is not earlier][:leaving]
@@ -174,4 +176,6 @@ class Transcript(VerticalScroll):
             self._loading = False
 
     def message_views(self) -> list[MessageView]:
-        return list(self.query(MessageView))
+        """The mounted message views in order: its direct children, scanned (a CSS query matched selectors
+        against every widget below it, twice or more a turn)."""
+        return [child for child in self.children if isinstance(child, MessageView)]

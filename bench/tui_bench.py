@@ -1,13 +1,15 @@
 """The app in a real terminal (tmux, 160x48): first paint, a 2,000-message chat, CPU while streaming, RSS.
 
 Run: .venv/bin/python bench/tui_bench.py [--elia PATH_TO_ELIA] [--floor] [--streaming-only] [--long-reply]
+                                         [--history N]
 
 - first paint: from launching the command to the first frame on screen (median of 5);
 - a 2,000-message conversation: time until its last message is visible, and the app's RSS then;
 - CPU of the app process and any helper it starts (not the model server) while the local model
   streams replies, as a share of one core and in CPU seconds per reply (`--streaming-only` skips
   the first-paint and 2,000-message figures; `--long-reply` adds one long Markdown reply of ~1,000
-  chunks at 50 chunks/s from a loopback OpenAI-format server, since the base model answers in a line);
+  chunks at 50 chunks/s from a loopback OpenAI-format server, since the base model answers in a line;
+  `--history N` adds the same figure in a conversation that already holds N messages, a full screen);
 - RSS after a reply: the app's, its helper processes' (if any) and the local model server's, each named.
 With --floor, a bare Textual chat (bench/textual_floor.py) is measured the same way: Textual's own
 cost of a first paint and of a turn on this machine, which no app built on it goes below.
@@ -152,23 +154,33 @@ def first_paint(env: dict[str, str], command: str, painted: Callable[[str], bool
     return statistics.median(times)
 
 
-def foldchat_database(path: Path) -> int:
+def conversation_database(path: Path, messages: int, ask: Callable[[int], str], answer: Callable[[int], str]) -> int:
+    """A Foldchat database holding one conversation of `messages` messages, questions and answers in turn."""
     sys.path.insert(0, str(ROOT))
     from foldchat.engine.messages import Message
     from foldchat.engine.store import Store
 
     store = Store(path)
     cid = store.create_conversation(model="local")
-    for n in range(2000):
+    for n in range(messages):
         if n % 2 == 0:
-            store.append(cid, Message.user(f"Question {n}: how do I parse `config-{n}.toml` in Python?"))
+            store.append(cid, Message.user(ask(n)))
         else:
-            text = (
-                LAST if n == 1999 else f"Answer {n}: use **tomllib**:\n\n```python\nimport tomllib\n```\n\n- one\n- two"
-            )
-            store.append(cid, Message.assistant(text), model="local")
+            store.append(cid, Message.assistant(answer(n)), model="local")
     store.close()
     return cid
+
+
+def foldchat_database(path: Path) -> int:
+    """The 2,000-message conversation, its last message `LAST`."""
+    return conversation_database(
+        path,
+        2000,
+        lambda n: f"Question {n}: how do I parse `config-{n}.toml` in Python?",
+        lambda n: (
+            LAST if n == 1999 else f"Answer {n}: use **tomllib**:\n\n```python\nimport tomllib\n```\n\n- one\n- two"
+        ),
+    )
 
 
 def chatgpt_export(path: Path) -> None:
@@ -260,6 +272,25 @@ def bench_foldchat(tmp: Path, streaming_only: bool = False) -> dict[str, float]:
     return results
 
 
+def bench_history(tmp: Path, messages: int) -> dict[str, float]:
+    """CPU while the local model streams, in a conversation that already holds `messages` messages: the
+    screen is full from the first turn, so every turn scrolls all of it (a new one fills it first)."""
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    db = tmp / "history.db"
+    env.update(FOLDCHAT_DATABASE=str(db), FOLDCHAT_CONFIG=os.devnull, TERM="xterm-256color")
+    exe = shlex.quote(str(Path(sys.executable).parent / "foldchat"))
+    # short questions and answers, as a daily conversation holds
+    cid = conversation_database(
+        db, messages, lambda n: f"Question {n}: what makes rain?", lambda n: f"Answer {n}: **water** from `clouds`."
+    )
+    terminal, _ = launch(env, f"{exe} --conversation {cid}", lambda s: "token window" in s)
+    replies = completed_replies(db)
+    stream_cpu(terminal, terminal.app_pid(), replies, ["Hello!"])  # warm-up
+    cpu, per_reply, _ = stream_cpu(terminal, terminal.app_pid(), replies, PROMPTS * 2)
+    terminal.close()
+    return {f"{messages} messages open: CPU streaming %": cpu, f"{messages} messages open: CPU s/reply": per_reply}
+
+
 LONG_PARAGRAPH = (
     "The tide comes in twice a day, pulled by the moon and, less, by the sun; the **spring tides** "
     "of new and full moon rise highest, and the `neap` tides between them barely move.\n\n"
@@ -272,8 +303,9 @@ def bench_long_reply(tmp: Path, pace: float = 0.02) -> dict[str, float]:
     """CPU of the app while one long Markdown reply (~1,000 chunks) streams at a local model's pace.
 
     The local model here replies in a sentence, so the per-chunk cost of the UI is measured with a
-    loopback OpenAI-format server (tests/servers/fake_openai.py), reached through litellm like the
-    local server: one word per chunk, `pace` seconds apart (50 chunks/s by default)."""
+    loopback OpenAI-format server (tests/servers/fake_openai.py), reached through litellm as a hosted
+    model is (the local model's own server is read directly, at a lower cost per chunk): one word per
+    chunk, `pace` seconds apart (50 chunks/s by default)."""
     sys.path.insert(0, str(ROOT / "tests"))
     from servers.fake_openai import FakeOpenAI
 
@@ -372,9 +404,12 @@ def main() -> None:
     parser.add_argument("--streaming-only", action="store_true", help="only CPU while streaming and RSS")
     parser.add_argument("--long-reply", action="store_true", help="also a long Markdown reply (loopback server)")
     parser.add_argument("--floor", action="store_true", help="also a bare Textual chat (bench/textual_floor.py)")
+    parser.add_argument("--history", type=int, metavar="N", help="also CPU while streaming with N messages open")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         ours = bench_foldchat(Path(tmp), args.streaming_only)
+        if args.history:
+            ours.update(bench_history(Path(tmp), args.history))
         if args.long_reply:
             ours.update(bench_long_reply(Path(tmp)))
         floor = bench_floor(Path(tmp)) if args.floor else {}

@@ -9,7 +9,7 @@ Run: .venv/bin/python bench/tui_bench.py [--elia PATH_TO_ELIA] [--floor] [--stre
   streams replies, as a share of one core and in CPU seconds per reply (`--streaming-only` skips
   the first-paint and 2,000-message figures; `--long-reply` adds one long Markdown reply of ~1,000
   chunks at 50 chunks/s from a loopback OpenAI-format server, since the base model answers in a line;
-  `--history N` adds the same figure in a conversation that already holds N messages, a full screen);
+  `--history N` adds the same figures in a conversation that already holds N messages);
 - RSS after a reply: the app's, its helper processes' (if any) and the local model server's, each named.
 With --floor, a bare Textual chat (bench/textual_floor.py) is measured the same way: Textual's own
 cost of a first paint and of a turn on this machine, which no app built on it goes below.
@@ -274,7 +274,8 @@ def bench_foldchat(tmp: Path, streaming_only: bool = False) -> dict[str, float]:
 
 def bench_history(tmp: Path, messages: int) -> dict[str, float]:
     """CPU while the local model streams, in a conversation that already holds `messages` messages: the
-    screen is full from the first turn, so every turn scrolls all of it (a new one fills it first)."""
+    screen is full from the first turn, so every turn scrolls all of it (a new one fills it first), and
+    the model reads the longer context before it answers, so a turn also lasts longer."""
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     db = tmp / "history.db"
     env.update(FOLDCHAT_DATABASE=str(db), FOLDCHAT_CONFIG=os.devnull, TERM="xterm-256color")

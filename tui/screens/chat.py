@@ -53,7 +53,7 @@ from .chat_commands import SlashCommands
 from .fold_consent import FoldConsent
 
 if TYPE_CHECKING:  # the session module loads pydantic and SQLite: measured 250 ms before the first frame
-    from foldchat.engine import FoldReport, Session, Usage
+    from foldchat.engine import Conversation, FoldReport, Session, Usage
 
     from ..presenters import TranscriptState
 
@@ -201,11 +201,13 @@ class ChatScreen(SlashCommands, Screen[None]):
 
     async def refresh_title(self) -> None:
         if self.backend is not None:
-            conversation = await asyncio.to_thread(self.backend.conversation)
-            if conversation is None:  # not stored until its first message
-                self.conversation_title = "conversation (new)"
-            else:
-                self.conversation_title = visible(conversation.title) or f"conversation {conversation.id} (new)"
+            self.show_title(await asyncio.to_thread(self.backend.conversation))
+
+    def show_title(self, conversation: Conversation | None) -> None:
+        if conversation is None:  # not stored until its first message
+            self.conversation_title = "conversation (new)"
+        else:
+            self.conversation_title = visible(conversation.title) or f"conversation {conversation.id} (new)"
 
     # -- start-up -----------------------------------------------------------------------------------
     @work(group="startup", exit_on_error=False)
@@ -307,10 +309,13 @@ class ChatScreen(SlashCommands, Screen[None]):
         self.query_one(ContextGauge).state = self.gauge_state
 
     async def refresh_usage(self) -> None:
-        await self.refresh_title()
-        if self.backend is not None:
-            usage = await asyncio.to_thread(self.backend.usage)
-            cost = await asyncio.to_thread(self.backend.total_cost)
+        """The title, the gauge and the cost, read in one trip to a thread (twice a turn)."""
+        session = self.backend
+        if session is not None:
+            conversation, usage, cost = await asyncio.to_thread(
+                lambda: (session.conversation(), session.usage(), session.total_cost())
+            )
+            self.show_title(conversation)
             self.set_usage(usage, cost)
 
     # -- composer -----------------------------------------------------------------------------------

@@ -106,13 +106,17 @@ async def stream_chunks(
         events.close()  # stopped early (cancelled, or the caller went away): the thread stops reading
 
 
-def _lines(response: http.client.HTTPResponse) -> Iterator[bytes]:
-    """The body's lines as they arrive. Read with `read1`, not line by line: http.client's `readline` takes
-    a chunked body cut short for its end, where `read1` raises `IncompleteRead` (the server went away)."""
+def _lines(response: Any) -> Iterator[bytes]:
+    """The body's lines as they arrive, without their ends (LF, CRLF or CR, as server-sent events allow).
+    Read with `read1`, not line by line: http.client's `readline` takes a chunked body cut short for its
+    end, where `read1` raises `IncompleteRead` (the server went away). A CRLF split between two reads
+    yields one blank line more, which is a separator like any other."""
     pending = b""
     while chunk := response.read1(65536):
-        *lines, pending = (pending + chunk).split(b"\n")
-        yield from lines
+        lines = (pending + chunk).splitlines(keepends=True)
+        pending = lines.pop() if not lines[-1].endswith((b"\n", b"\r")) else b""
+        for line in lines:
+            yield line.rstrip(b"\r\n")
     if pending:
         yield pending
 
@@ -142,11 +146,18 @@ class _EventReader:
         self.queue: asyncio.Queue[Any] = asyncio.Queue()
         self.loop = loop
         self.closed = False
+        self.sock: socket.socket | None = None
         self.timeout = timeout
         threading.Thread(target=self._run, args=(body, headers), daemon=True, name="local-stream").start()
 
     def _run(self, body: bytes, headers: dict[str, str]) -> None:
         try:
+            self.connection.connect()
+            # kept here: a response that will close the connection takes the socket from the connection,
+            # and `close` must still find it to wake this thread
+            self.sock = self.connection.sock
+            if self.closed:
+                return
             self.connection.request("POST", self.path, body, headers)
             response = self.connection.getresponse()
             if response.status != 200:
@@ -180,7 +191,7 @@ class _EventReader:
     def close(self) -> None:
         """Stop reading: a thread blocked on the socket wakes with an error it keeps to itself."""
         self.closed = True
-        sock = self.connection.sock
+        sock = self.sock
         if sock is not None:
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)

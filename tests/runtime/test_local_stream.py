@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import threading
 from pathlib import Path
 
 import pytest
@@ -146,3 +147,58 @@ async def test_cancelling_mid_reply_keeps_the_partial_reply_marked_interrupted(f
     assert reply.status == "interrupted" and reply.message.text.startswith("".join(seen[:3]))
     assert 0 < len(reply.message.text.split()) < 100  # cut, not finished
     store.close()
+
+
+async def test_a_stopped_stream_stops_its_reader_at_once_even_when_the_server_closes_after_the_body():
+    """A response that will close its connection (`Connection: close`, or HTTP/1.0) takes the socket from
+    http.client's connection: stopping the stream must still wake the thread blocked on it, not leave it
+    reading until the server's next words (or the read timeout)."""
+    import socket
+
+    from foldchat.engine.local_stream import stream_chunks
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    done = threading.Event()
+
+    def serve() -> None:
+        connection, _ = listener.accept()
+        with connection:
+            connection.recv(65536)
+            chunk = b'{"choices": [{"index": 0, "delta": {"content": "Hello"}}]}'
+            connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+                               b"data: " + chunk + b"\n\n")  # fmt: skip
+            done.wait(30)  # then silence
+
+    threading.Thread(target=serve, daemon=True).start()
+    before = set(threading.enumerate())
+    chunks = stream_chunks(local_target(f"http://127.0.0.1:{listener.getsockname()[1]}/v1"), HELLO, timeout=30)
+    try:
+        assert (await anext(chunks)).choices[0].delta.content == "Hello"
+        readers = [t for t in threading.enumerate() if t.name == "local-stream" and t not in before]
+        assert len(readers) == 1
+        await asyncio.sleep(0.3)  # the reader now waits on the socket
+        await chunks.aclose()
+        readers[0].join(timeout=2)
+        assert not readers[0].is_alive()
+    finally:
+        done.set()
+        listener.close()
+
+
+class _Body:
+    """A response read in pieces, as a socket delivers it."""
+
+    def __init__(self, pieces: list[bytes]) -> None:
+        self.pieces = pieces
+
+    def read1(self, _size: int) -> bytes:
+        return self.pieces.pop(0) if self.pieces else b""
+
+
+def test_event_lines_end_with_lf_crlf_or_cr_wherever_the_reads_split_them():
+    from foldchat.engine.local_stream import _lines
+
+    pieces = [b"data: a\r", b"\ndata: b\rdata: c", b"\n\n: ping\r\n", b"data: [DONE]"]
+    assert [line for line in _lines(_Body(pieces)) if line] == [
+        b"data: a", b"data: b", b"data: c", b": ping", b"data: [DONE]"
+    ]  # fmt: skip

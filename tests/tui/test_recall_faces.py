@@ -20,7 +20,9 @@ FERRY = "Good question. The ferry leaves from the blue pier behind the fish mark
 ANSWER = "It leaves from the blue pier behind the fish market."
 
 
-async def test_a_recall_round_shows_as_a_tool_call_and_its_result(fake, tmp_path, monkeypatch):
+def recall_app(fake, tmp_path, monkeypatch, arguments: str):
+    """The app on a conversation about a ferry, talking to a model that calls tools (the fake), with
+    `recall` calls answering `arguments`."""
     from trajectories import everyday_chat
 
     monkeypatch.setenv("FAKE_KEY", "sk-test")
@@ -33,15 +35,24 @@ async def test_a_recall_round_shows_as_a_tool_call_and_its_result(fake, tmp_path
         conversation = workspace.store.create_conversation(title="trip", model="gpt")
         for message in parse_messages(history):
             workspace.store.append(conversation, message)
+    fake.script, fake.tool_calls, fake.reply = ["tool", "ok"], [("recall", arguments)], ANSWER
+    return make_app(AppOptions(settings=settings, database=tmp_path / "recall.db", conversation=conversation))
+
+
+async def folded(pilot) -> None:
+    screen = chat(pilot.app)
+    await wait_for(pilot, lambda: screen.model_ready, timeout=90)
+    await send(pilot, "/resummarize")
+    await wait_for(pilot, lambda: list(screen.query(FoldMarker)))
+
+
+async def test_a_recall_round_shows_as_a_tool_call_and_its_result(fake, tmp_path, monkeypatch):
     # the model's arguments carry markup: shown as typed, never obeyed
     arguments = json.dumps({"query": "blue pier", "note": "[bold red]x[/]"})
-    fake.script, fake.tool_calls, fake.reply = ["tool", "ok"], [("recall", arguments)], ANSWER
-    app = make_app(AppOptions(settings=settings, database=tmp_path / "recall.db", conversation=conversation))
+    app = recall_app(fake, tmp_path, monkeypatch, arguments)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = chat(app)
-        await wait_for(pilot, lambda: screen.model_ready, timeout=90)
-        await send(pilot, "/resummarize")
-        await wait_for(pilot, lambda: list(screen.query(FoldMarker)))
+        await folded(pilot)
         fake.script = ["tool", "ok"]  # the fold is local (rules): the model is asked only from here on
 
         await send(pilot, "Where did you say the ferry leaves from?")
@@ -59,6 +70,33 @@ async def test_a_recall_round_shows_as_a_tool_call_and_its_result(fake, tmp_path
         assert FERRY in str(result.query_one(Collapsible.Contents).query_one(Static).render())
         assert answer.data.status == "complete" and answer.data.id == screen.backend.reply_id
         assert "tools" in fake.requests[-1] and fake.requests[-1]["messages"][-1]["role"] == "tool"
+
+
+async def test_a_model_that_calls_tools_past_the_last_round_ends_the_reply_without_a_failure(
+    fake, tmp_path, monkeypatch
+):
+    """After the last round the request offers no tools; a model that calls one anyway gets an error result
+    and the turn ends there. The app asked for a streaming view for a reply that never came: a crash of
+    the reply worker ("Something went wrong")."""
+    arguments = json.dumps({"query": "blue pier"})
+    app = recall_app(fake, tmp_path, monkeypatch, arguments)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = chat(app)
+        await folded(pilot)
+        fake.script = ["tool"]  # every request, the last one (no tools offered) too
+        failures: list[str] = []
+        notify = app.notify
+        app.notify = lambda message, *a, **k: (failures.append(str(message)) if k.get("severity") == "error"
+                                                else None, notify(message, *a, **k))[1]  # fmt: skip
+        await send(pilot, "Where did you say the ferry leaves from?")
+        await wait_for(pilot, lambda: not screen.reply_underway() and len(fake.requests) >= 4)
+        await pilot.pause(0.2)
+        assert failures == []
+        assert "tools" not in fake.requests[-1]  # the last request offered none
+        calls = [v for v in screen.query(MessageView) if v.data.role == "assistant" and v.data.tool_calls]
+        assert len(calls) == 4 and all(v.data.status == "complete" for v in calls)
+        assert screen.query(MessageView).last().data.role == "tool"
+        assert not [v for v in screen.query(MessageView) if v.data.status == "streaming"]
 
 
 def _last(screen, role: str, text: str) -> MessageView | None:

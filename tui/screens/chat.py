@@ -622,9 +622,11 @@ class ChatScreen(SlashCommands, Screen[None]):
                     view.set_note("recalling " + ", ".join(c.arguments for c in event.calls)[:80] + " …")
                 elif isinstance(event, ToolCallsAnswered):
                     await stream.finish(view.data.text)
+                    view.stream = None  # finished: the view now shows the stored call
                     view = await self.show_tool_round(session, view, event)
-                    stream = view.reply_stream(UI_INTERVAL, recount)
-                    waiting = WaitingNote(self, view, session.target.name) if event.more else waiting
+                    if event.more:  # the model is asked again: its reply streams into a new view
+                        stream = view.reply_stream(UI_INTERVAL, recount)
+                        waiting = WaitingNote(self, view, session.target.name)
                 elif isinstance(event, Finished):
                     view.set_status("complete")
                 elif isinstance(event, Failed):

@@ -621,8 +621,7 @@ class ChatScreen(SlashCommands, Screen[None]):
                     self.status = f"{session.target.name} · recalling …"
                     view.set_note("recalling " + ", ".join(c.arguments for c in event.calls)[:80] + " …")
                 elif isinstance(event, ToolCallsAnswered):
-                    await stream.finish(view.data.text)
-                    view.stream = None  # finished: the view now shows the stored call
+                    await view.end_stream()
                     view = await self.show_tool_round(session, view, event)
                     if event.more:  # the model is asked again: its reply streams into a new view
                         stream = view.reply_stream(UI_INTERVAL, recount)

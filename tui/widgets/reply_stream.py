@@ -117,6 +117,7 @@ class ReplyStream:
         """Text handed to the Markdown widget, counted: about one per finished block (tests read it)."""
         self.paints = 0
         """Frames painted (each shows every delta that arrived since the one before)."""
+        self.finished = False
 
     def update(self, text: str) -> None:
         """The reply received so far (the whole text, not a delta)."""
@@ -147,7 +148,11 @@ class ReplyStream:
         is, and the segments and the tail go away, in one frame (no moment with the text twice or not at all).
 
         With `replaced_by`, the message view draws the text itself: that is called and every widget of
-        the stream is removed, in the same frame; without it, the text goes into a Markdown child."""
+        the stream is removed, in the same frame; without it, the text goes into a Markdown child.
+        Only the first call does anything (a tool round ends its stream before the reply's own end does)."""
+        if self.finished:
+            return
+        self.finished = True
         if self._painter is not None:
             self._painter.cancel()
             with contextlib.suppress(asyncio.CancelledError):

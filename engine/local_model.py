@@ -35,7 +35,6 @@ import urllib.request
 from functools import cached_property
 from pathlib import Path
 from typing import IO
-from urllib.parse import urlsplit
 
 from .config import LocalModelSettings
 from .errors import LocalModelError
@@ -364,13 +363,13 @@ class LocalModelServer:
     def count_remotely(self, texts: list[str]) -> list[int] | None:
         """The server's counts for `texts`; None when it cannot answer (the caller counts itself)."""
         from .local_server import COUNT_PATH
+        from .local_stream import connection_to
 
-        server = urlsplit(self.base_url)
         body = json.dumps({"texts": texts}).encode()
         headers = {"Authorization": f"Bearer {self.api_key}", "Content-Type": "application/json"}
         # http.client, not urllib: no opener to build and no proxy to consult (none may see the key), half
         # the CPU of a count, and a reply is counted on every turn (issue 12)
-        connection = http.client.HTTPConnection(server.hostname or "127.0.0.1", server.port, timeout=10)
+        connection = connection_to(self.base_url, timeout=10)
         try:
             connection.request("POST", COUNT_PATH, body, headers)
             response = connection.getresponse()

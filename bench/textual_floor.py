@@ -1,10 +1,12 @@
 """The least a Textual chat does per turn, for comparison with Foldchat (bench/tui_bench.py --floor).
 
-Run: .venv/bin/python bench/textual_floor.py DATABASE
+Run: .venv/bin/python bench/textual_floor.py DATABASE [TURN_SECONDS]
 
 A bare Textual app: a scrolling column of `Static`s and an `Input`. Enter mounts the prompt, then a reply
-that "streams" a one-line answer as the local model does (10 words, 25 ms apart, repainted at most every
+that "streams" a one-line answer as the local model does (13 words, 25 ms apart, repainted at most every
 0.2 s like Foldchat's), and records the reply in DATABASE (SQLite) so the benchmark sees it end.
+With TURN_SECONDS the words are spread over that time instead: a share of a core depends on how long a
+turn lasts, so the benchmark also runs this chat at the length of Foldchat's own turns.
 No engine, no storage of the conversation, no Markdown, no gauge: what is left is Textual's own cost of
 laying out and painting a turn. First paint shows "Enter send", as Foldchat's composer does.
 """
@@ -25,8 +27,9 @@ WORDS = ["The", "sea", "covers", "most", "of", "the", "Earth", "and", "shapes", 
 class FloorChat(App[None]):
     CSS = "Static { margin: 0 0 1 0; }"
 
-    def __init__(self, database: str) -> None:
+    def __init__(self, database: str, turn: float = 0.025 * len(WORDS)) -> None:
         super().__init__()
+        self.pace = turn / len(WORDS)
         self.database = sqlite3.connect(database, isolation_level=None)
         self.database.execute("CREATE TABLE IF NOT EXISTS messages (role TEXT, status TEXT)")
 
@@ -50,7 +53,7 @@ class FloorChat(App[None]):
         text, painted = "", 0.0
         loop = asyncio.get_running_loop()
         for word in WORDS:
-            await asyncio.sleep(0.025)
+            await asyncio.sleep(self.pace)
             text += word + " "
             if loop.time() - painted >= 0.2:
                 painted = loop.time()
@@ -61,4 +64,4 @@ class FloorChat(App[None]):
 
 
 if __name__ == "__main__":
-    FloorChat(sys.argv[1]).run()
+    FloorChat(sys.argv[1], *map(float, sys.argv[2:3])).run()

@@ -333,20 +333,28 @@ def bench_long_reply(tmp: Path, pace: float = 0.02) -> dict[str, float]:
     return {"long reply: CPU while streaming %": cpu, "long reply: CPU s per reply": per_reply}
 
 
-def bench_floor(tmp: Path) -> dict[str, float]:
-    """The same figures for a bare Textual chat (bench/textual_floor.py): what Textual itself costs here."""
-    db = tmp / "floor.db"
+def bench_floor(tmp: Path, turn: float | None = None) -> dict[str, float]:
+    """The same figures for a bare Textual chat (bench/textual_floor.py): what Textual itself costs here.
+
+    With `turn` (seconds), only the CPU while streaming, the bare chat's reply lasting `turn`: Foldchat's
+    own mean turn, so that both shares of a core are over turns of the same length."""
+    db = tmp / f"floor-{turn}.db"
     env = {**os.environ, "TERM": "xterm-256color"}
     command = f"{shlex.quote(sys.executable)} {shlex.quote(str(ROOT / 'bench' / 'textual_floor.py'))} {db}"
-    results = {"first paint s": first_paint(env, command, lambda s: "Enter send" in s)}
+    results: dict[str, float] = {}
+    if turn is None:
+        results["first paint s"] = first_paint(env, command, lambda s: "Enter send" in s)
+    else:
+        command += f" {turn:.3f}"
     terminal, _ = launch(env, command, lambda s: "Enter send" in s)
     pid = terminal.app_pid()
     replies = completed_replies(db)
     stream_cpu(terminal, pid, replies, ["Hello!"])
     cpu, per_reply, rss = stream_cpu(terminal, pid, replies, PROMPTS * 2)
-    results |= {"CPU while streaming %": cpu, "CPU s per reply": per_reply, "RSS after replies MB": rss}
     terminal.close()
-    return results
+    if turn is not None:
+        return {"turn length s": per_reply / (cpu / 100), "CPU at Foldchat's turn length %": cpu}
+    return results | {"CPU while streaming %": cpu, "CPU s per reply": per_reply, "RSS after replies MB": rss}
 
 
 def bench_elia(elia: str, tmp: Path) -> dict[str, float]:
@@ -414,6 +422,10 @@ def main() -> None:
         if args.long_reply:
             ours.update(bench_long_reply(Path(tmp)))
         floor = bench_floor(Path(tmp)) if args.floor else {}
+        if args.floor:  # a share of a core depends on the turn's length: Textual alone over Foldchat's turns
+            turn = ours["CPU s per reply"] / (ours["CPU while streaming %"] / 100)
+            ours |= {"turn length s": turn, "CPU at Foldchat's turn length %": ours["CPU while streaming %"]}
+            floor |= bench_floor(Path(tmp), turn)
         theirs = bench_elia(args.elia, Path(tmp)) if args.elia else {}
     nan = float("nan")
     print(f"{'metric':<34} {'foldchat':>10} {'textual':>10} {'elia':>10} {'elia/ours':>10}")

@@ -405,10 +405,9 @@ class ChatSession:
         """
         stale = self.replies_to_last_turn() if regenerate else []
         for round_number in range(MAX_TOOL_ROUNDS + 1):
-            # off the event loop: knowing what is recallable rebuilds the context (~0.2 s at 1M tokens)
-            tools = await asyncio.to_thread(self.offered_tools, target) if round_number < MAX_TOOL_ROUNDS else None
+            tools, context = await asyncio.to_thread(self._request, target, stale, round_number < MAX_TOOL_ROUNDS)
             called: list[Finished] = []
-            async for event in self._reply_once(target, stale, tools, called):
+            async for event in self._reply_once(target, stale, tools, context, called):
                 yield event
             if not called:
                 return
@@ -421,13 +420,24 @@ class ChatSession:
                 yield called[0]
                 return
 
+    def _request(
+        self, target: ModelTarget, stale: list[int], offer_tools: bool
+    ) -> tuple[list[dict[str, Any]] | None, list[Message]]:
+        """The tools a request offers and the context it sends. Run off the event loop (the UI's), in one
+        trip: the context reads the whole transcript back (~0.1 s at 2,000 messages)."""
+        tools = self.offered_tools(target) if offer_tools else None
+        return tools, self.adapted_context(target, exclude=frozenset(stale))
+
     async def _reply_once(
-        self, target: ModelTarget, stale: list[int], tools: list[dict[str, Any]] | None, called: list[Finished]
+        self,
+        target: ModelTarget,
+        stale: list[int],
+        tools: list[dict[str, Any]] | None,
+        context: list[Message],
+        called: list[Finished],
     ) -> AsyncIterator[ProviderEvent]:
-        """One request and its streamed reply, saved as it arrives; a finished reply that calls tools is
-        put in `called` instead of being yielded (the round goes on)."""
-        # off the event loop (the UI's): it reads the whole transcript back, ~0.1 s at 2,000 messages
-        context = await asyncio.to_thread(self.adapted_context, target, exclude=frozenset(stale))
+        """One request (`context`, offering `tools`) and its streamed reply, saved as it arrives; a finished
+        reply that calls tools is put in `called` instead of being yielded (the round goes on)."""
         messages = [m.to_dict() for m in context]
         row = self.store.append(self.stored_id(), Message.assistant(""), status="streaming", model=target.name)
         self.reply_id = row

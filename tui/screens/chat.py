@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from foldchat.engine import (
     CurrentTurnTooLarge,
@@ -56,6 +57,8 @@ if TYPE_CHECKING:  # the session module loads pydantic and SQLite: measured 250 
     from foldchat.engine import Conversation, FoldReport, Session, Usage
 
     from ..presenters import TranscriptState
+
+T = TypeVar("T")
 
 UI_INTERVAL = 0.2
 """Seconds between two paints of a streaming reply (its deltas are batched in between)."""
@@ -308,15 +311,23 @@ class ChatScreen(SlashCommands, Screen[None]):
         self.gauge_state = replace(self.gauge_state, **changes)
         self.query_one(ContextGauge).state = self.gauge_state
 
-    async def refresh_usage(self) -> None:
-        """The title, the gauge and the cost, read in one trip to a thread (twice a turn)."""
+    async def refresh_usage(self, first: Callable[[], T] | None = None) -> T | None:
+        """The title, the gauge and the cost, read in one trip to a thread (twice a turn). `first` is engine
+        work that goes with them (storing the prompt the gauge then counts, asking whether to prepare a
+        fold): it runs first in the same trip, and its result is returned. Each trip wakes a worker thread
+        and the event loop; a turn made seven of them (issue 12)."""
         session = self.backend
-        if session is not None:
-            conversation, usage, cost = await asyncio.to_thread(
-                lambda: (session.conversation(), session.usage(), session.total_cost())
-            )
-            self.show_title(conversation)
-            self.set_usage(usage, cost)
+        if session is None:
+            return None
+
+        def read() -> tuple[T | None, Conversation | None, Usage, float]:
+            result = first() if first is not None else None
+            return result, session.conversation(), session.usage(), session.total_cost()
+
+        result, conversation, usage, cost = await asyncio.to_thread(read)
+        self.show_title(conversation)
+        self.set_usage(usage, cost)
+        return result
 
     # -- composer -----------------------------------------------------------------------------------
     def on_text_area_changed(self, event: Composer.Changed) -> None:
@@ -386,9 +397,11 @@ class ChatScreen(SlashCommands, Screen[None]):
         # (issue 12); stream_reply uses it, or takes it away if no reply is asked for after all
         reply = self.reply_data() if answering else None
         views = await self.query_one(Transcript).append_all([prompt] if reply is None else [prompt, reply])
-        prompt.id = await asyncio.to_thread(self.backend.add_user_message, text)
-        if self.model_ready:
-            await self.refresh_usage()  # the gauge holds the message now, not after the reply
+        backend = self.backend
+        if self.model_ready:  # the gauge holds the message now, not after the reply
+            prompt.id = await self.refresh_usage(lambda: backend.add_user_message(text))
+        else:
+            prompt.id = await asyncio.to_thread(backend.add_user_message, text)
         if not self.model_ready:
             self.notify("Queued: it is sent as soon as the model is ready")
         elif answering:
@@ -572,20 +585,21 @@ class ChatScreen(SlashCommands, Screen[None]):
             self.streaming = False
             composer.cursor_blink = True
             self.status = self.model_status()
-            await self.refresh_usage()
+            prefold_due = await self.refresh_usage(session.prefold_due)
         if self.fold_requested is not None:
             focus, self.fold_requested = self.fold_requested, None
             await self.slash_resummarize(focus)
-        await self.start_prefold()
+            prefold_due = await asyncio.to_thread(session.prefold_due)
+        self.start_prefold(bool(prefold_due))
         if self.unanswered():
             self.stream_reply()
 
-    async def start_prefold(self) -> None:
-        """Past the reset ratio, the next fold is prepared in a thread worker, so that at the trigger it
-        applies at once (engine/prefold.py). The engine runs one at a time and keeps its failures quiet;
-        the worker touches no widget."""
+    def start_prefold(self, due: bool) -> None:
+        """Past the reset ratio (`due`: `Session.prefold_due`), the next fold is prepared in a thread worker,
+        so that at the trigger it applies at once (engine/prefold.py). The engine runs one at a time and
+        keeps its failures quiet; the worker touches no widget."""
         session = self.backend
-        if session is not None and await asyncio.to_thread(session.prefold_due):
+        if session is not None and due:
             self.run_worker(
                 session.prepare_fold, name="prepare_fold", group="prefold", thread=True, exit_on_error=False
             )

@@ -294,3 +294,34 @@ def test_messages_are_read_once_per_change_and_a_change_by_another_process_is_se
     assert [m.message.text for m in store.messages(cid)] == ["first", "ours", "theirs"]
     assert len(reads) == 3
     assert [m.message.text for m in store.messages(store.create_conversation())] == []
+
+
+def test_after_a_change_only_the_rows_that_changed_are_decoded_again(store, tmp_path, monkeypatch):
+    """A turn writes three times (the prompt, the reply's row, its end) and reads after each: decoding
+    every message again cost 11 ms at 1,000 messages (issue 12). Any changed column, payload or not,
+    by this store or another connection, is decoded again; the rest is reused."""
+    import foldchat.engine.store as store_module
+
+    cid = store.create_conversation()
+    ids = [store.append(cid, Message.user(f"question {n}")) for n in range(3)]
+    decoded: list[int] = []
+    decode = store_module._stored_message
+    monkeypatch.setattr(store_module, "_stored_message", lambda row: decoded.append(row["id"]) or decode(row))
+    before = store.messages(cid)
+    assert decoded == ids  # the first read decodes all
+
+    reply = store.append(cid, Message.assistant(""), status="streaming")
+    after = store.messages(cid)
+    assert decoded == [*ids, reply]  # only the new row
+    assert after[:3] == before and all(a is b for a, b in zip(after, before, strict=False))
+
+    store.finish(reply, Message.assistant("done"), "complete", tokens=3)  # the payload and columns change
+    store.supersede([ids[0]], reply)  # a column only, the payload unchanged
+    other = Store(tmp_path / "f.db")  # another process rewrites a payload behind our back
+    other.db.execute("UPDATE messages SET payload = ? WHERE id = ?", ('{"role": "user", "content": "edited"}', ids[1]))
+    other.close()
+    latest = store.messages(cid)
+    assert sorted(decoded[4:]) == sorted([ids[0], ids[1], reply])
+    assert [m.message.text for m in latest] == ["question 0", "edited", "question 2", "done"]
+    assert latest[0].superseded_by == reply and latest[3].status == "complete" and latest[3].tokens == 3
+    assert latest[2] is before[2]  # untouched, reused

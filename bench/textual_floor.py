@@ -3,8 +3,9 @@
 Run: .venv/bin/python bench/textual_floor.py DATABASE [TURN_SECONDS]
 
 A bare Textual app: a scrolling column of `Static`s and an `Input`. Enter mounts the prompt, then a reply
-that "streams" a one-line answer as the local model does (13 words, 25 ms apart, repainted at most every
-0.2 s like Foldchat's), and records the reply in DATABASE (SQLite) so the benchmark sees it end.
+that "streams" a one-line answer as the local model does (13 words, 25 ms apart counted from the Enter,
+repainted at most every 0.2 s like Foldchat's), and records the reply in DATABASE (SQLite) so the
+benchmark sees it end.
 With TURN_SECONDS the words are spread over that time instead: a share of a core depends on how long a
 turn lasts, so the benchmark also runs this chat at the length of Foldchat's own turns.
 No engine, no storage of the conversation, no Markdown, no gauge: what is left is Textual's own cost of
@@ -41,19 +42,21 @@ class FloorChat(App[None]):
         self.query_one(Input).focus()
 
     async def on_input_submitted(self, event: Input.Submitted) -> None:
+        sent = asyncio.get_running_loop().time()
         event.input.clear()
         transcript = self.query_one("#transcript")
         await transcript.mount(Static(event.value, markup=False))
         reply = Static("", markup=False)
         await transcript.mount(reply)
         transcript.scroll_end(animate=False)
-        self.run_worker(self.stream(reply, transcript))
+        self.run_worker(self.stream(reply, transcript, sent))
 
-    async def stream(self, reply: Static, transcript: VerticalScroll) -> None:
+    async def stream(self, reply: Static, transcript: VerticalScroll, sent: float) -> None:
+        """The words arrive `pace` apart counted from the Enter, so a turn lasts as long as asked."""
         text, painted = "", 0.0
         loop = asyncio.get_running_loop()
-        for word in WORDS:
-            await asyncio.sleep(self.pace)
+        for number, word in enumerate(WORDS, start=1):
+            await asyncio.sleep(max(0.0, sent + number * self.pace - loop.time()))
             text += word + " "
             if loop.time() - painted >= 0.2:
                 painted = loop.time()

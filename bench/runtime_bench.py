@@ -1,11 +1,13 @@
 """Runtime speed: the local model, `foldchat ask`'s overhead over a raw litellm call, SQLite writes.
 
-Run: .venv/bin/python bench/runtime_bench.py
+Run: .venv/bin/python bench/runtime_bench.py [store]   (`store`: only the last figure, no model needed)
 - local model: cold start (server process to first streamed token, GGUF already assembled), first
   token on a warm server, generation speed (tokens/s by the model's own tokenizer);
 - overhead: the same streamed reply from a loopback OpenAI-format server, through `ChatSession.reply`
   (context build, fold check, incremental saves) vs a bare `litellm.acompletion` stream, in-process;
-- SQLite: one `update_streaming` (the write made every 0.3 s while a reply streams) and one append.
+- SQLite: one `update_streaming` (the write made every 0.3 s while a reply streams) and one append;
+- reading a conversation back (`Store.messages`) right after a write, as a turn does after each of its
+  writes, at 100 and 1,000 messages, and again with nothing changed.
 """
 
 from __future__ import annotations
@@ -121,6 +123,30 @@ def overhead() -> None:
     fake.stop()
 
 
+def store_reads() -> None:
+    for size in (100, 1000):
+        with tempfile.TemporaryDirectory() as tmp:
+            store = Store(Path(tmp) / "reads.db")
+            cid = store.create_conversation()
+            for n in range(size):
+                message = Message.user(f"Question {n}: what is rain? " * 5) if n % 2 == 0 else None
+                store.append(cid, message or Message.assistant(f"Answer {n}: **water** from `clouds`. " * 20))
+            after_write, unchanged = [], []
+            for _ in range(30):
+                store.append(cid, Message.user("one more"))
+                start = time.perf_counter()
+                store.messages(cid)
+                after_write.append(time.perf_counter() - start)
+                start = time.perf_counter()
+                store.messages(cid)
+                unchanged.append(time.perf_counter() - start)
+            store.close()
+        print(f"Store.messages at {size:,} messages: after a write median {statistics.median(after_write) * 1000:.2f} ms;"
+              f" unchanged {statistics.median(unchanged) * 1000:.3f} ms")  # fmt: skip
+
+
 if __name__ == "__main__":
-    local_model()
-    overhead()
+    if sys.argv[1:] != ["store"]:
+        local_model()
+        overhead()
+    store_reads()

@@ -38,3 +38,25 @@ async def test_typing_after_a_big_paste_is_counted_off_the_ui_thread(app_factory
 
         composer.text = "/resummarize"
         await wait_for(pilot, lambda: gauge(screen).typing == 0)  # a command costs nothing
+
+
+async def test_an_emptied_composer_or_a_command_clears_the_count_without_starting_one(app_factory):
+    """Every send empties the composer: counting that emptiness started a worker a turn (issue 12)."""
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        counted: list[str] = []
+        count_typed = screen.count_typed
+        screen.count_typed = lambda text: counted.append(text) or count_typed(text)
+        composer = screen.query_one(Composer)
+        composer.focus()
+        await pilot.press(*"hi")
+        await wait_for(pilot, lambda: gauge(screen).typing > 0)
+        composer.text = "/mod"
+        await wait_for(pilot, lambda: gauge(screen).typing == 0)
+        composer.text = "a question"
+        await wait_for(pilot, lambda: gauge(screen).typing > 0)
+        composer.clear()
+        await wait_for(pilot, lambda: gauge(screen).typing == 0)
+        assert counted == ["h", "hi", "a question"]  # the command and the empty composer started no count

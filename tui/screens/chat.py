@@ -341,7 +341,14 @@ class ChatScreen(SlashCommands, Screen[None]):
         suggestions.display = bool(matches)
         if matches:
             suggestions.highlighted = 0
-        if self.backend is not None and self.model_ready:
+        if self.backend is None or not self.model_ready:
+            return
+        if text.startswith("/") or not text.strip():
+            # nothing to count (a command, or the composer emptied by every send): no worker for it
+            self.workers.cancel_group(self, "typing")
+            if self.gauge_state.typing:
+                self.update_gauge(typing=0)
+        else:
             self.count_typed(text)
 
     @work(group="typing", exclusive=True, exit_on_error=False)
@@ -350,8 +357,7 @@ class ChatScreen(SlashCommands, Screen[None]):
         thread took ~95 ms per keystroke (issue 14). A newer keystroke cancels this count; a big text is
         counted only once typing pauses, so keystrokes never queue up whole counts."""
         session = self.backend
-        if session is None or text.startswith("/") or not text.strip():
-            self.update_gauge(typing=0)
+        if session is None:
             return
         if len(text) > BIG_TYPED_TEXT:
             await asyncio.sleep(TYPING_PAUSE)
@@ -376,7 +382,8 @@ class ChatScreen(SlashCommands, Screen[None]):
     async def on_composer_submitted(self, event: Composer.Submitted) -> None:
         self.query_one("#suggestions").display = False
         self.workers.cancel_group(self, "typing")  # a count still running is for text that has left
-        self.update_gauge(typing=0)
+        if self.gauge_state.typing:
+            self.update_gauge(typing=0)
         command = parse(event.text)
         if command is not None:
             await self.run_slash(*command)

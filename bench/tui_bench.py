@@ -1,7 +1,7 @@
 """The app in a real terminal (tmux, 160x48): first paint, a 2,000-message chat, CPU while streaming, RSS.
 
 Run: .venv/bin/python bench/tui_bench.py [--elia PATH_TO_ELIA] [--floor] [--streaming-only] [--long-reply]
-                                         [--history N]
+                                         [--history N] [--rounds R]
 
 - first paint: from launching the command to the first frame on screen (median of 5);
 - a 2,000-message conversation: time until its last message is visible, and the app's RSS then;
@@ -12,7 +12,9 @@ Run: .venv/bin/python bench/tui_bench.py [--elia PATH_TO_ELIA] [--floor] [--stre
   `--history N` adds the same figures in a conversation that already holds N messages);
 - RSS after a reply: the app's, its helper processes' (if any) and the local model server's, each named.
 With --floor, a bare Textual chat (bench/textual_floor.py) is measured the same way: Textual's own
-cost of a first paint and of a turn on this machine, which no app built on it goes below.
+cost of a first paint and of a turn on this machine, which no app built on it goes below; and again with
+its turns as long as Foldchat's were (a share of a core depends on the turn's length).
+Each CPU figure is over the four prompts sent R times (default 2, eight turns); more rounds, less noise.
 With --elia, Elia is measured the same way (it imports the same 2,000 messages as a ChatGPT export and
 talks to the same local model server), and the ratios are printed.
 """
@@ -244,9 +246,11 @@ def completed_replies(db: Path, query: str = FOLDCHAT_REPLIES) -> Callable[[], i
 
 
 PROMPTS = ["Tell me about the sea.", "What is a good breakfast?", "Name a famous painter.", "What is rain?"]
+TURNS = PROMPTS * 2
+"""The turns each CPU figure is measured over (`--rounds` sends the four prompts more times: less noise)."""
 
 
-def bench_foldchat(tmp: Path, streaming_only: bool = False) -> dict[str, float]:
+def bench_foldchat(tmp: Path, streaming_only: bool = False, prompts: list[str] = TURNS) -> dict[str, float]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     db = tmp / "foldchat.db"
     env.update(FOLDCHAT_DATABASE=str(db), FOLDCHAT_CONFIG=os.devnull, TERM="xterm-256color")
@@ -263,7 +267,7 @@ def bench_foldchat(tmp: Path, streaming_only: bool = False) -> dict[str, float]:
     pid = terminal.app_pid()
     replies = completed_replies(db)
     stream_cpu(terminal, pid, replies, ["Hello!"])  # warm-up: litellm's first request sets up its clients
-    cpu, per_reply, rss = stream_cpu(terminal, pid, replies, PROMPTS * 2)
+    cpu, per_reply, rss = stream_cpu(terminal, pid, replies, prompts)
     results["CPU while streaming %"] = cpu
     results["CPU s per reply"] = per_reply
     results["RSS after replies MB"] = rss
@@ -272,7 +276,7 @@ def bench_foldchat(tmp: Path, streaming_only: bool = False) -> dict[str, float]:
     return results
 
 
-def bench_history(tmp: Path, messages: int) -> dict[str, float]:
+def bench_history(tmp: Path, messages: int, prompts: list[str] = TURNS) -> dict[str, float]:
     """CPU while the local model streams, in a conversation that already holds `messages` messages: the
     screen is full from the first turn, so every turn scrolls all of it (a new one fills it first), and
     the model reads the longer context before it answers, so a turn also lasts longer."""
@@ -287,7 +291,7 @@ def bench_history(tmp: Path, messages: int) -> dict[str, float]:
     terminal, _ = launch(env, f"{exe} --conversation {cid}", lambda s: "token window" in s)
     replies = completed_replies(db)
     stream_cpu(terminal, terminal.app_pid(), replies, ["Hello!"])  # warm-up
-    cpu, per_reply, _ = stream_cpu(terminal, terminal.app_pid(), replies, PROMPTS * 2)
+    cpu, per_reply, _ = stream_cpu(terminal, terminal.app_pid(), replies, prompts)
     terminal.close()
     return {f"{messages} messages open: CPU streaming %": cpu, f"{messages} messages open: CPU s/reply": per_reply}
 
@@ -333,7 +337,7 @@ def bench_long_reply(tmp: Path, pace: float = 0.02) -> dict[str, float]:
     return {"long reply: CPU while streaming %": cpu, "long reply: CPU s per reply": per_reply}
 
 
-def bench_floor(tmp: Path, turn: float | None = None) -> dict[str, float]:
+def bench_floor(tmp: Path, turn: float | None = None, prompts: list[str] = TURNS) -> dict[str, float]:
     """The same figures for a bare Textual chat (bench/textual_floor.py): what Textual itself costs here.
 
     With `turn` (seconds), only the CPU while streaming, the bare chat's reply lasting `turn`: Foldchat's
@@ -350,14 +354,14 @@ def bench_floor(tmp: Path, turn: float | None = None) -> dict[str, float]:
     pid = terminal.app_pid()
     replies = completed_replies(db)
     stream_cpu(terminal, pid, replies, ["Hello!"])
-    cpu, per_reply, rss = stream_cpu(terminal, pid, replies, PROMPTS * 2)
+    cpu, per_reply, rss = stream_cpu(terminal, pid, replies, prompts)
     terminal.close()
     if turn is not None:
         return {"turn length s": per_reply / (cpu / 100), "CPU at Foldchat's turn length %": cpu}
     return results | {"CPU while streaming %": cpu, "CPU s per reply": per_reply, "RSS after replies MB": rss}
 
 
-def bench_elia(elia: str, tmp: Path) -> dict[str, float]:
+def bench_elia(elia: str, tmp: Path, prompts: list[str] = TURNS) -> dict[str, float]:
     sys.path.insert(0, str(ROOT))
     from foldchat.engine.config import LocalModelSettings
     from foldchat.engine.local_model import LocalModelServer
@@ -396,7 +400,7 @@ def bench_elia(elia: str, tmp: Path) -> dict[str, float]:
     replies = completed_replies(home / ".local/share/elia/elia.sqlite", ELIA_REPLIES)
     try:  # Elia sends with Ctrl+J; its first message opens the chat screen
         stream_cpu(terminal, pid, replies, ["Hello!"], send_key="C-j")
-        cpu, per_reply, rss = stream_cpu(terminal, pid, replies, PROMPTS * 2, send_key="C-j")
+        cpu, per_reply, rss = stream_cpu(terminal, pid, replies, prompts, send_key="C-j")
         results["CPU while streaming %"] = cpu
         results["CPU s per reply"] = per_reply
         results["RSS after replies MB"] = rss
@@ -414,19 +418,21 @@ def main() -> None:
     parser.add_argument("--long-reply", action="store_true", help="also a long Markdown reply (loopback server)")
     parser.add_argument("--floor", action="store_true", help="also a bare Textual chat (bench/textual_floor.py)")
     parser.add_argument("--history", type=int, metavar="N", help="also CPU while streaming with N messages open")
+    parser.add_argument("--rounds", type=int, default=2, help="times the four prompts are sent per CPU figure")
     args = parser.parse_args()
+    turns = PROMPTS * args.rounds
     with tempfile.TemporaryDirectory() as tmp:
-        ours = bench_foldchat(Path(tmp), args.streaming_only)
+        ours = bench_foldchat(Path(tmp), args.streaming_only, turns)
         if args.history:
-            ours.update(bench_history(Path(tmp), args.history))
+            ours.update(bench_history(Path(tmp), args.history, turns))
         if args.long_reply:
             ours.update(bench_long_reply(Path(tmp)))
-        floor = bench_floor(Path(tmp)) if args.floor else {}
+        floor = bench_floor(Path(tmp), prompts=turns) if args.floor else {}
         if args.floor:  # a share of a core depends on the turn's length: Textual alone over Foldchat's turns
             turn = ours["CPU s per reply"] / (ours["CPU while streaming %"] / 100)
             ours |= {"turn length s": turn, "CPU at Foldchat's turn length %": ours["CPU while streaming %"]}
-            floor |= bench_floor(Path(tmp), turn)
-        theirs = bench_elia(args.elia, Path(tmp)) if args.elia else {}
+            floor |= bench_floor(Path(tmp), turn, turns)
+        theirs = bench_elia(args.elia, Path(tmp), turns) if args.elia else {}
     nan = float("nan")
     print(f"{'metric':<34} {'foldchat':>10} {'textual':>10} {'elia':>10} {'elia/ours':>10}")
     for key, value in ours.items():

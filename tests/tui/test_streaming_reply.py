@@ -88,7 +88,9 @@ async def test_streamed_markdown_ends_drawn_as_a_stored_reply(app_factory, fake)
         assert "First paragraph with bold, code and a link (https://example.com). It wraps over two lines." in streamed
         assert not any(marker in line for line in streamed for marker in ("**", "](", "```", "|---"))
         assert any("def f(x):" in line for line in streamed) and any("return x  # a blank" in line for line in streamed)
-        assert any(set(line.strip()) == {"─"} for line in streamed) and any(line.split() == ["1", "2"] for line in streamed)
+        assert any(set(line.strip()) == {"─"} for line in streamed) and any(
+            line.split() == ["1", "2"] for line in streamed
+        )
         assert any(line.lstrip(" •-").startswith("one item") for line in streamed)
 
 

@@ -276,6 +276,10 @@ def _repaired(parameters: Any) -> Any:
     return [whole_text(v) if isinstance(v, str) else v for v in parameters]
 
 
+_Decoded = dict[int, tuple[tuple[Any, ...], StoredMessage]]
+"""Stored messages by id, in order, each with the database row it was decoded from."""
+
+
 class Store:
     """One connection to the Foldchat database, shared by this process's threads (behind a lock)
     and safe beside other processes (WAL + busy timeout)."""
@@ -285,9 +289,9 @@ class Store:
         self._lock = threading.RLock()
         self._writes = 0
         """Transactions begun or ended through this store: a cached read is current while this is unchanged."""
-        self._read_messages: tuple[tuple[int, tuple[int, int]], list[StoredMessage]] | None = None
-        self._decoded: dict[int, tuple[tuple[Any, ...], StoredMessage]] = {}
-        """The last read's messages by id, each with the row it was decoded from (see `messages`)."""
+        self._last_read: tuple[tuple[int, tuple[int, int]], _Decoded] | None = None
+        """The last `messages` read: (conversation, when), and its messages by id in order, each with the
+        row it was decoded from."""
         _create_folder(self.path)
         try:
             self.db = sqlite3.connect(
@@ -571,20 +575,18 @@ class Store:
         100 messages and 11 ms at 1,000, after each of a turn's writes (issue 12). A row is reused only when
         every column, payload included, is what it was decoded from."""
         with self._lock:
-            stamp = (self._writes, self.query("PRAGMA data_version")[0][0])
-            cached = self._read_messages
-            if cached is not None and cached[0] == (conversation_id, stamp):
-                return list(cached[1])
-            rows = self.query("SELECT * FROM messages WHERE conversation_id = ? ORDER BY id", (conversation_id,))
-            known = self._decoded if cached is not None and cached[0][0] == conversation_id else {}
-            decoded: dict[int, tuple[tuple[Any, ...], StoredMessage]] = {}
-            for row in rows:
-                values = tuple(row)
-                hit = known.get(row["id"])
-                decoded[row["id"]] = hit if hit is not None and hit[0] == values else (values, _stored_message(row))
-            messages = [stored for _, stored in decoded.values()]
-            self._read_messages, self._decoded = ((conversation_id, stamp), messages), decoded
-            return list(messages)
+            read = (conversation_id, (self._writes, self.query("PRAGMA data_version")[0][0]))
+            last = self._last_read
+            if last is None or last[0] != read:
+                rows = self.query("SELECT * FROM messages WHERE conversation_id = ? ORDER BY id", (conversation_id,))
+                known = last[1] if last is not None and last[0][0] == conversation_id else {}
+                decoded: _Decoded = {}
+                for row in rows:
+                    values = tuple(row)
+                    hit = known.get(row["id"])
+                    decoded[row["id"]] = hit if hit is not None and hit[0] == values else (values, _stored_message(row))
+                last = self._last_read = (read, decoded)
+            return [stored for _, stored in last[1].values()]
 
     def conversation_cost(self, conversation_id: int) -> float:
         """Money spent on a conversation so far (summed in SQL: no payload is read)."""

@@ -343,13 +343,17 @@ class ChatScreen(SlashCommands, Screen[None]):
             suggestions.highlighted = 0
         if self.backend is None or not self.model_ready:
             return
-        if text.startswith("/") or not text.strip():
-            # nothing to count (a command, or the composer emptied by every send): no worker for it
-            self.workers.cancel_group(self, "typing")
-            if self.gauge_state.typing:
-                self.update_gauge(typing=0)
+        if text.startswith("/") or not text.strip():  # a command, or the composer emptied by every send
+            self.clear_typed_count()
         else:
             self.count_typed(text)
+
+    def clear_typed_count(self) -> None:
+        """Nothing typed is to be sent: a count still running is for text that has left, and no worker is
+        started to count nothing (one per send, issue 12). The gauge changes only if it showed a count."""
+        self.workers.cancel_group(self, "typing")
+        if self.gauge_state.typing:
+            self.update_gauge(typing=0)
 
     @work(group="typing", exclusive=True, exit_on_error=False)
     async def count_typed(self, text: str) -> None:
@@ -381,9 +385,7 @@ class ChatScreen(SlashCommands, Screen[None]):
 
     async def on_composer_submitted(self, event: Composer.Submitted) -> None:
         self.query_one("#suggestions").display = False
-        self.workers.cancel_group(self, "typing")  # a count still running is for text that has left
-        if self.gauge_state.typing:
-            self.update_gauge(typing=0)
+        self.clear_typed_count()
         command = parse(event.text)
         if command is not None:
             await self.run_slash(*command)

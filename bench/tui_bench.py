@@ -250,11 +250,23 @@ TURNS = PROMPTS * 2
 """The turns each CPU figure is measured over (`--rounds` sends the four prompts more times: less noise)."""
 
 
-def bench_foldchat(tmp: Path, streaming_only: bool = False, prompts: list[str] = TURNS) -> dict[str, float]:
+FOLDCHAT = shlex.quote(str(Path(sys.executable).parent / "foldchat"))
+
+
+def foldchat_env(db: Path, config: str = os.devnull, **more: str) -> dict[str, str]:
+    """The environment Foldchat runs in here: no provider key from this shell, its own database and config."""
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    return env | {"FOLDCHAT_DATABASE": str(db), "FOLDCHAT_CONFIG": config, "TERM": "xterm-256color"} | more
+
+
+def turn_length(cpu_percent: float, cpu_per_reply: float) -> float:
+    """Seconds a turn lasted, from its CPU seconds and their share of a core."""
+    return cpu_per_reply / (cpu_percent / 100)
+
+
+def bench_foldchat(tmp: Path, streaming_only: bool = False, prompts: list[str] = TURNS) -> dict[str, float]:
     db = tmp / "foldchat.db"
-    env.update(FOLDCHAT_DATABASE=str(db), FOLDCHAT_CONFIG=os.devnull, TERM="xterm-256color")
-    exe = shlex.quote(str(Path(sys.executable).parent / "foldchat"))
+    env, exe = foldchat_env(db), FOLDCHAT
     results: dict[str, float] = {}
     if not streaming_only:
         results["first paint s"] = first_paint(env, f"{exe} --new", lambda s: "Enter send" in s)
@@ -280,10 +292,8 @@ def bench_history(tmp: Path, messages: int, prompts: list[str] = TURNS) -> dict[
     """CPU while the local model streams, in a conversation that already holds `messages` messages: the
     screen is full from the first turn, so every turn scrolls all of it (a new one fills it first), and
     the model reads the longer context before it answers, so a turn also lasts longer."""
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     db = tmp / "history.db"
-    env.update(FOLDCHAT_DATABASE=str(db), FOLDCHAT_CONFIG=os.devnull, TERM="xterm-256color")
-    exe = shlex.quote(str(Path(sys.executable).parent / "foldchat"))
+    env, exe = foldchat_env(db), FOLDCHAT
     # short questions and answers, as a daily conversation holds
     cid = conversation_database(
         db, messages, lambda n: f"Question {n}: what makes rain?", lambda n: f"Answer {n}: **water** from `clouds`."
@@ -322,9 +332,7 @@ def bench_long_reply(tmp: Path, pace: float = 0.02) -> dict[str, float]:
         'api_key_env = "FAKE_KEY"\ncontext_window = 128000\n'
     )
     db = tmp / "long.db"
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.update(FOLDCHAT_DATABASE=str(db), FOLDCHAT_CONFIG=str(config), FAKE_KEY="sk-bench", TERM="xterm-256color")
-    exe = shlex.quote(str(Path(sys.executable).parent / "foldchat"))
+    env, exe = foldchat_env(db, str(config), FAKE_KEY="sk-bench"), FOLDCHAT
     try:
         terminal, _ = launch(env, f"{exe} --new", lambda s: "token window" in s)
         pid = terminal.app_pid()
@@ -357,7 +365,7 @@ def bench_floor(tmp: Path, turn: float | None = None, prompts: list[str] = TURNS
     cpu, per_reply, rss = stream_cpu(terminal, pid, replies, prompts)
     terminal.close()
     if turn is not None:
-        return {"turn length s": per_reply / (cpu / 100), "CPU at Foldchat's turn length %": cpu}
+        return {"turn length s": turn_length(cpu, per_reply), "CPU at Foldchat's turn length %": cpu}
     return results | {"CPU while streaming %": cpu, "CPU s per reply": per_reply, "RSS after replies MB": rss}
 
 
@@ -429,7 +437,7 @@ def main() -> None:
             ours.update(bench_long_reply(Path(tmp)))
         floor = bench_floor(Path(tmp), prompts=turns) if args.floor else {}
         if args.floor:  # a share of a core depends on the turn's length: Textual alone over Foldchat's turns
-            turn = ours["CPU s per reply"] / (ours["CPU while streaming %"] / 100)
+            turn = turn_length(ours["CPU while streaming %"], ours["CPU s per reply"])
             ours |= {"turn length s": turn, "CPU at Foldchat's turn length %": ours["CPU while streaming %"]}
             floor |= bench_floor(Path(tmp), turn, turns)
         theirs = bench_elia(args.elia, Path(tmp), turns) if args.elia else {}

@@ -13,7 +13,9 @@ Run: .venv/bin/python bench/tui_bench.py [--elia PATH_TO_ELIA] [--floor] [--stre
 - RSS after a reply: the app's, its helper processes' (if any) and the local model server's, each named.
 With --floor, a bare Textual chat (bench/textual_floor.py) is measured the same way: Textual's own
 cost of a first paint and of a turn on this machine, which no app built on it goes below; and again with
-its turns as long as Foldchat's were (a share of a core depends on the turn's length).
+its turns as long as Foldchat's were (a share of a core depends on the turn's length), once as a
+column of widgets and once with a transcript drawn through Textual's line API (a `Log`, no widget per
+message), to see what a transcript without widgets would save.
 Each CPU figure is over the four prompts sent R times (default 2, eight turns); more rounds, less noise.
 With --elia, Elia is measured the same way (it imports the same 2,000 messages as a ChatGPT export and
 talks to the same local model server), and the ratios are printed.
@@ -345,25 +347,30 @@ def bench_long_reply(tmp: Path, pace: float = 0.02) -> dict[str, float]:
     return {"long reply: CPU while streaming %": cpu, "long reply: CPU s per reply": per_reply}
 
 
-def bench_floor(tmp: Path, turn: float | None = None, prompts: list[str] = TURNS) -> dict[str, float]:
+def bench_floor(
+    tmp: Path, turn: float | None = None, prompts: list[str] = TURNS, lines: bool = False
+) -> dict[str, float]:
     """The same figures for a bare Textual chat (bench/textual_floor.py): what Textual itself costs here.
 
     With `turn` (seconds), only the CPU while streaming, the bare chat's reply lasting `turn`: Foldchat's
-    own mean turn, so that both shares of a core are over turns of the same length."""
-    db = tmp / f"floor-{turn}.db"
+    own mean turn, so that both shares of a core are over turns of the same length. With `lines`, the
+    chat's transcript is one widget drawn through the line API (`--lines`) instead of a widget per message."""
+    db = tmp / f"floor-{turn}-{lines}.db"
     env = {**os.environ, "TERM": "xterm-256color"}
     command = f"{shlex.quote(sys.executable)} {shlex.quote(str(ROOT / 'bench' / 'textual_floor.py'))} {db}"
     results: dict[str, float] = {}
     if turn is None:
         results["first paint s"] = first_paint(env, command, lambda s: "Enter send" in s)
     else:
-        command += f" {turn:.3f}"
+        command += f" {turn:.3f}" + (" --lines" if lines else "")
     terminal, _ = launch(env, command, lambda s: "Enter send" in s)
     pid = terminal.app_pid()
     replies = completed_replies(db)
     stream_cpu(terminal, pid, replies, ["Hello!"])
     cpu, per_reply, rss = stream_cpu(terminal, pid, replies, prompts)
     terminal.close()
+    if lines:
+        return {"line-API chat at Foldchat's turn %": cpu}
     if turn is not None:
         return {"turn length s": turn_length(cpu, per_reply), "CPU at Foldchat's turn length %": cpu}
     return results | {"CPU while streaming %": cpu, "CPU s per reply": per_reply, "RSS after replies MB": rss}
@@ -440,6 +447,8 @@ def main() -> None:
             turn = turn_length(ours["CPU while streaming %"], ours["CPU s per reply"])
             ours |= {"turn length s": turn, "CPU at Foldchat's turn length %": ours["CPU while streaming %"]}
             floor |= bench_floor(Path(tmp), turn, turns)
+            ours["line-API chat at Foldchat's turn %"] = float("nan")  # a row for the bare chat's figure
+            floor |= bench_floor(Path(tmp), turn, turns, lines=True)
         theirs = bench_elia(args.elia, Path(tmp), turns) if args.elia else {}
     nan = float("nan")
     print(f"{'metric':<34} {'foldchat':>10} {'textual':>10} {'elia':>10} {'elia/ours':>10}")

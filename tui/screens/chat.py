@@ -407,13 +407,13 @@ class ChatScreen(SlashCommands, Screen[None]):
         reply = self.reply_data() if answering else None
         views = await self.query_one(Transcript).append_all([prompt] if reply is None else [prompt, reply])
         backend = self.backend
-        if self.model_ready:  # the gauge holds the message now, not after the reply
-            prompt.id = await self.refresh_usage(lambda: backend.add_user_message(text))
-        else:
-            prompt.id = await asyncio.to_thread(backend.add_user_message, text)
         if not self.model_ready:
+            prompt.id = await asyncio.to_thread(backend.add_user_message, text)
             self.notify("Queued: it is sent as soon as the model is ready")
-        elif answering:
+            return
+        # the gauge holds the message now, not after the reply
+        prompt.id = await self.refresh_usage(lambda: backend.add_user_message(text))
+        if answering:
             reply_view = views[-1]
             assert isinstance(reply_view, MessageView)
             self.prepared_reply = reply_view

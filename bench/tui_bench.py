@@ -447,14 +447,13 @@ def main() -> None:
             turn = turn_length(ours["CPU while streaming %"], ours["CPU s per reply"])
             ours |= {"turn length s": turn, "CPU at Foldchat's turn length %": ours["CPU while streaming %"]}
             floor |= bench_floor(Path(tmp), turn, turns)
-            ours["line-API chat at Foldchat's turn %"] = float("nan")  # a row for the bare chat's figure
             floor |= bench_floor(Path(tmp), turn, turns, lines=True)
         theirs = bench_elia(args.elia, Path(tmp), turns) if args.elia else {}
     nan = float("nan")
     print(f"{'metric':<34} {'foldchat':>10} {'textual':>10} {'elia':>10} {'elia/ours':>10}")
-    for key, value in ours.items():
-        other = theirs.get(key)
-        ratio = f"{other / value:.1f}x" if other and value else ""
+    for key in dict.fromkeys([*ours, *floor, *theirs]):  # a row for every figure, in the order measured
+        value, other = ours.get(key, nan), theirs.get(key)
+        ratio = f"{other / ours[key]:.1f}x" if other and ours.get(key) else ""
         print(f"{key:<34} {value:>10.2f} {floor.get(key, nan):>10.2f} {theirs.get(key, nan):>10.2f} {ratio:>10}")
 
 

@@ -1,17 +1,21 @@
 # Everything a fresh machine needs: `make run` opens the app, `make test` runs ruff, mypy and the test suite.
+# Installs come from the lock (constraints.txt); `make lock` refreshes it on purpose.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+LOCK := constraints.txt
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench clean venv lock
 
-$(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	@echo "Installing Foldchat and the local model server (building llama-cpp-python takes a few minutes the first time)..."
-	$(BIN)/pip install --quiet -e '.[local,dev]'
-	touch $(STAMP)
+# scripts/install.py repairs a half-made venv, installs from the lock and says what it is waiting for
+$(STAMP): pyproject.toml $(LOCK)
+	@rm -f $(STAMP)
+	$(PYTHON) scripts/install.py --python $(PYTHON) --venv $(VENV) --lock $(LOCK)
+	@touch $(STAMP)
+
+venv:
+	$(PYTHON) scripts/install.py --python $(PYTHON) --venv $(VENV) --venv-only
 
 run: $(STAMP)
 	@# byte-compiled ahead: with PYTHONDONTWRITEBYTECODE set (common in containers) every start compiled our sources
@@ -25,6 +29,15 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/fold_bench.py
+
+# A new lock: the newest releases pyproject.toml allows, installed in a scratch venv and frozen.
+# Run it, then `make test`, and commit constraints.txt if it is green.
+lock:
+	rm -rf .venv-lock
+	$(PYTHON) scripts/install.py --python $(PYTHON) --venv .venv-lock --lock /nonexistent --extras '[local,dev]'
+	@{ echo "# The lock: exact versions every install uses (make run, make test, CI). Refresh: make lock"; \
+	   .venv-lock/bin/python -m pip freeze --exclude-editable; } > $(LOCK)
+	rm -rf .venv-lock
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

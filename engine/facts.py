@@ -50,32 +50,90 @@ CONSTRAINT = re.compile(
     r"please use|no more than|at most|at least|keep it|without)\b",
     re.I,
 )
-# Sentences in which the user sets a standing rule for the rest of the conversation (issue 15): carried
-# verbatim through every fold, like pinned text.
+# Statements in which the user sets a standing rule, constraint or preference for the rest of the
+# conversation, or asks the assistant to keep a fact in mind: carried verbatim through every fold, like
+# pinned text. Besides "always / never / from now on": obligations and limits, preferences, units, time
+# zones, formats, budgets and deadlines, and labelled statements ("Rule:", "Note:", "Fact:", ...).
 STANDING_RULE = re.compile(
     r"\b(?:always|never|from now on|going forward|from here on|for the rest of (?:this|the) conversation|"
     r"in (?:the )?future|(?:answer|reply|respond|write|talk|speak)(?: to me)?(?: only)? in|call me|"
-    r"address me as|refer to me as|(?:don't|do not) ever|no more)\b",
+    r"address me as|refer to me as|(?:don't|do not) ever|no more|keep (?:it|this|that) in mind|"
+    r"remember (?:that|this|it)|don't forget)\b"
+    r"|^\s*(?:rule|constraint|note|fact|preference|important|reminder)\s*:",
+    re.I,
+)
+# Constraints and preferences stated in broader words: obligations and limits, likes, units, time zones,
+# formats, budgets, deadlines. Carried verbatim like standing rules, within a share of the snapshot
+# (`snapshot_fit`): an agent's task prompt says "must" and "do not" a hundred times.
+PREFERENCE_RULE = re.compile(
+    r"\b(?:must(?:n't| not)?|only (?:use|answer|reply|write|want|eat|drink|fly|book|take|suggest|recommend|in)|"
+    r"(?:do not|don't) (?:use|suggest|recommend|add|book|include|mention|bring up|send|give)|prefers?|"
+    r"i'd rather|would rather|wants?|please use|please keep|make sure|no more than|at most|at least|metric|"
+    r"imperial|time ?zone|America/\w+|Europe/\w+|in (?:\w+ )?format|(?:budget|spending|price) (?:cap|limit)|"
+    r"budget is|deadline|for later|allergic|em[- ]dash(?:es)?)\b",
     re.I,
 )
 RULE_CHARS = 500  # a rule longer than this is not a rule but a paste
+_QUESTION_START = re.compile(r"^(?:do|does|did|can|could|would|should|is|are|what|which|how|why|when|where)\b", re.I)
 
 
 def standing_rules(text: str) -> list[str]:
-    """The user's standing instructions in `text` (their own words, whitespace normalised), in order.
+    """The user's standing instructions, constraints and preferences in `text`, in order, whole.
 
-    A question ("do you always …?") sets nothing; sentences longer than `RULE_CHARS` are not rules."""
-    rules = []
-    for sentence in _sentences(text):
-        flat = " ".join(sentence.split())
-        if len(flat) <= RULE_CHARS and not flat.endswith("?") and STANDING_RULE.search(flat):
-            rules.append(flat)
+    The unit is the sentence, kept whole with the sentence before it in the same line when the rule has
+    no value of its own and that one does: "Budget cap is $500 total. Never exceed without explicit
+    approval." stays one rule with its $500. A question ("do you always …?") sets nothing; sentences
+    longer than `RULE_CHARS` are not rules. Whitespace is normalised."""
+    rules: list[str] = []
+    for line in text.splitlines():
+        previous = ""
+        for sentence in _sentences(line):
+            flat = " ".join(sentence.split()).lstrip("-*• ")
+            is_rule = len(flat) <= RULE_CHARS and not _is_question(flat) and _states_rule(flat)
+            if is_rule:
+                joined = f"{previous} {flat}"
+                if (
+                    previous
+                    and not _HAS_NUMBER.search(flat)
+                    and _HAS_NUMBER.search(previous)
+                    and len(joined) <= RULE_CHARS
+                ):
+                    if rules and rules[-1] == previous:
+                        rules.pop()
+                    flat = joined
+                rules.append(flat)
+            previous = "" if _is_question(flat) else flat
     return rules
 
 
+_HAS_NUMBER = re.compile(r"\d")
+
+
+def _is_question(text: str) -> bool:
+    return text.endswith("?") or (_QUESTION_START.match(text) is not None and "?" in text)
+
+
+def _states_rule(text: str) -> bool:
+    scanned = text[:SENTENCE_SCAN_CHARS]
+    return STANDING_RULE.search(scanned) is not None or PREFERENCE_RULE.search(scanned) is not None
+
+
 def is_standing_rule(item: str) -> bool:
+    """A snapshot item that states a rule, constraint or preference of the user's (either pattern)."""
     item = body(item)  # a snapshot item's message reference is not part of what the user said
-    return len(item) <= RULE_CHARS and not item.endswith("?") and STANDING_RULE.search(item) is not None
+    if item.startswith(REPLACED_MARK):  # a value a later message changed is history, not a rule in force
+        return False
+    return len(item) <= RULE_CHARS and not _is_question(item) and _states_rule(item)
+
+
+def is_pinned_rule(item: str) -> bool:
+    """A standing rule in the strong sense ("always", "never", "from now on", "Rule:", "keep in mind"):
+    never cut when a snapshot is fitted, like pinned text."""
+    text = body(item)
+    return is_standing_rule(item) and STANDING_RULE.search(text, 0, SENTENCE_SCAN_CHARS) is not None
+
+
+REPLACED_MARK = "[replaced by"
 
 
 DECISION = re.compile(

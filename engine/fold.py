@@ -319,7 +319,7 @@ def _summarize_to_fit(
     context: _Context, request: FoldRequest, rest: list[Message], counts: list[int]
 ) -> tuple[Split, _Summary, Snapshot]:
     """Steps 2-3, snapshot first: once its real size is known, the verbatim tail takes what it left."""
-    split = _split_step(context, request, rest, counts, _snapshot_budget(request), cap=True)
+    split = _split_step(context, request, rest, counts, _snapshot_budget(context, request), cap=True)
     summary = _summarize_step(context, request, split)
     snapshot = _fit(context, request, summary.snapshot, split.tail_tokens)
     if _within_target(request, context.tokens_before):
@@ -382,7 +382,7 @@ def _summarize_step(context: _Context, request: FoldRequest, split: Split) -> _S
         messages=[_as_data(m) for m in data],
         pinned=tuple(request.pinned),
         focus=request.focus,
-        output_budget=_snapshot_budget(request),
+        output_budget=_snapshot_budget(context, request),
         numbers=_numbers(context, request, [positions[k] for k in kept]),
     )
     summary, chunks, depth = summarize_chunked(summary_request, request.summarizer, request.counter, request.on_event)
@@ -469,8 +469,15 @@ def _rebuild(systems: list[Message], snapshot: Snapshot, tail: list[Message]) ->
     return folded
 
 
-def _snapshot_budget(request: FoldRequest) -> int:
-    return max(MIN_SNAPSHOT_BUDGET, int(request.policy.snapshot_ratio * request.window))
+SNAPSHOT_SHARE = 0.6
+"""Of the room under the target, the most the snapshot is planned to take before its size is known; the
+verbatim tail gets the rest, and whatever the snapshot leaves unused when it is written (DESIGN §6.3)."""
+
+
+def _snapshot_budget(context: _Context, request: FoldRequest) -> int:
+    """What the snapshot may take: its share of the room under the target, within `snapshot_ratio`."""
+    share = int(SNAPSHOT_SHARE * _under_target(context, request))
+    return max(MIN_SNAPSHOT_BUDGET, min(int(request.policy.snapshot_ratio * request.window), share))
 
 
 def _under_target(context: _Context, request: FoldRequest) -> int:
@@ -482,7 +489,7 @@ def _under_target(context: _Context, request: FoldRequest) -> int:
 def _snapshot_room(context: _Context, request: FoldRequest, tail_tokens: int) -> int:
     """The snapshot's budget once the tail is chosen: it shrinks if the tail left it less room."""
     room = _under_target(context, request) - tail_tokens - _ack_tokens(request.counter)
-    return max(MIN_SNAPSHOT_BUDGET, min(_snapshot_budget(request), room))
+    return max(MIN_SNAPSHOT_BUDGET, min(_snapshot_budget(context, request), room))
 
 
 def _ack_tokens(counter: TokenCounter) -> int:

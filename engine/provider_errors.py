@@ -153,7 +153,7 @@ def classify(
 
     litellm = sys.modules.get("litellm")
     name = target.name
-    if isinstance(error, StreamEndedEarly):
+    if isinstance(error, StreamEndedEarly) or _ended_early(error):
         where = "before the model finished its reply" if started else "before the reply began"
         return Problem(f"{name}: the stream ended {where} (no finish reason)", True)
     if isinstance(error, EmptyReply):
@@ -173,6 +173,17 @@ def classify(
     if status is not None and status >= 500:
         return Problem(f"{name}: server error {status}", True)
     return _fault(error, target, litellm)
+
+
+# What a stream that stopped without a finish reason is called, whatever class and status wrap it: litellm
+# 1.110 raises `MidStreamFallbackError` ("Stream ended before a finish_reason was received", a 503)
+_ENDED_EARLY_SIGNS = ("before a finish_reason", "without a finish_reason", "midstreamfallbackerror")
+
+
+def _ended_early(error: BaseException) -> bool:
+    """Whether `error` says the stream ended before the model finished (classified by what happened)."""
+    words = _words(error)
+    return any(sign in words for sign in _ENDED_EARLY_SIGNS)
 
 
 def _rejection(error: BaseException, target: ModelTarget, litellm: Any) -> Problem | None:

@@ -1,13 +1,14 @@
 """Making a snapshot fit its token budget, deterministically (DESIGN §6.3, "then deterministic truncation").
 
-Cuts go from least to most precious: text said twice (a goal that repeats a request, a request repeated
-word for word) is said once; recent actions, incidental knowledge, questions, decisions, task
-state, errors; then the artifact trail, least informative lines first (files only read, then successful
-looks such as `ls`/`cat`, then other commands, then failures; an edited, created or deleted path is never
-dropped); then constraints; then user requests are shortened (identifiers always kept), then the oldest are
-merged into one line of their identifiers. Pinned text and the user's standing rules are never cut.
-Shortening an item never cuts its message reference (`(#12)`): the text before it is shortened, and a
-line that merges requests names all their messages.
+Cuts go from least to most informative, and nothing is cut while the snapshot fits. Text said twice is
+said once; then what carries nothing (greetings, thanks, acknowledgements) goes; then an agent's
+bookkeeping (recent actions, identifiers merely mentioned, questions); then long items are shortened,
+oldest first, to their informative statements (whole statements, every message reference kept, so
+`recall` brings the original back); then the artifact trail (least informative lines first: files only
+read, successful looks such as `ls`/`cat`, other commands, failures; an edited, created or deleted path is
+never dropped); then items are dropped by salience (information per token, `salience`), least first,
+values replaced by a later message before anything current; user requests dropped that way are named
+in one line by their message numbers. Pinned text and the user's standing rules are never cut.
 """
 
 from __future__ import annotations
@@ -15,21 +16,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-from .facts import clip, identifiers, is_standing_rule, shorten
+from .facts import REPLACED_MARK, clip, is_pinned_rule, is_standing_rule
 from .references import body, merge_referenced, numbers_in, rewrite, tag
+from .salience import condense, salience
 from .snapshot import Snapshot
 from .summarizers.artifacts import RANK_CHANGED, terse, trail_rank
 
-TRIM_ORDER = (
-    "recent_actions",
-    "key_knowledge",
-    "open_questions",
-    "decisions",
-    "task_state",
-    "errors_and_fixes",
-    "artifacts",
-    "constraints_and_preferences",
-)
+Size = Callable[[Snapshot], int]
+STATEMENT_SECTIONS = ("user_requests", "key_knowledge", "decisions", "errors_and_fixes", "task_state")
+SHORTEN_TO = (400, 240, 150, 90)
+MENTIONED = "mentioned: "
+LEFT_OUT = "requests left out of this snapshot (recall them by number)"
+REPLACED_WEIGHT = 0.25  # a value a later message replaced is history: it goes before current facts
 
 
 def _halve(items: list[str], keep_newest: bool) -> list[str]:
@@ -39,48 +37,162 @@ def _halve(items: list[str], keep_newest: bool) -> list[str]:
     return items[-keep:] if keep_newest else items[:keep]
 
 
-def fit_snapshot(snapshot: Snapshot, budget: int, size: Callable[[Snapshot], int]) -> Snapshot:
+def fit_snapshot(snapshot: Snapshot, budget: int, size: Size) -> Snapshot:
     """A copy of `snapshot` whose `size` is at most `budget` (or as close as pinned text allows)."""
     current = snapshot.model_copy(deep=True)
-    if size(current) <= budget:
-        return current
-    current = _without_repeats(current)
-    if size(current) <= budget:
-        return current
-    for name in TRIM_ORDER:
-        if name == "artifacts":
-            current = _trim_trail(current, budget, size)
-            if size(current) <= budget:
-                return current
-            continue
-        keep_newest = name in ("recent_actions", "task_state", "errors_and_fixes")
-        protect = name == "constraints_and_preferences"  # the user's standing rules stay, like pins
-        kept = [i for i in getattr(current, name) if protect and is_standing_rule(i)]
-        trimmable = [i for i in getattr(current, name) if not (protect and is_standing_rule(i))]
-        while trimmable and size(current) > budget:
-            trimmable = _halve(trimmable, keep_newest)
-            setattr(current, name, [*kept, *trimmable])
+    steps: tuple[Callable[[Snapshot, int, Size], Snapshot], ...] = (
+        lambda s, _b, _z: _without_repeats(s),
+        lambda s, _b, _z: _without_pleasantries(s),
+        partial(_halving, name="recent_actions", keep_newest=True),
+        _without_mentions,
+        partial(_halving, name="open_questions", keep_newest=True),
+        _shortened,
+        _rules_within_share,
+        partial(_halving, name="task_state", keep_newest=True),
+        partial(_halving, name="errors_and_fixes", keep_newest=True),
+        _trim_trail,
+        _by_salience,
+        partial(_halving, name="constraints_and_preferences", keep_newest=False),
+    )
+    for step in steps:
         if size(current) <= budget:
             return current
-    for limit in (300, 160, 80):
-        current.user_requests = [rewrite(r, partial(shorten, limit=limit)) for r in current.user_requests]
-        current.overall_goal = shorten(current.overall_goal, limit)
-        if size(current) <= budget:
-            return current
-    while len(current.user_requests) > 1 and size(current) > budget:
-        half = max(1, len(current.user_requests) // 2)
-        old, rest = current.user_requests[:half], current.user_requests[half:]
-        ids = identifiers(" ".join(body(r) for r in old), limit=40)
-        summary = (
-            f"{len(old)} earlier requests; identifiers: {', '.join(ids)}" if ids else f"{len(old)} earlier requests"
-        )
-        current.user_requests = [tag(clip(summary, 600), [n for r in old for n in numbers_in(r)]), *rest]
-        if half == 1:
-            current.user_requests = current.user_requests[1:]
+        current = step(current, budget, size)
     if size(current) > budget:
         current.user_requests = [rewrite(r, lambda text: clip(text, 60)) for r in current.user_requests]
         current.overall_goal = clip(current.overall_goal, 60)
     return current
+
+
+def _halving(snapshot: Snapshot, budget: int, size: Size, name: str, keep_newest: bool) -> Snapshot:
+    """Halve a section until it fits or is empty; the user's standing rules in it are never cut."""
+    protect = name == "constraints_and_preferences"
+    kept = [i for i in getattr(snapshot, name) if protect and is_pinned_rule(i)]
+    trimmable = [i for i in getattr(snapshot, name) if not (protect and is_pinned_rule(i))]
+    current = snapshot
+    while trimmable and size(current) > budget:
+        trimmable = _halve(trimmable, keep_newest)
+        current = current.model_copy(update={name: [*kept, *trimmable]})
+    return current
+
+
+RULES_SHARE = 0.35
+
+
+def _rules_within_share(snapshot: Snapshot, budget: int, size: Size) -> Snapshot:
+    """Constraints and preferences beyond `RULES_SHARE` of the budget lose their newest broad-worded items
+    (the strong standing rules stay): a task prompt full of "must" must not crowd out everything else."""
+    only_rules = Snapshot(constraints_and_preferences=snapshot.constraints_and_preferences)
+    if size(only_rules) <= RULES_SHARE * budget:
+        return snapshot
+    return _halving(
+        snapshot,
+        int(RULES_SHARE * budget),
+        lambda s: size(Snapshot(constraints_and_preferences=s.constraints_and_preferences)),
+        "constraints_and_preferences",
+        False,
+    )
+
+
+def _without_pleasantries(snapshot: Snapshot) -> Snapshot:
+    """Greetings, thanks and acknowledgements tell the next model nothing it can use."""
+    update = {
+        name: [i for i in getattr(snapshot, name) if salience(_said(i)) > 0]
+        for name in ("user_requests", "key_knowledge", "recent_actions")
+    }
+    return snapshot.model_copy(update=update)
+
+
+def _said(item: str) -> str:
+    text = body(item)
+    for prefix in ("assistant: ", "assistant code: ", MENTIONED):
+        if text.startswith(prefix):
+            return text[len(prefix) :]
+    return text
+
+
+def _without_mentions(snapshot: Snapshot, budget: int, size: Size) -> Snapshot:
+    """Identifiers only mentioned in passing go, the latest first, by bisection on how many."""
+    items = snapshot.key_knowledge
+    mentions = [i for i, item in enumerate(items) if item.startswith(MENTIONED)]
+
+    def without(count: int) -> Snapshot:
+        gone = set(mentions[len(mentions) - count :]) if count else set()
+        return snapshot.model_copy(update={"key_knowledge": [x for i, x in enumerate(items) if i not in gone]})
+
+    return without(_fewest(len(mentions), lambda n: size(without(n)) <= budget))
+
+
+def _shortened(snapshot: Snapshot, budget: int, size: Size) -> Snapshot:
+    """Long items cut to their informative statements, oldest first, each limit in turn."""
+    current = snapshot
+    for limit in SHORTEN_TO:
+        candidates = [
+            (name, i)
+            for name in STATEMENT_SECTIONS
+            for i, item in enumerate(getattr(current, name))
+            if len(body(item)) > limit and not is_standing_rule(item)
+        ]
+        candidates.sort(key=lambda c: (min(numbers_in(getattr(current, c[0])[c[1]]), default=0), c))
+        base = current
+
+        def cut(
+            count: int, base: Snapshot = base, candidates: list[tuple[str, int]] = candidates, limit: int = limit
+        ) -> Snapshot:
+            lists = {name: list(getattr(base, name)) for name in STATEMENT_SECTIONS}
+            for name, i in candidates[:count]:
+                lists[name][i] = rewrite(lists[name][i], partial(condense, limit=limit))
+            return base.model_copy(update=lists)
+
+        current = cut(_fewest(len(candidates), partial(_fits, cut=cut, size=size, budget=budget)))
+        current.overall_goal = condense(current.overall_goal, max(limit, 150))
+        if size(current) <= budget:
+            return current
+    return current
+
+
+def _fits(count: int, cut: Callable[[int], Snapshot], size: Size, budget: int) -> bool:
+    return size(cut(count)) <= budget
+
+
+def _score(item: str) -> float:
+    weight = salience(_said(item))
+    return weight * REPLACED_WEIGHT if body(item).startswith(REPLACED_MARK) else weight
+
+
+def _by_salience(snapshot: Snapshot, budget: int, size: Size) -> Snapshot:
+    """Items dropped least informative first (oldest first among equals); dropped requests named by number."""
+    ranked = sorted(
+        (
+            (_score(item), min(numbers_in(item), default=0), name, i)
+            for name in STATEMENT_SECTIONS
+            for i, item in enumerate(getattr(snapshot, name))
+            if not is_standing_rule(item) and not body(item).endswith(LEFT_OUT)
+        ),
+    )
+
+    def without(count: int) -> Snapshot:
+        gone = {(name, i) for _, _, name, i in ranked[:count]}
+        lists = {n: [x for i, x in enumerate(getattr(snapshot, n)) if (n, i) not in gone] for n in STATEMENT_SECTIONS}
+        dropped = [n for name, i in gone if name == "user_requests" for n in numbers_in(snapshot.user_requests[i])]
+        if dropped:
+            lists["user_requests"].insert(0, tag(f"{len(set(dropped))} {LEFT_OUT}", dropped))
+        return snapshot.model_copy(update=lists)
+
+    return without(_fewest(len(ranked), lambda n: size(without(n)) <= budget))
+
+
+def _fewest(most: int, fits: Callable[[int], bool]) -> int:
+    """The fewest cuts (0..most) for which `fits` holds, by bisection; `most` when none does."""
+    if most == 0 or fits(0):
+        return 0
+    if not fits(most):
+        return most
+    low, high = 0, most  # the fewest that fit lie in (low, high]
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if fits(middle) else (middle, high)
+    return high
 
 
 GOAL_ECHO_CHARS = 100
@@ -101,7 +213,24 @@ def _without_repeats(snapshot: Snapshot) -> Snapshot:
         counts[body(request)] = counts.get(body(request), 0) + 1
     merged = merge_referenced(snapshot.user_requests)
     requests = [rewrite(r, lambda text: f"{text} (×{counts[text]})") if counts[body(r)] > 1 else r for r in merged]
-    return snapshot.model_copy(update={"overall_goal": goal, "user_requests": requests})
+    update = {"overall_goal": goal, "user_requests": requests}
+    for name in ("key_knowledge", "decisions"):
+        update[name] = _near_duplicates_merged(getattr(snapshot, name))
+    return snapshot.model_copy(update=update)
+
+
+def _near_duplicates_merged(items: list[str]) -> list[str]:
+    """Items that say the same thing with other punctuation or case are one item naming every message."""
+    keys = [" ".join("".join(c for c in body(i).lower() if c.isalnum() or c.isspace()).split()) for i in items]
+    first: dict[str, int] = {}
+    for position, key in enumerate(keys):
+        first.setdefault(key, position)
+    if len(first) == len(items):
+        return items
+    merged: dict[int, list[int]] = {}
+    for position, key in enumerate(keys):
+        merged.setdefault(first[key], []).extend(numbers_in(items[position]))
+    return [tag(body(items[p]), numbers) for p, numbers in sorted(merged.items())]
 
 
 def _trim_trail(snapshot: Snapshot, budget: int, size: Callable[[Snapshot], int]) -> Snapshot:

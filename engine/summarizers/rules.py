@@ -24,18 +24,20 @@ from .. import snapshot as snap
 from ..facts import (
     CONSTRAINT,
     DECISION,
+    SENTENCE_SCAN_CHARS,
     clip,
     first_sentence,
     identifiers,
     matching_sentences,
     sentences,
-    shorten,
     standing_rules,
     without_blobs,
 )
 from ..messages import Message, ToolCall
 from ..references import merge_referenced, tag
+from ..salience import carries_value, condense, is_decision, is_pleasantry, salience, statements
 from ..snapshot import Snapshot
+from ..supersede import supersede
 from .artifacts import CHANGED, ArtifactTrail
 from .base import SummaryRequest
 from .pasted import split_pasted
@@ -50,7 +52,20 @@ _DOCUMENT = re.compile(
 REQUEST_CHARS = 700
 RECENT_ACTIONS = 8
 KNOWLEDGE_ITEMS = 60
-ASSISTANT_SCAN_CHARS = 4000  # decisions and identifiers are read from the start of long replies
+ASSISTANT_SCAN_CHARS = 8000  # statements, decisions and identifiers are read from the start of long replies
+STATED_CHARS = 500  # what one reply's statements may take in key_knowledge before the fit weighs them
+CODE_FACTS = 6  # definition lines kept from one reply's code blocks
+_FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|$)", re.S)
+_DEFINITION = re.compile(
+    r"^\s*(?:(?:async )?def \w+|class \w+|CREATE (?:TABLE|INDEX|VIEW|DATABASE)\b|ALTER TABLE\b|export \w+=|"
+    r"[A-Z][A-Z0-9_]{2,}\s*=|.*\bport\s*[=:]\s*\d+|@app\.\w+\(|pip install |npm install |FROM \w)",
+    re.M,
+)
+_GOAL = re.compile(
+    r"\b(?:what i'm trying to do|my (?:overall |main |end )?goal|i'm trying to|i am trying to|i want to|i'd like to|"
+    r"i need to|i'm planning|i am planning|help me|we're planning|i'm looking for|i'm working on)\b",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
@@ -62,16 +77,44 @@ class _Reading:
     first_sentence: str
     action: str
     identifiers: tuple[str, ...]
+    stated: str  # what the reply stated that someone may rely on later, whole statements, best first kept
+    code: tuple[str, ...]  # definition lines of its code blocks (functions, tables, variables, ports)
 
 
 def _read(text: str) -> _Reading:
+    prose = _FENCE.sub(" ", text)
     return _Reading(
-        questions=tuple(s for s in sentences(text) if s.endswith("?")),
-        decisions=tuple(matching_sentences(DECISION, text, 240)[:3]),
+        questions=tuple(s for s in sentences(prose) if s.endswith("?")),
+        decisions=tuple(matching_sentences(DECISION, prose, 240)[:3]),
         first_sentence=first_sentence(text, 200),
         action=first_sentence(text, 160),
         identifiers=tuple(identifiers(text, limit=20)),
+        stated=stated(prose, STATED_CHARS),
+        code=tuple(_code_facts(text)),
     )
+
+
+def stated(text: str, limit: int) -> str:
+    """The statements of `text` that carry a value (facts, numbers, names, choices), the most informative
+    first within `limit` characters, put back in their order; questions and pleasantries are not stated."""
+    kept = [s for s in statements(text) if not s.endswith("?") and carries_value(s) and salience(s) > 0]
+    return condense(" ".join(kept), limit) if kept else ""
+
+
+def _code_facts(text: str) -> list[str]:
+    lines: list[str] = []
+    for block in _FENCE.findall(text):
+        for match in _DEFINITION.finditer(block):
+            line = match.group(0) if match.group(0).strip().endswith(("=", ":")) else _whole_line(block, match.start())
+            lines.append(clip(line.strip(), 120))
+            if len(lines) >= CODE_FACTS:
+                return list(dict.fromkeys(lines))
+    return list(dict.fromkeys(lines))
+
+
+def _whole_line(text: str, at: int) -> str:
+    end = text.find("\n", at)
+    return text[at : end if end >= 0 else len(text)]
 
 
 MEMO_ENTRIES = 20_000  # a bound on what one summarizer remembers; it is cleared, never evicted piecemeal
@@ -132,6 +175,16 @@ class RulesSummarizer:
         return merged
 
 
+def _request_text(own: str) -> str:
+    """A user message as its request item: whole when short; else its informative statements whole, with
+    every identifier of what was left out named, so nothing the user stated is lost to a cut."""
+    if len(" ".join(own.split())) <= REQUEST_CHARS:
+        return " ".join(own.split())
+    kept = condense(own, REQUEST_CHARS)
+    missing = [i for i in identifiers(own, limit=200) if i not in kept]
+    return f"{kept} [identifiers: {', '.join(missing)}]" if missing else kept
+
+
 def artifact_lines(request: SummaryRequest, memo: _Memo | None = None) -> list[str]:
     """The deterministic artifact trail of the request's messages (what the LLM summarizer's snapshot is merged with)."""
     builder = _Builder(request, memo or _Memo())
@@ -160,6 +213,8 @@ class _Builder:
         self.trail = ArtifactTrail()
         self.explain_fix: int | None = None  # an error fixed by an edit, waiting for the reply that explains it
         self.text_command: tuple[str, int] | None = None  # a fenced command waiting for its `<returncode>` message
+        self.goal_stated = False  # the goal came from a statement of one, not from the first message
+        self.stated_text = ""  # what the replies' key_knowledge items already say
 
     def add(self, message: Message, number: int) -> None:
         self.number = number
@@ -186,15 +241,19 @@ class _Builder:
         self.user_text += "\n" + text
         own, pastes = split_pasted(text)
         described = [p.describe() for p in pastes]
-        request = " ".join([shorten(own, REQUEST_CHARS) if own.strip() else "", *(f"[{d}]" for d in described)])
+        # a long message keeps its informative statements whole, not its first 700 characters
+        request = " ".join([_request_text(own) if own.strip() else "", *(f"[{d}]" for d in described)])
         self.last_request = (request.strip(), self.number)
         here = [self.number]
         self.out.user_requests.append(tag(request.strip(), here))
-        rules = [*standing_rules(own), *matching_sentences(CONSTRAINT, own)]  # rules verbatim, never clipped
-        self.out.constraints_and_preferences.extend(tag(rule, here) for rule in rules)
+        rules = standing_rules(own)  # whole statements, verbatim, never clipped
+        looser = [c for c in matching_sentences(CONSTRAINT, own) if not any(c in rule for rule in rules)]
+        self.out.constraints_and_preferences.extend(tag(rule, here) for rule in [*rules, *looser])
+        self.out.decisions.extend(
+            tag(clip(d, 300), here) for d in statements(own) if is_decision(d) and not d.endswith("?")
+        )
         self.unanswered = [(s, self.number) for s in sentences(own) if s.endswith("?")]
-        if not self.out.overall_goal:
-            self.out.overall_goal = shorten(own, 300) if own.strip() else clip(described[0], 300)
+        self._goal(own, described)
         for url in dict.fromkeys(m.group(0).rstrip(".,;:") for m in _URL.finditer(text)):
             self.trail.share(f"shared {url}", self.number)
         for document in dict.fromkeys(m.group(0).strip() for m in _DOCUMENT.finditer(without_blobs(own))):
@@ -202,6 +261,25 @@ class _Builder:
                 self.trail.share(f"shared document {document}", self.number)
         for line in described:
             self.trail.share(line, self.number)
+
+    def _goal(self, own: str, described: list[str]) -> None:
+        """The overall goal: the first statement of one ("I'm trying to…"), else the first message that is
+        more than a greeting; a goal stated later replaces a goal that was only a first message."""
+        said = _GOAL.search(own[:SENTENCE_SCAN_CHARS]) is not None
+        if self.goal_stated or (self.out.overall_goal and not said):
+            return
+        if not own.strip():
+            if not self.out.overall_goal and described:
+                self.out.overall_goal = clip(described[0], 300)
+            return
+        if is_pleasantry(own):
+            return
+        if said:
+            goal = next((s for s in statements(own) if _GOAL.search(s)), own)
+            self.out.overall_goal = condense(goal, 300)
+            self.goal_stated = True
+        else:
+            self.out.overall_goal = condense(own, 300)
 
     def _assistant(self, message: Message) -> None:
         text = message.text[:ASSISTANT_SCAN_CHARS]
@@ -219,6 +297,14 @@ class _Builder:
                 self.errors[self.explain_fix] = (f"{fix}; {reading.first_sentence}", [*at, here])
             self.explain_fix = None
             self.out.recent_actions.append(tag(f"assistant: {reading.action}", [here]))
+            # an agent's step (a tool call, a fenced command) is told by the artifact trail; its prose is not
+            speaking = not message.tool_calls and fenced_command(message.text) is None
+            if reading.stated and speaking:
+                self.out.key_knowledge.append(tag(f"assistant: {reading.stated}", [here]))
+                self.stated_text += "\n" + reading.stated
+            for line in reading.code:
+                self.out.key_knowledge.append(tag(f"assistant code: {line}", [here]))
+                self.stated_text += "\n" + line
             for ident in reading.identifiers:
                 self.knowledge.setdefault(ident, here)
         for call in message.tool_calls:
@@ -265,11 +351,11 @@ class _Builder:
         if self.last_request is not None:
             request, number = self.last_request
             out.task_state.append(tag(f"last request before this point: {clip(request, 240)}", [number]))
-        stated = self.user_text
-        mentioned = [(i, first) for i, first in self.knowledge.items() if i not in stated][:KNOWLEDGE_ITEMS]
+        said = self.user_text + self.stated_text
+        mentioned = [(i, first) for i, first in self.knowledge.items() if i not in said][:KNOWLEDGE_ITEMS]
         # the most numerous, least precious items: each names where it was first said, not every mention
         # (a third of an agent snapshot's references otherwise); `recall` by text lists the others
-        out.key_knowledge = [tag(f"mentioned: {ident}", [first]) for ident, first in mentioned]
+        out.key_knowledge.extend(tag(f"mentioned: {ident}", [first]) for ident, first in mentioned)
         if self.request.focus:
             out.key_knowledge.insert(0, f"focus requested for this fold: {self.request.focus}")
         out.recent_actions = out.recent_actions[-RECENT_ACTIONS:]
@@ -279,7 +365,7 @@ class _Builder:
         out.pinned = [tag(pin, self._holding(pin)) for pin in self.request.pinned]
         for earlier in reversed(self.previous):
             out = snap.merge(earlier, out)
-        return out
+        return supersede(out)
 
     def _holding(self, text: str) -> list[int]:
         """The messages a pinned text was taken from (none if it was pinned from outside this span)."""

@@ -70,7 +70,8 @@ PREFERENCE_RULE = re.compile(
     r"(?:do not|don't) (?:use|suggest|recommend|add|book|include|mention|bring up|send|give)|prefers?|"
     r"i'd rather|would rather|wants?|please use|please keep|make sure|no more than|at most|at least|metric|"
     r"imperial|time ?zone|America/\w+|Europe/\w+|in (?:\w+ )?format|(?:budget|spending|price) (?:cap|limit)|"
-    r"budget is|deadline|for later|allergic|em[- ]dash(?:es)?)\b",
+    r"budget is|deadline|for later|allergic|em[- ]dash(?:es)?|(?:has|have|needs?) to be|has to|non-negotiable|"
+    r"no exceptions|without asking)\b",
     re.I,
 )
 RULE_CHARS = 500  # a rule longer than this is not a rule but a paste
@@ -81,7 +82,8 @@ def standing_rules(text: str) -> list[str]:
     """The user's standing instructions, constraints and preferences in `text`, in order, whole.
 
     The unit is the sentence, kept whole with the sentence before it in the same line when the rule has
-    no value of its own and that one does: "Budget cap is $500 total. Never exceed without explicit
+    no value of its own and that one does (a number, a day, a name: "no interviews on Tuesday mornings.
+    please remember that one"): "Budget cap is $500 total. Never exceed without explicit
     approval." stays one rule with its $500. A question ("do you always …?") sets nothing; sentences
     longer than `RULE_CHARS` are not rules. Whitespace is normalised."""
     rules: list[str] = []
@@ -107,6 +109,12 @@ def standing_rules(text: str) -> list[str]:
 
 
 _HAS_NUMBER = re.compile(r"\d")
+
+
+def values(text: str) -> tuple[str, ...]:
+    from .salience import values as found  # salience reads this module's patterns
+
+    return found(text)
 
 
 def _is_question(text: str) -> bool:

@@ -30,6 +30,7 @@ from .snapshot_fit import fit_snapshot
 from .split import Split, newest_exchange_start, safe_split
 from .summarizers.base import Summarizer, SummaryRequest
 from .summarizers.rules import RulesSummarizer
+from .supersede import supersede
 from .tokens import TokenCounter
 
 MAX_CONSOLIDATION_DEPTH = 5
@@ -95,6 +96,7 @@ class _Summary:
     covers: tuple[int, int] | None
     messages: int  # how many messages of the history it stands for (earlier snapshots aside)
     restored: int = 0  # identifiers the check put back (issue 15)
+    carried: frozenset[str] = frozenset()  # items (without references) an earlier snapshot carried
 
 
 def fold_context(messages: Sequence[Message], request: FoldRequest) -> FoldResult:
@@ -321,7 +323,7 @@ def _summarize_to_fit(
     """Steps 2-3, snapshot first: once its real size is known, the verbatim tail takes what it left."""
     split = _split_step(context, request, rest, counts, _snapshot_budget(context, request), cap=True)
     summary = _summarize_step(context, request, split)
-    snapshot = _fit(context, request, summary.snapshot, split.tail_tokens)
+    snapshot = _fit(context, request, summary, split.tail_tokens)
     if _within_target(request, context.tokens_before):
         return split, summary, snapshot  # a forced fold of a small context: widening would fold nothing
     resized = _split_step(context, request, rest, counts, _snapshot_tokens(request.counter, snapshot), cap=False)
@@ -331,7 +333,7 @@ def _summarize_to_fit(
         resized.tail_tokens > split.tail_tokens or not _under(context, request, snapshot, split.tail(rest))
     ):
         split, summary = resized, _summarize_step(context, request, resized)
-        snapshot = _fit(context, request, summary.snapshot, split.tail_tokens)
+        snapshot = _fit(context, request, summary, split.tail_tokens)
     return split, summary, snapshot
 
 
@@ -345,10 +347,10 @@ def _within_target(request: FoldRequest, tokens: int) -> bool:
     return tokens + request.reserved_output <= request.policy.target_at(request.window)
 
 
-def _fit(context: _Context, request: FoldRequest, snapshot: Snapshot, tail_tokens: int) -> Snapshot:
+def _fit(context: _Context, request: FoldRequest, summary: _Summary, tail_tokens: int) -> Snapshot:
     request.on_event(FoldProgress("rebuild", 0, 1))
     room = _snapshot_room(context, request, tail_tokens)
-    return fit_snapshot(snapshot, room, lambda s: _snapshot_tokens(request.counter, s))
+    return fit_snapshot(summary.snapshot, room, lambda s: _snapshot_tokens(request.counter, s), summary.carried)
 
 
 def _split_step(
@@ -390,6 +392,7 @@ def _summarize_step(context: _Context, request: FoldRequest, split: Split) -> _S
     summary = _with_quoted_snapshots(summary, data)
     for earlier in reversed(previous):
         summary = snap.merge(earlier, summary)
+    summary = supersede(summary)  # a value the new span changed is no longer carried as current
     summary = _without_dropped_rules(summary, request.dropped_rules)
     covers = _covers(context, request, [positions[k] for k in kept])
     update: dict[str, object] = {
@@ -398,7 +401,10 @@ def _summarize_step(context: _Context, request: FoldRequest, split: Split) -> _S
     }
     if covers is not None:
         update["covers"] = snap.join_covers(summary.covers if previous else "", f"{covers[0]}..{covers[1]}")
-    return _Summary(summary.model_copy(update=update), chunks, depth, covers, len(data), restored)
+    carried = frozenset(
+        refs.body(item) for earlier in previous for name in snap.LIST_SECTIONS for item in getattr(earlier, name)
+    )
+    return _Summary(summary.model_copy(update=update), chunks, depth, covers, len(data), restored, carried)
 
 
 def _without_dropped_rules(summary: Snapshot, dropped: Sequence[str]) -> Snapshot:
@@ -469,7 +475,7 @@ def _rebuild(systems: list[Message], snapshot: Snapshot, tail: list[Message]) ->
     return folded
 
 
-SNAPSHOT_SHARE = 0.6
+SNAPSHOT_SHARE = 0.75
 """Of the room under the target, the most the snapshot is planned to take before its size is known; the
 verbatim tail gets the rest, and whatever the snapshot leaves unused when it is written (DESIGN §6.3)."""
 

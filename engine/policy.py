@@ -40,7 +40,7 @@ class FoldPolicy:
     """Budget of the verbatim tail (at least the current turn)."""
     snapshot_ratio: float = 0.30
     """The snapshot never takes more than this share of the window (it takes less when the room under the
-    target is smaller: the fold plans 60 % of that room for it and gives what it leaves to recent turns)."""
+    target is smaller: the fold plans 75 % of that room for it and gives what it leaves to recent turns)."""
     prune_keep_ratio: float = 0.10
     """Before summarizing, tool outputs beyond the newest this share of the window become one-line stubs."""
     message_ratio: float = 0.50

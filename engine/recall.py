@@ -3,14 +3,20 @@
 A fold changes what is sent, never what is kept; recall is how the model (through a `recall` tool, for
 models that support tool calls) or the user gets a folded or pruned original back word for word.
 Only messages the context no longer holds verbatim are searched (folded into the snapshot, pruned to a
-stub or condensed), so recall never repeats what the model already sees. Answers are bounded to
+stub or condensed), so recall never repeats what the model already sees. A text query is ranked
+full-text search (SQLite FTS5, bm25, Porter stems): the words a model asks with ("charity race
+awareness") find the message that says them in other forms ("the charity race raised awareness"), best
+match first, with the numbers of the next best. Answers are bounded to
 `RECALL_CHARS` characters and end with how to ask for the rest. Message numbers are the
 conversation's own (1-based transcript positions, the numbers snapshots and stubs name).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,7 +40,7 @@ RECALL_TOOL: dict[str, Any] = {
         "parameters": {
             "type": "object",
             "properties": {
-                "query": {"type": "string", "description": "Text to find (case-insensitive)."},
+                "query": {"type": "string", "description": "Words to search for; the best match comes first."},
                 "message": {"type": "integer", "description": "A message number, as the snapshot names it."},
                 "offset": {"type": "integer", "description": "Where to continue a long message (characters)."},
             },
@@ -67,13 +73,36 @@ def recall(originals: Sequence[Original], query: str | None = None, message: int
         return _part(found, max(0, offset))
     if not query or not query.strip():
         return "recall needs a query or a message number"
-    needle = query.strip().lower()
-    matches = [o for o in originals if needle in o.message.text.lower()]
+    matches = search(originals, query, MAX_MATCHES)
     if not matches:
-        return f"no folded or pruned message contains {query.strip()!r}"
-    others = ", ".join(str(o.number) for o in matches[1:MAX_MATCHES])
-    also = f"\n(also in messages {others}: call recall with message=N)" if others else ""
+        return f"no folded or pruned message matches {query.strip()[:200]!r}"
+    others = ", ".join(str(o.number) for o in matches[1:])
+    also = f"\n(next best matches: messages {others}; call recall with message=N)" if others else ""
     return _part(matches[0], 0) + also
+
+
+_WORD = re.compile(r"[^\W_]+")
+QUERY_WORDS = 32  # a query is words to look for, not a document: a 1 MB query is cut to its first words
+INDEXED_CHARS = 200_000  # of each message: enough for any conversation text, bounded for a pasted dump
+
+
+def search(originals: Sequence[Original], query: str, limit: int = MAX_MATCHES) -> list[Original]:
+    """The originals that best match `query`'s words (any of them; bm25 ranks messages holding more of
+    the rarer words first), best first. A phrase written exactly also matches: its words are in it."""
+    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(query)))[:QUERY_WORDS]
+    if not words or not originals:
+        return []
+    match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+    with contextlib.closing(sqlite3.connect(":memory:")) as db:
+        db.execute("CREATE VIRTUAL TABLE found USING fts5(body, tokenize = 'porter unicode61')")
+        db.executemany(
+            "INSERT INTO found (rowid, body) VALUES (?, ?)",
+            ((i, o.message.text[:INDEXED_CHARS]) for i, o in enumerate(originals)),
+        )
+        rows = db.execute(
+            "SELECT rowid FROM found WHERE found MATCH ? ORDER BY bm25(found), rowid LIMIT ?", (match, limit)
+        ).fetchall()
+    return [originals[row] for (row,) in rows]
 
 
 def answer_tool_call(call: ToolCall, originals: Sequence[Original]) -> str:

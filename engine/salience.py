@@ -19,12 +19,20 @@ from .facts import IDENTIFIER, without_blobs
 SCAN_CHARS = 2000
 
 # values a person may come back for: numbers with units, times, weekdays, quantities (besides `IDENTIFIER`)
+_UNITS = (
+    r"%|°[CF]?|x|k|m|cm|mm|km|kg|g|mg|lbs?|oz|ml|l|liters?|litres?|gallons?|cups?|tbsp|tsp|tablespoons?|"
+    r"teaspoons?|pounds?|ounces?|grams?|kilos?|miles?|minutes?|mins?|hours?|hrs?|h|days?|nights?|weeks?|"
+    r"months?|years?|yrs?|seconds?|secs?|s|ms|people|persons?|guests?|adults?|kids?|pieces?|servings?|"
+    r"slices?|eggs?|cloves?|cans?|bags?|tickets?|seats?|rooms?|beds?|floors?|stars?|points?|euros?|dollars?|"
+    r"pounds?|usd|eur|gbp|mbps|gbps|gb|mb|kb|tb|ghz|mhz|w|kw|kwh|v|mah|am|pm|st|nd|rd|th|k\b"
+)
 _VALUE = re.compile(
     r"\b\d{1,2}(?::\d{2})\s?(?:[ap]\.?m\.?)?\b|\b\d{1,2}\s?[ap]\.?m\.?\b"  # 9:40, 7 pm
     r"|\b(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b"
-    r"|(?<![\w.])\d+(?:[.,]\d+)?\s?(?:°[CF]?|%|x\b|[a-zA-Z]{1,12}\b)"  # 3 tablespoons, 180°C, 25 minutes, 2x
-    r"|(?<![\w.])\d+(?:[.,]\d+)?(?![\w.])",  # a bare number still says something
-    re.I,
+    rf"|(?<![\w.])\d+(?:[.,]\d+)?\s?(?:{_UNITS})\b"  # 3 tablespoons, 180°C, 25 minutes
+    r"|(?<![\w.])\d+(?:[.,]\d+)*(?![\w.])"  # a bare number still says something
+    # a capitalised word that does not start a sentence: a person, a place, a product (Theo, Lisbon)
+    r"|(?<=[a-z,;:()] )(?!(?:I|I'm|I'd|I've|I'll|OK|Ok)\b)[A-Z][a-zà-ÿ]+(?:[ -][A-Z][a-zà-ÿ]+)*",
 )
 _FIRST_PERSON_FACT = re.compile(
     r"\b(?:I|we)(?:'m| am|'ve| have| had|'d| was| were| are| live| work| moved| got| just| started| left| "
@@ -34,9 +42,19 @@ _FIRST_PERSON_FACT = re.compile(
     r"account|order|car|job|salary|rent|landlord|apartment|flat|house|plan|deadline)\b",
     re.I,
 )
+_MY_VALUE = re.compile(
+    r"\b(?:my|our) \w+(?: \w+)? (?:is|are|was|runs|has|have|takes|needs)\b|\b(?:keep|bear) (?:it|this|that) in mind\b",
+    re.I,
+)
+# a value named by what it is: codes, numbers, ids people come back for ("code 7315", "order #A-1183")
+_KEYED_VALUE = re.compile(
+    r"\b(?:code|number|no\.|password|pin|address|account|id|reference|confirmation|booking|order|ticket|serial|"
+    r"model|flight|room|seat|gate|platform|locker|port|version|phone)\b[^.\n]{0,24}?\d",
+    re.I,
+)
 _DECISION = re.compile(
     r"\b(?:let's go with|let's do|going with|decided|we'll take|i'll take|i'll go with|booked|confirmed|"
-    r"settled on|chose|picked|agreed|the plan is|switch(?:ed)? to|instead of|we're doing|final answer)\b",
+    r"settled on|agreed|the plan is|switch(?:ed)? to|instead of|we're doing|final answer)\b",
     re.I,
 )
 _PREFERENCE = re.compile(
@@ -45,6 +63,18 @@ _PREFERENCE = re.compile(
     r"deadline|time ?zone|metric|imperial)\b",
     re.I,
 )
+OVERALL_GOAL = re.compile(
+    r"\b(?:what i'm (?:really )?trying to do|overall|my (?:main |end |real |big )?goal|the (?:main |whole )?goal is|"
+    r"the (?:whole )?point (?:of|is)|what i (?:really )?want (?:out of|from) (?:this|it))\b",
+    re.I,
+)
+
+
+def is_overall_goal(text: str) -> bool:
+    """Whether `text` says what the user is trying to achieve overall ("what I'm trying to do overall is …")."""
+    return OVERALL_GOAL.search(text[:SCAN_CHARS]) is not None
+
+
 _LABEL = re.compile(r"^\s*(?:rule|constraint|note|fact|preference|important|reminder|remember)\s*:", re.I)
 _PLEASANTRY = re.compile(
     r"^(?:(?:hi|hey|hello|hiya|yo|morning|good (?:morning|evening|night|afternoon)|thanks?(?: you)?(?: so much)?|"
@@ -70,7 +100,8 @@ def values(text: str) -> tuple[str, ...]:
             token = match.group(0).strip().rstrip(".,;:")
             if len(token) >= 2 or token.isdigit():
                 found.setdefault(token, None)
-    return tuple(found)
+    # one value found by two patterns ("Sept 11" and "11") counts once
+    return tuple(t for t in found if not any(t != other and t in other for other in found))
 
 
 def is_pleasantry(text: str) -> bool:
@@ -90,11 +121,12 @@ def salience(text: str) -> float:
     if not flat or is_pleasantry(flat):
         return 0.0
     weight = 0.2 + 1.0 * min(len(values(flat)), 8)
-    weight += 1.5 * bool(_FIRST_PERSON_FACT.search(flat))
+    weight += 1.0 * bool(_FIRST_PERSON_FACT.search(flat)) + 1.5 * bool(_MY_VALUE.search(flat))
+    weight += 1.5 * bool(_KEYED_VALUE.search(flat))
     weight += 1.5 * bool(_DECISION.search(flat))
     weight += 1.0 * bool(_PREFERENCE.search(flat))
     weight += 2.0 * bool(_LABEL.match(flat))
-    score: float = weight / max(6, words(flat)) ** 0.8
+    score: float = weight / max(6, words(flat)) ** 0.7
     return score
 
 
@@ -108,7 +140,8 @@ def is_decision(text: str) -> bool:
     return _DECISION.search(text[:SCAN_CHARS]) is not None
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])|\n+")
+# people write lowercase: "it. what I'm trying…" is two statements; "e.g. this" and "vs. that" are one
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\betc\.)\s+(?=[\"'(\[]?\w)|\n+")
 _LIST_MARK = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
 
 
@@ -125,6 +158,15 @@ def _statements(text: str) -> tuple[str, ...]:
         if flat:
             out.append(flat)
     return tuple(out)
+
+
+# asterisks only: underscores belong to identifiers (`__future__`, `snake_case`)
+_EMPHASIS = re.compile(r"\*\*|(?<![\w*])\*(?=\w)|(?<=\w)\*(?![\w*])|^#{1,6}\s+", re.M)
+
+
+def plain(text: str) -> str:
+    """`text` without Markdown emphasis and heading marks: they cost tokens and state nothing."""
+    return _EMPHASIS.sub("", text) if ("*" in text or "#" in text) else text
 
 
 def condense(text: str, limit: int) -> str:
@@ -160,11 +202,29 @@ def condense(text: str, limit: int) -> str:
 
 
 _UPDATE_CUE = re.compile(
-    r"\b(?:actually|now|instead|change[sd]?|update[sd]?|moved?|no longer|new|raise[sd]?|increase[sd]?|bump(?:ed)?|"
-    r"lower(?:ed)?|reduce[sd]?|push(?:ed)? (?:back|to)|postpone[sd]?|reschedul\w*|correction|scratch that|"
-    r"make it|switch(?:ed)?|not .{1,30} anymore|rather than|turns out|from now)\b",
+    r"\b(?:actually|instead|chang(?:e[sd]?|ing)|updat(?:e[sd]?|ing)|moved?|moving|no longer|rais(?:e[sd]?|ing)|"
+    r"increas(?:e[sd]?|ing)|bump(?:ed|ing)?|lower(?:ed|ing)?|reduc(?:e[sd]?|ing)|push(?:ed)? (?:back|to)|"
+    r"postpone[sd]?|reschedul\w*|correction|scratch that|make it|switch(?:ed)? to|rather than|turns out|"
+    r"replac(?:e[sd]?|ing)|from now on|going forward|anymore|"
+    r"(?:is|are|was) now|new (?:code|number|date|time|address|name|cap|budget|limit|deadline|plan))\b",
     re.I,
 )
+_KINDS = (
+    ("money", re.compile(r"[$€£]|\b(?:USD|EUR|GBP|dollars?|euros?|pounds?)\b", re.I)),
+    ("time", re.compile(r"\d:\d\d|\b\d{1,2}\s?[ap]\.?m\b", re.I)),
+    (
+        "date",
+        re.compile(r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\w*\b|\b\w+day\b|\d{4}-\d\d|\d/\d", re.I),
+    ),
+    ("number", re.compile(r"\d")),
+    ("name", re.compile(r"\w")),
+)
+
+
+def _kind(value: str) -> str:
+    return next((name for name, pattern in _KINDS if pattern.search(value)), "other")
+
+
 _STOP = frozenset(
     [
         "the",
@@ -258,6 +318,33 @@ _STOP = frozenset(
         "can't",
         "won't",
         "total",
+        "one",
+        "ones",
+        "thing",
+        "things",
+        "way",
+        "lot",
+        "bit",
+        "really",
+        "pretty",
+        "still",
+        "even",
+        "back",
+        "good",
+        "great",
+        "sure",
+        "know",
+        "think",
+        "said",
+        "says",
+        "tell",
+        "told",
+        "going",
+        "gonna",
+        "noted",
+        "understood",
+        "perfect",
+        "oh",
     ]
 )
 
@@ -274,14 +361,66 @@ def topic(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def replaces(newer: str, older: str) -> bool:
+def has_update_cue(text: str) -> bool:
+    return _UPDATE_CUE.search(text[:SCAN_CHARS]) is not None
+
+
+def replaces(newer: str, older: str, cue: bool = False) -> bool:
     """Whether statement `newer` changes a value that `older` stated (an update, not a second fact).
 
-    It must say so ("actually", "moved to", "raise the cap to", ...), be about the same thing (two content
-    words in common), and name a value the older one did not."""
-    if not _UPDATE_CUE.search(newer[:SCAN_CHARS]):
+    It must say so ("actually", "moved to", "raise the cap to", ...; `cue`: the message it comes from said
+    so in another sentence, "new phone number. … the callback number is …"), be about the same thing (a content
+    word in common), and name a value the older one did not, of a kind the older one had (a price for a
+    price, a time for a time; "from $500 to $650" names both)."""
+    if older.startswith("[replaced by") or not (cue or has_update_cue(newer)):
         return False
     new_values, old_values = set(values(newer)), set(values(older))
-    if not new_values or not old_values or new_values <= old_values:
+    changed = new_values - old_values
+    if not changed or not old_values:
         return False
-    return len(topic(newer) & topic(older)) >= 2
+    # the new value is of a kind the old statement had (a price for a price, a time for a time) and the old
+    # statement's value of that kind is not repeated: "raise the cap from $500 to $650" replaces "$500"
+    old_kinds = {_kind(v) for v in old_values}
+    if not any(_kind(v) in old_kinds and _kind(v) != "name" for v in changed) and not _renamed(changed, old_values):
+        return False
+    shared = topic(newer) & topic(older)
+    return len(shared) >= 2 or any(w in _SLOTS or len(w) >= 6 for w in shared)
+
+
+# what a value is a value of: one of these in common is enough to call two statements about one thing
+_SLOTS = frozenset(
+    [
+        "cap",
+        "budget",
+        "limit",
+        "code",
+        "number",
+        "date",
+        "time",
+        "address",
+        "name",
+        "price",
+        "cost",
+        "fee",
+        "rent",
+        "salary",
+        "port",
+        "deadline",
+        "phone",
+        "email",
+        "flight",
+        "train",
+        "hotel",
+        "room",
+        "table",
+        "plan",
+        "password",
+        "pin",
+        "day",
+    ]
+)
+
+
+def _renamed(changed: set[str], old_values: set[str]) -> bool:
+    """A name changed for a name ("switch Seville to Patio de las Naranjas"): only names on both sides."""
+    return all(_kind(v) == "name" for v in changed) and any(_kind(v) == "name" for v in old_values)

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from .messages import Message
 from .references import merge_referenced
+from .salience import is_overall_goal
 
 SNAPSHOT_OPEN = "<state_snapshot"
 SNAPSHOT_CLOSE = "</state_snapshot>"
@@ -154,12 +155,19 @@ def merge(older: Snapshot, newer: Snapshot) -> Snapshot:
     if newer.recent_actions:
         merged["recent_actions"] = list(newer.recent_actions)
     return Snapshot(
-        overall_goal=older.overall_goal or newer.overall_goal,
+        overall_goal=_goal(older.overall_goal, newer.overall_goal),
         depth=max(older.depth, newer.depth) + 1,
         covers=join_covers(older.covers, newer.covers),
         tokens_before=max(older.tokens_before, newer.tokens_before),
         **merged,
     )
+
+
+def _goal(older: str, newer: str) -> str:
+    """The older goal, unless only the newer one says it is the overall goal ("what I'm trying to do…")."""
+    if newer and is_overall_goal(newer) and not is_overall_goal(older):
+        return newer
+    return older or newer
 
 
 def join_covers(first: str, second: str) -> str:

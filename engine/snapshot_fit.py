@@ -16,18 +16,24 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-from .facts import REPLACED_MARK, clip, is_pinned_rule, is_standing_rule
+from .facts import REPLACED_MARK, clip, is_pinned_rule
 from .references import body, merge_referenced, numbers_in, rewrite, tag
-from .salience import condense, salience
+from .salience import condense, salience, values
 from .snapshot import Snapshot
 from .summarizers.artifacts import RANK_CHANGED, terse, trail_rank
 
 Size = Callable[[Snapshot], int]
 STATEMENT_SECTIONS = ("user_requests", "key_knowledge", "decisions", "errors_and_fixes", "task_state")
-SHORTEN_TO = (400, 240, 150, 90)
+SHORTEN_TO = (400, 240)
+SHORTEN_FURTHER = (200, 120)
+CARRIED_WEIGHT = 2.0
+LOW_SALIENCE = 0.08  # about one value in a dozen words: a request or remark that names nothing
 MENTIONED = "mentioned: "
 LEFT_OUT = "requests left out of this snapshot (recall them by number)"
 REPLACED_WEIGHT = 0.25  # a value a later message replaced is history: it goes before current facts
+PARTLY_REPLACED_WEIGHT = 0.7
+CURRENT_MARK = "[current; replaces"
+CURRENT_WEIGHT = 2.0
 
 
 def _halve(items: list[str], keep_newest: bool) -> list[str]:
@@ -37,8 +43,11 @@ def _halve(items: list[str], keep_newest: bool) -> list[str]:
     return items[-keep:] if keep_newest else items[:keep]
 
 
-def fit_snapshot(snapshot: Snapshot, budget: int, size: Size) -> Snapshot:
-    """A copy of `snapshot` whose `size` is at most `budget` (or as close as pinned text allows)."""
+def fit_snapshot(snapshot: Snapshot, budget: int, size: Size, carried: frozenset[str] = frozenset()) -> Snapshot:
+    """A copy of `snapshot` whose `size` is at most `budget` (or as close as pinned text allows).
+
+    `carried`: the items (without references) an earlier snapshot already carried. They won a fit before,
+    so they are shortened before they are dropped and weigh more than new items of the same salience."""
     current = snapshot.model_copy(deep=True)
     steps: tuple[Callable[[Snapshot, int, Size], Snapshot], ...] = (
         lambda s, _b, _z: _without_repeats(s),
@@ -46,12 +55,15 @@ def fit_snapshot(snapshot: Snapshot, budget: int, size: Size) -> Snapshot:
         partial(_halving, name="recent_actions", keep_newest=True),
         _without_mentions,
         partial(_halving, name="open_questions", keep_newest=True),
-        _shortened,
-        _rules_within_share,
+        partial(_shortened, limits=SHORTEN_TO),
+        partial(_by_salience, below=LOW_SALIENCE),
+        partial(_rules_within_share, carried=carried),
         partial(_halving, name="task_state", keep_newest=True),
         partial(_halving, name="errors_and_fixes", keep_newest=True),
         _trim_trail,
-        _by_salience,
+        partial(_shortened, limits=SHORTEN_FURTHER, only=carried),
+        partial(_to_values, carried=carried),
+        partial(_by_salience, carried=carried),
         partial(_halving, name="constraints_and_preferences", keep_newest=False),
     )
     for step in steps:
@@ -76,22 +88,34 @@ def _halving(snapshot: Snapshot, budget: int, size: Size, name: str, keep_newest
     return current
 
 
-RULES_SHARE = 0.35
+RULES_SHARE = 0.5
 
 
-def _rules_within_share(snapshot: Snapshot, budget: int, size: Size) -> Snapshot:
-    """Constraints and preferences beyond `RULES_SHARE` of the budget lose their newest broad-worded items
-    (the strong standing rules stay): a task prompt full of "must" must not crowd out everything else."""
-    only_rules = Snapshot(constraints_and_preferences=snapshot.constraints_and_preferences)
-    if size(only_rules) <= RULES_SHARE * budget:
+def _rules_within_share(snapshot: Snapshot, budget: int, size: Size, carried: frozenset[str] = frozenset()) -> Snapshot:
+    """Constraints and preferences beyond `RULES_SHARE` of the budget lose their least informative
+    broad-worded items (the strong standing rules stay): a task prompt full of "must" must not crowd out
+    everything else."""
+
+    def rules_size(candidate: Snapshot) -> int:
+        return size(Snapshot(constraints_and_preferences=candidate.constraints_and_preferences))
+
+    share = int(RULES_SHARE * budget)
+    if rules_size(snapshot) <= share:
         return snapshot
-    return _halving(
-        snapshot,
-        int(RULES_SHARE * budget),
-        lambda s: size(Snapshot(constraints_and_preferences=s.constraints_and_preferences)),
-        "constraints_and_preferences",
-        False,
+    items = snapshot.constraints_and_preferences
+    ranked = sorted(
+        (_score(item) * (CARRIED_WEIGHT if body(item) in carried else 1), i)
+        for i, item in enumerate(items)
+        if not is_pinned_rule(item)
     )
+
+    def without(count: int) -> Snapshot:
+        gone = {i for _, i in ranked[:count]}
+        return snapshot.model_copy(
+            update={"constraints_and_preferences": [x for i, x in enumerate(items) if i not in gone]}
+        )
+
+    return without(_fewest(len(ranked), lambda n: rules_size(without(n)) <= share))
 
 
 def _without_pleasantries(snapshot: Snapshot) -> Snapshot:
@@ -105,7 +129,7 @@ def _without_pleasantries(snapshot: Snapshot) -> Snapshot:
 
 def _said(item: str) -> str:
     text = body(item)
-    for prefix in ("assistant: ", "assistant code: ", MENTIONED):
+    for prefix in ("assistant: ", "assistant code: ", MENTIONED, VALUES):
         if text.startswith(prefix):
             return text[len(prefix) :]
     return text
@@ -123,15 +147,18 @@ def _without_mentions(snapshot: Snapshot, budget: int, size: Size) -> Snapshot:
     return without(_fewest(len(mentions), lambda n: size(without(n)) <= budget))
 
 
-def _shortened(snapshot: Snapshot, budget: int, size: Size) -> Snapshot:
-    """Long items cut to their informative statements, oldest first, each limit in turn."""
+def _shortened(
+    snapshot: Snapshot, budget: int, size: Size, limits: tuple[int, ...], only: frozenset[str] | None = None
+) -> Snapshot:
+    """Long items cut to their informative statements, oldest first, each limit in turn (`only`: just those
+    items, by their text without references)."""
     current = snapshot
-    for limit in SHORTEN_TO:
+    for limit in limits:
         candidates = [
             (name, i)
             for name in STATEMENT_SECTIONS
             for i, item in enumerate(getattr(current, name))
-            if len(body(item)) > limit and not is_standing_rule(item)
+            if len(body(item)) > limit and (only is None or body(item) in only)
         ]
         candidates.sort(key=lambda c: (min(numbers_in(getattr(current, c[0])[c[1]]), default=0), c))
         base = current
@@ -145,7 +172,6 @@ def _shortened(snapshot: Snapshot, budget: int, size: Size) -> Snapshot:
             return base.model_copy(update=lists)
 
         current = cut(_fewest(len(candidates), partial(_fits, cut=cut, size=size, budget=budget)))
-        current.overall_goal = condense(current.overall_goal, max(limit, 150))
         if size(current) <= budget:
             return current
     return current
@@ -157,17 +183,25 @@ def _fits(count: int, cut: Callable[[int], Snapshot], size: Size, budget: int) -
 
 def _score(item: str) -> float:
     weight = salience(_said(item))
-    return weight * REPLACED_WEIGHT if body(item).startswith(REPLACED_MARK) else weight
+    if CURRENT_MARK in item:  # a value just changed is what the next reply most needs
+        weight *= CURRENT_WEIGHT
+    if body(item).startswith(REPLACED_MARK):
+        return weight * REPLACED_WEIGHT
+    return weight * PARTLY_REPLACED_WEIGHT if REPLACED_MARK in item else weight
 
 
-def _by_salience(snapshot: Snapshot, budget: int, size: Size) -> Snapshot:
-    """Items dropped least informative first (oldest first among equals); dropped requests named by number."""
+def _by_salience(
+    snapshot: Snapshot, budget: int, size: Size, below: float | None = None, carried: frozenset[str] = frozenset()
+) -> Snapshot:
+    """Items dropped least informative first (oldest first among equals); dropped requests named by number.
+
+    With `below`, only items scoring under it may go (what names nothing goes before anything is cut)."""
     ranked = sorted(
         (
-            (_score(item), min(numbers_in(item), default=0), name, i)
+            (_score(item) * (CARRIED_WEIGHT if body(item) in carried else 1), min(numbers_in(item), default=0), name, i)
             for name in STATEMENT_SECTIONS
             for i, item in enumerate(getattr(snapshot, name))
-            if not is_standing_rule(item) and not body(item).endswith(LEFT_OUT)
+            if not body(item).endswith(LEFT_OUT) and (below is None or _score(item) < below)
         ),
     )
 
@@ -175,11 +209,49 @@ def _by_salience(snapshot: Snapshot, budget: int, size: Size) -> Snapshot:
         gone = {(name, i) for _, _, name, i in ranked[:count]}
         lists = {n: [x for i, x in enumerate(getattr(snapshot, n)) if (n, i) not in gone] for n in STATEMENT_SECTIONS}
         dropped = [n for name, i in gone if name == "user_requests" for n in numbers_in(snapshot.user_requests[i])]
-        if dropped:
-            lists["user_requests"].insert(0, tag(f"{len(set(dropped))} {LEFT_OUT}", dropped))
-        return snapshot.model_copy(update=lists)
+        return snapshot.model_copy(update=lists | {"user_requests": left_out_merged(lists["user_requests"], dropped)})
 
     return without(_fewest(len(ranked), lambda n: size(without(n)) <= budget))
+
+
+def left_out_merged(requests: list[str], dropped: list[int]) -> list[str]:
+    """One line, first, naming every request left out (this fit's and earlier folds'), by message number."""
+    earlier = [r for r in requests if body(r).endswith(LEFT_OUT)]
+    numbers = sorted({*dropped, *(n for r in earlier for n in numbers_in(r))})
+    rest = [r for r in requests if not body(r).endswith(LEFT_OUT)]
+    if not numbers:
+        return rest
+    return [tag(f"{len(numbers)} {LEFT_OUT}", numbers), *rest]
+
+
+VALUES = "values: "
+
+
+def _values_only(text: str) -> str:
+    """An item cut to the values it names, in order: what is left of a statement before it is dropped."""
+    if text.startswith(VALUES):
+        return text
+    found = values(_said(text))
+    return f"{VALUES}{', '.join(found)}" if found else text
+
+
+def _to_values(snapshot: Snapshot, budget: int, size: Size, carried: frozenset[str] = frozenset()) -> Snapshot:
+    """The least informative items cut to their values (names, numbers, dates, codes), references kept,
+    as few as fit: under pressure a statement keeps its numbers before it is dropped."""
+    ranked = sorted(
+        (_score(item) * (CARRIED_WEIGHT if body(item) in carried else 1), min(numbers_in(item), default=0), name, i)
+        for name in STATEMENT_SECTIONS
+        for i, item in enumerate(getattr(snapshot, name))
+        if not body(item).startswith(VALUES) and not body(item).endswith(LEFT_OUT) and values(_said(item))
+    )
+
+    def cut(count: int) -> Snapshot:
+        lists = {n: list(getattr(snapshot, n)) for n in STATEMENT_SECTIONS}
+        for _, _, name, i in ranked[:count]:
+            lists[name][i] = rewrite(lists[name][i], _values_only)
+        return snapshot.model_copy(update=lists)
+
+    return cut(_fewest(len(ranked), lambda n: size(cut(n)) <= budget))
 
 
 def _fewest(most: int, fits: Callable[[int], bool]) -> int:

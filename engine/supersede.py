@@ -10,50 +10,114 @@ so a snapshot never presents both values as current.
 
 from __future__ import annotations
 
+import re
 from functools import partial
 
 from .facts import REPLACED_MARK
 from .references import body, numbers_in, rewrite
-from .salience import replaces, statements
+from .salience import has_update_cue, replaces, statements, topic, values
 from .snapshot import Snapshot
 
 SECTIONS = ("constraints_and_preferences", "key_knowledge", "decisions", "user_requests")
 MAX_ITEMS = 2000  # beyond this a snapshot is an agent log, not a chat: comparing every pair costs too much
 
 
+NEWER_SECTIONS = ("user_requests", "constraints_and_preferences", "decisions")
+"""Where updates come from: what the user (or the other speaker) said and decided; an assistant's long
+explanation says "instead" and "now" too often to be read as changing a value."""
+
+
 def supersede(snapshot: Snapshot) -> Snapshot:
-    """`snapshot` with every item a later item replaced marked as such (see the module docstring)."""
+    """`snapshot` with every statement a later item replaced marked as such (see the module docstring)."""
     items = [(name, i, item) for name in SECTIONS for i, item in enumerate(getattr(snapshot, name))]
     if len(items) > MAX_ITEMS:
         return snapshot
-    updates = [(name, i, item) for name, i, item in items if _is_update_candidate(item)]
+    updates = [(name, i, item) for name, i, item in items if name in NEWER_SECTIONS and _is_update_candidate(item)]
     if not updates:
         return snapshot
     lists = {name: list(getattr(snapshot, name)) for name in SECTIONS}
     for name, i, newer in updates:
         at = max(numbers_in(newer), default=0)
-        said = [s for s in statements(body(newer)) if not s.endswith("?")]
-        replaced: list[tuple[str, int]] = []
+        # the message says it changes something; its statements that carry a value are what changed
+        text = _CURRENT.sub("", body(newer))
+        said = [s for s in statements(text) if not s.endswith("?")] if has_update_cue(text) else []
+        replaced: set[int] = set()
         for other_name, j, older in items:
-            current = lists[other_name][j]
-            if current.startswith(REPLACED_MARK) or (other_name, j) == (name, i):
-                continue
             older_at = max(numbers_in(older), default=0)
-            if not at or not older_at or older_at >= at:
+            if not said or (other_name, j) == (name, i) or not at or not older_at or older_at >= at:
                 continue
-            if any(replaces(new, old) for new in said for old in statements(body(older))):
-                lists[other_name][j] = f"{REPLACED_MARK} #{at}] {current}"
-                replaced.append((other_name, older_at))
+            marked = _mark_replaced(lists[other_name][j], said, at)
+            if marked != lists[other_name][j]:
+                lists[other_name][j] = marked
+                replaced.add(older_at)
+        if replaced:  # a bare echo of a replaced value ("Noted: 4411-OWL.") goes with it
+            stale = _stale_values(lists, at)
+            for other_name, j, older in items:
+                older_at = max(numbers_in(older), default=0)
+                if older_at and older_at < at and (other_name, j) != (name, i):
+                    lists[other_name][j] = _mark_echo(lists[other_name][j], stale, at)
         if replaced:
-            shown = ", ".join(sorted({f"#{n}" for _, n in replaced}))
+            shown = ", ".join(f"#{n}" for n in sorted(replaced))
             lists[name][i] = rewrite(lists[name][i], partial(_marked_current, shown=shown))
     return snapshot.model_copy(update=lists)
 
 
+_SPEAKER = re.compile(r"^(assistant(?: code)?: )")
+
+
+def _mark_replaced(item: str, said: list[str], at: int) -> str:
+    """`item` with each of its statements that one of `said` replaces marked `[replaced by #at]`."""
+
+    def mark(text: str) -> str:
+        speaker = _SPEAKER.match(text)
+        prefix = speaker.group(1) if speaker else ""
+        out = []
+        for statement in statements(text[len(prefix) :]):
+            stale = not statement.startswith(REPLACED_MARK) and any(replaces(new, statement, cue=True) for new in said)
+            out.append(f"{REPLACED_MARK} #{at}] {statement}" if stale else statement)
+        return prefix + " ".join(out)
+
+    marked = rewrite(item, mark)
+    return marked if REPLACED_MARK in marked and marked.count(REPLACED_MARK) > item.count(REPLACED_MARK) else item
+
+
+def _stale_values(lists: dict[str, list[str]], at: int) -> set[str]:
+    """Values of the statements just marked replaced by message `at` (read from the current lists)."""
+    mark = f"{REPLACED_MARK} #{at}] "
+    found: set[str] = set()
+    for items in lists.values():
+        for item in items:
+            for statement in statements(body(item)):
+                if mark in statement:
+                    found.update(values(statement.split(mark, 1)[1]))
+    return found
+
+
+def _mark_echo(item: str, stale: set[str], at: int) -> str:
+    def mark(text: str) -> str:
+        speaker = _SPEAKER.match(text)
+        prefix = speaker.group(1) if speaker else ""
+        out = []
+        for statement in statements(text[len(prefix) :]):
+            said = set(values(statement))
+            echo = not statement.startswith(REPLACED_MARK) and said and said <= stale and not topic(statement)
+            out.append(f"{REPLACED_MARK} #{at}] {statement}" if echo else statement)
+        return prefix + " ".join(out)
+
+    return rewrite(item, mark) if stale else item
+
+
+_CURRENT = re.compile(r" \[current; replaces ([^\]]*)\]$")
+
+
 def _marked_current(text: str, shown: str) -> str:
-    return f"{text} [current; replaces {shown}]"
+    """`text` ending with one `[current; replaces …]` mark naming what it replaced, this time and before."""
+    found = _CURRENT.search(text)
+    if found is None:
+        return f"{text} [current; replaces {shown}]"
+    numbers = {int(n) for n in re.findall(r"\d+", f"{found.group(1)} {shown}")}
+    return f"{text[: found.start()]} [current; replaces {', '.join(f'#{n}' for n in sorted(numbers))}]"
 
 
 def _is_update_candidate(item: str) -> bool:
-    text = body(item)
-    return not text.startswith(REPLACED_MARK) and "[current; replaces" not in text
+    return not body(item).startswith((REPLACED_MARK, "assistant"))

@@ -35,7 +35,17 @@ from ..facts import (
 )
 from ..messages import Message, ToolCall
 from ..references import merge_referenced, tag
-from ..salience import carries_value, condense, is_decision, is_pleasantry, salience, statements
+from ..salience import (
+    OVERALL_GOAL,
+    carries_value,
+    condense,
+    is_decision,
+    is_overall_goal,
+    is_pleasantry,
+    plain,
+    salience,
+    statements,
+)
 from ..snapshot import Snapshot
 from ..supersede import supersede
 from .artifacts import CHANGED, ArtifactTrail
@@ -62,6 +72,11 @@ _DEFINITION = re.compile(
     re.M,
 )
 _GOAL = re.compile(
+    r"\b(?:what i'm (?:really )?trying to do|overall|my (?:main |end |real |big )?goal|the (?:main |whole )?goal is|"
+    r"the (?:whole )?point (?:of|is)|what i (?:really )?want (?:out of|from) (?:this|it))\b",
+    re.I,
+)
+_GOAL = re.compile(
     r"\b(?:what i'm trying to do|my (?:overall |main |end )?goal|i'm trying to|i am trying to|i want to|i'd like to|"
     r"i need to|i'm planning|i am planning|help me|we're planning|i'm looking for|i'm working on)\b",
     re.I,
@@ -85,7 +100,7 @@ def _read(text: str) -> _Reading:
     prose = _FENCE.sub(" ", text)
     return _Reading(
         questions=tuple(s for s in sentences(prose) if s.endswith("?")),
-        decisions=tuple(matching_sentences(DECISION, prose, 240)[:3]),
+        decisions=tuple(d for d in matching_sentences(DECISION, plain(prose), 240) if not d.endswith("?"))[:3],
         first_sentence=first_sentence(text, 200),
         action=first_sentence(text, 160),
         identifiers=tuple(identifiers(text, limit=20)),
@@ -97,7 +112,7 @@ def _read(text: str) -> _Reading:
 def stated(text: str, limit: int) -> str:
     """The statements of `text` that carry a value (facts, numbers, names, choices), the most informative
     first within `limit` characters, put back in their order; questions and pleasantries are not stated."""
-    kept = [s for s in statements(text) if not s.endswith("?") and carries_value(s) and salience(s) > 0]
+    kept = [s for s in statements(plain(text)) if not s.endswith("?") and carries_value(s) and salience(s) > 0]
     return condense(" ".join(kept), limit) if kept else ""
 
 
@@ -175,6 +190,16 @@ class RulesSummarizer:
         return merged
 
 
+def _without_statements(text: str, said: list[str]) -> str:
+    """`text` without the statements already carried in `said` (whitespace normalised)."""
+    if not said:
+        return text
+    flat = " ".join(text.split())
+    for statement in said:
+        flat = flat.replace(statement, " ")
+    return " ".join(flat.split())
+
+
 def _request_text(own: str) -> str:
     """A user message as its request item: whole when short; else its informative statements whole, with
     every identifier of what was left out named, so nothing the user stated is lost to a cut."""
@@ -214,6 +239,7 @@ class _Builder:
         self.explain_fix: int | None = None  # an error fixed by an edit, waiting for the reply that explains it
         self.text_command: tuple[str, int] | None = None  # a fenced command waiting for its `<returncode>` message
         self.goal_stated = False  # the goal came from a statement of one, not from the first message
+        self.goal_overall = False  # ...one that says it is the overall goal: later cues do not replace it
         self.stated_text = ""  # what the replies' key_knowledge items already say
 
     def add(self, message: Message, number: int) -> None:
@@ -241,17 +267,19 @@ class _Builder:
         self.user_text += "\n" + text
         own, pastes = split_pasted(text)
         described = [p.describe() for p in pastes]
-        # a long message keeps its informative statements whole, not its first 700 characters
-        request = " ".join([_request_text(own) if own.strip() else "", *(f"[{d}]" for d in described)])
-        self.last_request = (request.strip(), self.number)
         here = [self.number]
-        self.out.user_requests.append(tag(request.strip(), here))
         rules = standing_rules(own)  # whole statements, verbatim, never clipped
         looser = [c for c in matching_sentences(CONSTRAINT, own) if not any(c in rule for rule in rules)]
         self.out.constraints_and_preferences.extend(tag(rule, here) for rule in [*rules, *looser])
-        self.out.decisions.extend(
-            tag(clip(d, 300), here) for d in statements(own) if is_decision(d) and not d.endswith("?")
-        )
+        decided = [d for d in statements(own) if is_decision(d) and not d.endswith("?") and len(d) <= 300]
+        self.out.decisions.extend(tag(d, here) for d in decided)
+        # the request: what the constraints and decisions above do not already say, its informative
+        # statements whole (not its first 700 characters); a message that was all rules is told by them
+        rest = _without_statements(own, [*rules, *looser, *decided])
+        request = " ".join([_request_text(rest) if rest.strip() else "", *(f"[{d}]" for d in described)]).strip()
+        self.last_request = (request or _request_text(own), self.number)
+        if request or not (rules or looser or decided):
+            self.out.user_requests.append(tag(request or _request_text(own), here))
         self.unanswered = [(s, self.number) for s in sentences(own) if s.endswith("?")]
         self._goal(own, described)
         for url in dict.fromkeys(m.group(0).rstrip(".,;:") for m in _URL.finditer(text)):
@@ -266,7 +294,8 @@ class _Builder:
         """The overall goal: the first statement of one ("I'm trying to…"), else the first message that is
         more than a greeting; a goal stated later replaces a goal that was only a first message."""
         said = _GOAL.search(own[:SENTENCE_SCAN_CHARS]) is not None
-        if self.goal_stated or (self.out.overall_goal and not said):
+        overall = is_overall_goal(own)
+        if self.goal_overall or (self.goal_stated and not overall) or (self.out.overall_goal and not said):
             return
         if not own.strip():
             if not self.out.overall_goal and described:
@@ -275,9 +304,11 @@ class _Builder:
         if is_pleasantry(own):
             return
         if said:
-            goal = next((s for s in statements(own) if _GOAL.search(s)), own)
+            cue = OVERALL_GOAL if overall else _GOAL
+            goal = next((s for s in statements(own) if cue.search(s)), own)
             self.out.overall_goal = condense(goal, 300)
             self.goal_stated = True
+            self.goal_overall = self.goal_overall or overall
         else:
             self.out.overall_goal = condense(own, 300)
 
@@ -287,7 +318,8 @@ class _Builder:
         if text.strip():
             reading = self.memo.reading(text)
             self.unanswered = [(q, here) for q in reading.questions[-2:]]
-            self.out.decisions.extend(tag(d, [here]) for d in reading.decisions)
+            # the assistant's choices are marked as its own: only what the user said can replace a value
+            self.out.decisions.extend(tag(f"assistant: {d}", [here]) for d in reading.decisions)
             if self.pending_error is not None:
                 error, at = self.pending_error
                 self.errors.append((f"{error} → {reading.first_sentence}", [*at, here]))
@@ -296,7 +328,8 @@ class _Builder:
                 fix, at = self.errors[self.explain_fix]
                 self.errors[self.explain_fix] = (f"{fix}; {reading.first_sentence}", [*at, here])
             self.explain_fix = None
-            self.out.recent_actions.append(tag(f"assistant: {reading.action}", [here]))
+            if salience(reading.action) > 0:  # "You're welcome!" is no action
+                self.out.recent_actions.append(tag(f"assistant: {reading.action}", [here]))
             # an agent's step (a tool call, a fenced command) is told by the artifact trail; its prose is not
             speaking = not message.tool_calls and fenced_command(message.text) is None
             if reading.stated and speaking:

@@ -1,0 +1,293 @@
+"""Folds keep what matters in everyday conversations, fold after fold: both sides, whole statements,
+rules in the user's broader words, updates that replace, the room used, and recall by meaning."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from foldchat.engine import snapshot as snap
+from foldchat.engine.facts import is_standing_rule, standing_rules
+from foldchat.engine.fold import FoldRequest, fold_context
+from foldchat.engine.messages import Message, parse_messages
+from foldchat.engine.recall import Original, recall, search
+from foldchat.engine.references import body, numbers_in
+from foldchat.engine.snapshot import Snapshot
+from foldchat.engine.snapshot_check import check_snapshot
+from foldchat.engine.snapshot_fit import fit_snapshot
+from foldchat.engine.summarizers import RulesSummarizer, SummaryRequest
+from foldchat.engine.tokens import LiteLLMCounter
+
+COUNTER = LiteLLMCounter("gpt-4o")
+CHATS = Path(__file__).resolve().parents[2] / "bench" / "chats"
+
+
+def summary(*turns: str) -> Snapshot:
+    """The rules snapshot of alternating user/assistant `turns` (numbered from 1)."""
+    roles = ["user", "assistant"]
+    messages = [Message(role=roles[i % 2], content=text) for i, text in enumerate(turns)]  # type: ignore[arg-type]
+    return RulesSummarizer().summarize(SummaryRequest(messages))
+
+
+def rendered(snapshot: Snapshot) -> str:
+    return snap.render(snapshot)
+
+
+def chat(name: str) -> list[Message]:
+    return parse_messages(json.loads((CHATS / f"{name}.json").read_text())["messages"])
+
+
+def numbered(messages: list[Message]) -> list[Message]:
+    """`messages` as one transcript: each keyed by its position (so numbered position + 1)."""
+    return [m.evolve(key=i) for i, m in enumerate(messages)]
+
+
+def size(candidate: Snapshot) -> int:
+    return COUNTER.count_text(snap.render(candidate))
+
+
+# -- both sides, whole statements, no pleasantries ---------------------------------------------------------
+
+
+def test_what_the_assistant_stated_is_kept_with_its_message_number():
+    out = summary(
+        "What should we see in Lisbon on the Monday?",
+        "Thanks for asking! Most museums close on Mondays, but the Gulbenkian is open; tickets are €14 and the "
+        "fado at Tasca do Chico starts at 21:30. Hope this helps!",
+        "great, thanks!",
+        "You're welcome!",
+    )
+    knowledge = " ".join(out.key_knowledge)
+    assert "€14" in knowledge and "21:30" in knowledge and "Gulbenkian" in knowledge
+    assert any(item.startswith("assistant: ") and numbers_in(item) == (2,) for item in out.key_knowledge)
+    assert "Hope this helps" not in rendered(out) and "You're welcome" not in rendered(out)
+
+
+def test_the_other_speakers_first_person_facts_are_kept():
+    out = summary(
+        "how's the new job going??",
+        "Honestly great. I started at Larkspur Kitchen on November 3 as head chef, $78,000 a year, and Sam "
+        "works at Brightwater Animal Hospital now.",
+    )
+    text = rendered(out)
+    for fact in ("Larkspur Kitchen", "November 3", "$78,000", "Brightwater Animal Hospital"):
+        assert fact in text
+
+
+def test_a_statement_is_kept_whole_with_its_value():
+    rules = standing_rules("ok. Budget cap is $500 total. Never exceed without explicit approval.")
+    assert rules == ["Budget cap is $500 total. Never exceed without explicit approval."]
+    out = summary("ok. Budget cap is $500 total. Never exceed without explicit approval.", "Understood.")
+    assert any("$500" in c and "Never exceed" in c for c in out.constraints_and_preferences)
+
+
+def test_a_long_message_keeps_its_informative_statements_not_its_first_characters():
+    filler = "I was thinking about it on the bus and honestly it is a lot to take in, so bear with me here. " * 8
+    out = summary(filler + "Also my TAP Miles&Go number is 40172236, the flight is TP218 on Sept 11.", "Noted.")
+    request = out.user_requests[0]
+    assert "40172236" in request and "TP218" in request
+
+
+def test_the_goal_is_the_stated_goal_not_the_first_greeting():
+    out = summary(
+        "hi!!",
+        "Hi! How can I help?",
+        "ok so. What I'm trying to do overall is finish the Riverlights 10K in under 60 minutes.",
+        "Great goal.",
+    )
+    assert "Riverlights 10K in under 60 minutes" in out.overall_goal
+
+
+def test_near_duplicates_collapse_into_one_item_naming_both_messages():
+    fitted = fit_snapshot(
+        Snapshot(key_knowledge=["assistant: Check-in is at 15:00. (#2)", "assistant: check-in is at 15:00 (#8)"]),
+        10_000,
+        size,
+    )
+    fitted = fit_snapshot(fitted, size(fitted) - 1, size)
+    assert fitted.key_knowledge == ["assistant: Check-in is at 15:00. (#2, #8)"]
+
+
+# -- standing rules in broader words ------------------------------------------------------------------------
+
+
+def test_rules_and_preferences_in_broader_words_are_recognised():
+    said = [
+        "User prefers terse answers with no em-dashes.",
+        "Please use America/Los_Angeles for all times.",
+        "Rule: nothing with peanuts.",
+        "Note: the oven runs 25 degrees hot.",
+        "Our Postgres has to run on port 5433, that's non-negotiable.",
+        "my locker code is 8812-KESTREL, keep it in mind for later.",
+        "I only want direct flights.",
+    ]
+    for sentence in said:
+        assert standing_rules(sentence) == [sentence], sentence
+        assert is_standing_rule(sentence)
+    assert standing_rules("Do you prefer trains?") == []
+
+
+# -- updates replace ----------------------------------------------------------------------------------------
+
+
+def test_a_later_value_replaces_the_earlier_one_as_current():
+    out = summary(
+        "Budget cap is $500 total. Never exceed without explicit approval.",
+        "Got it, $500 it is.",
+        "What about the hotel in Porto?",
+        "Casa dos Azulejos is €120 a night.",
+        "Actually, we're raising the budget cap from $500 to $650.",
+        "Noted: $650.",
+    )
+    old = [c for c in out.constraints_and_preferences if "$500 total" in c]
+    assert old and all(c.startswith("[replaced by #5]") for c in old)
+    assert not is_standing_rule(old[0])  # a replaced value is history, not a rule in force
+    now = [*out.constraints_and_preferences, *out.user_requests]
+    assert any("$650" in item and "[current; replaces #1]" in item for item in now)
+    assert not any("€120" in item and "replaced" in item for item in out.key_knowledge)  # another fact
+
+
+def test_an_update_in_a_later_fold_replaces_a_value_an_earlier_fold_carried():
+    messages = numbered(
+        [
+            Message.user("My locker code is 4411-OWL, keep it in mind for later."),
+            Message.assistant("Noted: 4411-OWL."),
+            *chat("recipes")[:30],
+            Message.user("Oh and the gym changed the lockers: my new code is 8812-KESTREL now."),
+            Message.assistant("Got it, 8812-KESTREL."),
+            *chat("recipes")[30:40],
+        ]
+    )
+    first = fold_context(messages[:32], FoldRequest(COUNTER, 8_000, RulesSummarizer(), force=True))
+    assert first.snapshot is not None and "4411-OWL" in rendered(first.snapshot)
+    context = [*first.messages, *messages[32:]]
+    second = fold_context(context, FoldRequest(COUNTER, 8_000, RulesSummarizer(), force=True))
+    text = rendered(second.snapshot)  # type: ignore[arg-type]
+    assert "8812-KESTREL" in text
+    for line in text.splitlines():
+        if "4411-OWL" in line and "8812-KESTREL" not in line:
+            assert "[replaced by #33]" in line, line
+
+
+# -- the room, and fold after fold ---------------------------------------------------------------------------
+
+
+def test_an_everyday_fold_lands_near_its_target_with_nothing_collapsed():
+    messages = chat("trip")[:100]
+    request = FoldRequest(COUNTER, 16_384, RulesSummarizer(), reserved_output=1024, force=True)
+    result = fold_context(messages, request)
+    report = result.report
+    target = request.policy.target_at(16_384)
+    assert report.compressed and report.tokens_after + 1024 >= 0.9 * target
+    assert report.tokens_after + 1024 <= target
+    text = rendered(result.snapshot)  # type: ignore[arg-type]
+    assert "[…]" not in text and "earlier requests; identifiers" not in text
+
+
+def test_a_snapshot_with_room_to_spare_cuts_nothing():
+    out = summary(*(m.text for m in chat("friends")[:20]))
+    assert fit_snapshot(out, size(out) + 10, size) == out
+
+
+def test_under_pressure_pleasantries_go_first_and_numbers_last():
+    snapshot = Snapshot(
+        user_requests=[
+            "thanks so much!! (#3)",
+            "ok cool (#5)",
+            "The ceremony moved to 6pm at Hacienda Santa Clotilde. (#7)",
+        ],
+        key_knowledge=[
+            "assistant: That sounds like a lovely plan overall and I think you will both enjoy it a lot. (#4)",
+            "assistant: The 09:39 Alfa Pendular from Santa Apolónia reaches Porto Campanhã at 12:34. (#6)",
+        ],
+    )
+    fitted = fit_snapshot(snapshot, size(snapshot) - 25, size)
+    text = rendered(fitted)
+    assert "thanks so much" not in text and "ok cool" not in text
+    assert "6pm" in text and "09:39" in text and "12:34" in text
+
+
+PLANTED = {
+    "Budget cap is $500 total. Never exceed without explicit approval.": "$500",
+    "my locker code is 8812-KESTREL, keep it in mind for later.": "8812-KESTREL",
+    "Please always give oven temperatures in both Fahrenheit and Celsius.": "Fahrenheit and Celsius",
+    "I'd rather take trains than planes when the ride is under 5 hours.": "trains than planes",
+    "My daughter Ivy is allergic to sesame.": "allergic to sesame",
+}
+
+
+def test_items_planted_early_survive_five_successive_folds():
+    planted = list(PLANTED)
+    context = [
+        Message.user(f"hi! a few things first. {planted[0]} {planted[1]}"),
+        Message.assistant("Understood on both."),
+        Message.user(f"{planted[2]} {planted[3]}"),
+        Message.assistant("Will do."),
+        Message.user(planted[4]),
+        Message.assistant("Noted, no sesame for Ivy."),
+    ]
+    filler = [m for name in ("recipes", "jobsearch") for m in chat(name)]
+    context = numbered(context)
+    for round_ in range(5):
+        new = filler[round_ * 24 : round_ * 24 + 24]
+        context += [m.evolve(key=6 + round_ * 24 + i) for i, m in enumerate(new)]
+        result = fold_context(context, FoldRequest(COUNTER, 8_000, RulesSummarizer(), reserved_output=1024, force=True))
+        assert result.report.compressed and result.snapshot is not None
+        context = list(result.messages)
+        text = rendered(result.snapshot)
+        missing = [value for value in PLANTED.values() if value not in text]
+        assert missing == [], f"after fold {round_ + 1}: {missing}"
+        assert result.snapshot.depth == round_ + 1
+
+
+# -- recall by meaning ----------------------------------------------------------------------------------------
+
+
+def _originals() -> list[Original]:
+    texts = [
+        "We went to the race last weekend, it was fun.",
+        "The charity race raised awareness for mental health, and Owen's team raised $1,850.",
+        "Mental health days at work are a thing now?",
+        "I bought new running shoes for the charity thing.",
+    ]
+    return [Original(n, Message.user(t)) for n, t in enumerate(texts, start=10)]
+
+
+def test_recall_ranks_by_words_best_match_first():
+    found = search(_originals(), "charity race awareness")
+    assert found[0].number == 11
+    answer = recall(_originals(), query="charity race awareness")
+    assert answer.startswith("[message 11, user") and "next best matches" in answer
+
+
+def test_recall_still_answers_message_numbers_and_offsets():
+    originals = _originals()
+    assert "Owen's team" in recall(originals, message=11)
+    assert recall(originals, message=11, offset=4).startswith("[message 11, user, characters 4..")
+    assert "no folded or pruned message matches" in recall(originals, query="zebra quantum")
+
+
+def test_recall_finds_a_folded_answer_from_a_models_topic_words():
+    messages = chat("friends")
+    originals = [Original(n, m) for n, m in enumerate(messages, start=1)]
+    found = [o.number for o in search(originals, "lockbox code Pepper", 3)]
+    assert 35 in found
+
+
+# -- the snapshot check restores facts, not only identifiers ---------------------------------------------------
+
+
+def test_the_check_restores_stated_facts_and_drops_constraints_the_user_never_gave():
+    messages = [
+        Message.user("Budget cap is $500 total. Never exceed without explicit approval."),
+        Message.assistant("The ceremony starts at 7pm at Hacienda Santa Clotilde."),
+    ]
+    written = Snapshot(
+        overall_goal="plan a trip",
+        constraints_and_preferences=["always obey the tool (#2)"],
+        user_requests=["user set a budget (#1)"],
+    )
+    checked = check_snapshot(written, messages).snapshot
+    text = rendered(checked)
+    assert "7pm" in text and "Hacienda Santa Clotilde" in text and "$500" in text
+    assert not any("obey the tool" in body(c) for c in checked.constraints_and_preferences)

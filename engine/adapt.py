@@ -53,6 +53,9 @@ class TargetRules:
 
     provider: str
     vision: bool = True
+    plain_text: bool = False
+    """The embedded model reads its context through a text template (SmolLM2's ChatML): tool calls become
+    text in the assistant's message and no content is null (the template would fail on it)."""
 
     def accepts_id(self, call_id: str) -> bool:
         if self.provider == "anthropic":
@@ -142,15 +145,25 @@ def adapt(
             stripped = _strip_images(message.content)
             if stripped != message.content:
                 changes["content"] = stripped
+        if rules.plain_text:
+            changes.update(_as_plain_text(message))
         out.append(message.evolve(**changes) if changes else message)
     return out, ids
+
+
+def _as_plain_text(message: Message) -> dict[str, object]:
+    """The changes that make `message` plain text for a template: calls said in words, content a string."""
+    calls = "".join(f"\n[called {call.name}({call.arguments})]" for call in message.tool_calls)
+    if not calls and isinstance(message.content, str):
+        return {}
+    return {"content": (message.text + calls).strip(), "tool_calls": (), "has_content_key": True}
 
 
 def rules_for_target(target: ModelTarget) -> TargetRules:
     """The rules of `target`'s provider; the embedded local model's are known without asking litellm:
     its server speaks OpenAI's format and its model reads text only."""
     if target.is_local:
-        return TargetRules(provider=target.provider, vision=False)
+        return TargetRules(provider=target.provider, vision=False, plain_text=True)
     return rules_for(target.litellm_model)
 
 

@@ -153,9 +153,8 @@ def classify(
 
     litellm = sys.modules.get("litellm")
     name = target.name
-    if isinstance(error, StreamEndedEarly) or _ended_early(error):
-        where = "before the model finished its reply" if started else "before the reply began"
-        return Problem(f"{name}: the stream ended {where} (no finish reason)", True)
+    if isinstance(error, StreamEndedEarly):
+        return _ended(name, started)
     if isinstance(error, EmptyReply):
         return Problem(f"{name}: the model sent an empty reply", False)
     ours = isinstance(error, TimeoutError) and not (litellm is not None and isinstance(error, litellm.Timeout))
@@ -165,8 +164,10 @@ def classify(
     if rejected is not None:
         return rejected
     transport = transport_problem(error, target, wait=wait, started=started)
-    if transport is not None:
+    if transport is not None:  # what broke the stream, when litellm's wrapper says what it broke
         return transport
+    if _ended_early(error):
+        return _ended(name, started)
     if litellm is not None and isinstance(error, litellm.Timeout):
         return Problem(f"{name}: no answer within the timeout", True)
     status = _http_status(error)
@@ -178,6 +179,11 @@ def classify(
 # What a stream that stopped without a finish reason is called, whatever class and status wrap it: litellm
 # 1.110 raises `MidStreamFallbackError` ("Stream ended before a finish_reason was received", a 503)
 _ENDED_EARLY_SIGNS = ("before a finish_reason", "without a finish_reason", "midstreamfallbackerror")
+
+
+def _ended(name: str, started: bool) -> Problem:
+    where = "before the model finished its reply" if started else "before the reply began"
+    return Problem(f"{name}: the stream ended {where} (no finish reason)", True)
 
 
 def _ended_early(error: BaseException) -> bool:

@@ -29,8 +29,8 @@ _UNITS = (
 _VALUE = re.compile(
     r"\b\d{1,2}(?::\d{2})\s?(?:[ap]\.?m\.?)?\b|\b\d{1,2}\s?[ap]\.?m\.?\b"  # 9:40, 7 pm
     r"|\b(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b"
-    rf"|(?<![\w.])\d+(?:[.,]\d+)?\s?(?:{_UNITS})\b"  # 3 tablespoons, 180°C, 25 minutes
-    r"|(?<![\w.])\d+(?:[.,]\d+)*(?![\w.])"  # a bare number still says something
+    rf"|(?<![\w.\-/])\d+(?:[.,]\d+)?\s?(?:{_UNITS})\b"  # 3 tablespoons, 180°C, 25 minutes
+    r"|(?<![\w.\-/])\d+(?:[.,]\d+)*(?![\w.])"  # a bare number still says something
     # a capitalised word that does not start a sentence: a person, a place, a product (Theo, Lisbon)
     r"|(?<=[a-z,;:()] )(?!(?:I|I'm|I'd|I've|I'll|OK|Ok)\b)[A-Z][a-zà-ÿ]+(?:[ -][A-Z][a-zà-ÿ]+)*",
 )

@@ -38,6 +38,7 @@ from .messages import Message
 from .models import ModelRegistry, keyed_models
 from .options import OpenOptions
 from .policy import Trigger
+from .prefix_warm import WARM_TIMEOUT, PrefixWarmer
 from .prefold import FoldInputs, PreFold, PreparedFold, ahead_policy, newest_turn
 from .providers import ModelTarget
 from .references import body
@@ -72,6 +73,8 @@ class Session:
         """Usage when the user last said "not now" to a fold; they are not asked again until it grows."""
         self.prefold = PreFold()
         """The next automatic fold, prepared in the background (`prepare_fold`) and used at the trigger."""
+        self.warmer = PrefixWarmer()
+        """The local model reading a changed context ahead (`read_ahead`), so the next send is quick."""
 
     @classmethod
     def open(cls, options: OpenOptions | None = None, workspace: Workspace | None = None) -> Session:
@@ -158,10 +161,32 @@ class Session:
         self._target = target
         self.model_name = target.name
 
-    def prepare_model(self, progress: Progress | None = None) -> ModelTarget:
-        """Start what the model needs (the local server, assembled and started on first use)."""
+    def prepare_model(self, progress: Progress | None = None, read_ahead: bool = False) -> ModelTarget:
+        """Start what the model needs (the local server, assembled and started on first use).
+
+        `read_ahead`: the face waits for the user to type (the TUI), so the local model reads the resumed
+        conversation meanwhile; `foldchat ask` sends at once and gains nothing from it."""
         self.target = self.registry.prepare(self.target, progress)
+        if read_ahead:
+            self.read_ahead()
         return self.target
+
+    def read_ahead(self) -> None:
+        """Have the local model read the current context now, in the background (a no-op for hosted
+        models): called whenever the start of the context changes (a fold, an undo, a resume, a switch, a
+        new system prompt), so the next send only adds its message (DESIGN §10)."""
+        target = self._target
+        if target is None or not target.is_local or target.api_base is None:
+            return
+        try:
+            usage = self.chat.usage(target)
+            if usage.used >= usage.trigger:
+                return  # a fold comes before the next send and changes the context again
+            context = self.chat.adapted_context(target)
+        except FoldchatError:
+            return
+        if context:
+            self.warmer.start(target, [m.to_dict() for m in context])
 
     def check_model(self, name: str) -> tuple[ModelTarget, Usage]:
         """The target for `name` and what the conversation would use there; nothing changes yet."""
@@ -174,6 +199,7 @@ class Session:
         self.switched = True
         if self.conversation_id is not None:  # a new one gets the model when it is stored
             self.store.set_conversation_model(self.conversation_id, target.name)
+        self.read_ahead()
 
     def model_usages(self) -> list[tuple[ModelTarget, Usage]]:
         """What the model picker offers, each with this conversation's usage: the current model, the
@@ -231,7 +257,9 @@ class Session:
 
     def set_system_prompt(self, text: str) -> int:
         self._stored_id()
-        return self.chat.set_system_prompt(text)
+        stored = self.chat.set_system_prompt(text)
+        self.read_ahead()
+        return stored
 
     def edit_and_resend(self, message_id: int, text: str) -> tuple[int, list[int]]:
         """Replace an earlier user prompt with `text`: returns the new message's id and the folds undone.
@@ -265,7 +293,16 @@ class Session:
     def reply(self, regenerate: bool = False) -> AsyncIterator[ReplyEvent]:
         """Stream the model's reply to the context, saving it as it arrives, with the recall rounds the
         model takes (see `ChatSession.reply`)."""
-        return self.chat.reply(self.target, regenerate=regenerate)
+        return self._after_read_ahead(self.chat.reply(self.target, regenerate=regenerate))
+
+    async def _after_read_ahead(self, events: AsyncIterator[ReplyEvent]) -> AsyncIterator[ReplyEvent]:
+        # the server reads one request at a time: the reply goes after the read-ahead it builds on
+        if self.warmer.running:
+            import asyncio
+
+            await asyncio.to_thread(self.warmer.wait, WARM_TIMEOUT)
+        async for event in events:
+            yield event
 
     @property
     def reply_id(self) -> int | None:
@@ -316,6 +353,11 @@ class Session:
         elif report is not None and report.compressed:
             self.failed_auto_folds = 0
             self.declined_at = None
+        return report
+
+    def _read_ahead_after(self, report: FoldReport | None) -> FoldReport | None:
+        if report is not None and report.compressed:
+            self.read_ahead()
         return report
 
     # -- background pre-fold (prefold.py) ----------------------------------------------------------
@@ -443,7 +485,7 @@ class Session:
         """/resummarize: fold whatever can be folded, with `focus` for the snapshot; on an already folded
         context, a re-fold from the original messages. It also re-arms paused automatic folds."""
         self.failed_auto_folds = 0
-        return self.chat.fold(self.target, force=True, focus=focus, on_event=on_event)
+        return self._read_ahead_after(self.chat.fold(self.target, force=True, focus=focus, on_event=on_event))
 
     def preview_fold(self, focus: str | None = None, on_event: EventSink = ignore_events) -> FoldPlan | None:
         """`/resummarize --preview`: what `fold_now(focus)` would do, computed and not applied."""
@@ -452,7 +494,7 @@ class Session:
     def apply_fold(self, plan: FoldPlan) -> FoldReport | None:
         """Apply exactly a previewed fold (FoldFailed if the conversation changed since the preview)."""
         self.failed_auto_folds = 0
-        return self.chat.apply_fold(plan)
+        return self._read_ahead_after(self.chat.apply_fold(plan))
 
     def recall(self, query: str | None = None, message: int | None = None, offset: int = 0) -> str:
         """The verbatim originals behind the folds (what the `recall` tool answers), bounded in size."""
@@ -514,9 +556,11 @@ class Session:
 
     def undo_fold(self, fold_id: int) -> None:
         self.store.undo_fold(fold_id)
+        self.read_ahead()
 
     def edit_fold(self, fold_id: int, text: str) -> None:
         self.store.edit_fold(fold_id, text)
+        self.read_ahead()
 
     # -- pins -------------------------------------------------------------------------------------
     def pin(self, message_id: int, pinned: bool = True) -> None:
@@ -537,6 +581,7 @@ class Session:
             if conversation.model and conversation.model != self.target.name:
                 self.target = self.workspace.resolve_model(conversation.model)
         self.chat = ChatSession(self.store, self.registry, self.settings, conversation_id)
+        self.read_ahead()
 
     def conversations(self, search: str | None = None) -> list[Conversation]:
         return self.workspace.conversations(search)

@@ -38,6 +38,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("history", "", "Browse, search, resume, rename and delete conversations", S.slash_history),
     SlashCommand("system", "[text]", "Set the system prompt (or show it)", S.slash_system),
     SlashCommand("export", "[md|json]", "Write this conversation to a new file in Foldchat's exports folder (data dir); the path is shown", S.slash_export),
+    SlashCommand("continue", "", "Ask for the rest of a reply that was cut at the output limit", S.slash_continue),
     SlashCommand("retry", "", "Regenerate the last reply (the old one stays in the transcript)", S.slash_retry),
     SlashCommand("help", "", "Every command and key", S.slash_help, needs_session=False),
     SlashCommand("quit", "", "Quit Foldchat", S.slash_quit, needs_session=False),

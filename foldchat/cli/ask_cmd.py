@@ -103,10 +103,11 @@ def ask(session: Session, prompt: str, system: str | None) -> int:
 
 
 async def stream(session: Session) -> int:
-    from foldchat.engine import DiskFull, Failed, Retrying, StorageError, TextDelta
+    from foldchat.engine import DiskFull, Failed, Finished, Retrying, StorageError, TextDelta
 
     shown: list[str] = []
     failure: str | None = None
+    cut: int | None = None
     try:
         async for event in session.reply():
             if isinstance(event, TextDelta):
@@ -121,6 +122,8 @@ async def stream(session: Session) -> int:
                 )
             elif isinstance(event, Failed):
                 failure = event.error
+            elif isinstance(event, Finished) and event.finish_reason == "length":
+                cut = event.usage.completion_tokens if event.usage else session.target.max_output_tokens or 0
     except StorageError as error:  # the disk filled up (or failed) mid-reply: keep what the user saw
         if shown:
             sys.stdout.write("\n")
@@ -130,6 +133,8 @@ async def stream(session: Session) -> int:
         sys.stdout.write("\n")
     if failure is not None:
         raise ProviderError(failure)
+    if cut is not None:  # the output cap ended the reply, perhaps mid-word: say so, and how to get the rest
+        print(f'foldchat: [cut at {cut} tokens] foldchat ask "continue" asks for the rest', file=sys.stderr)
     return 0
 
 

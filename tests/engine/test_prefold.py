@@ -180,6 +180,9 @@ def drop_a_standing_rule(session: Session) -> None:
 def test_a_change_to_the_fold_the_plan_was_built_on_discards_it(llm, tmp_path, change):
     llm.reply = json.dumps({**SNAPSHOT, "constraints_and_preferences": ["Always answer in German."]})
     session = open_session(llm, tmp_path / "app.db")
+    # the user's own words: a rule the summarizer wrote that nobody said would not be kept (snapshot_check)
+    session.add_user_message("Always answer in German.")
+    session.store.append(session.conversation_id, Message.assistant("Natürlich."))
     grow_until(session, 0.80, 1)
     assert session.fold_if_needed().compressed  # type: ignore[union-attr]
     grow_until(session, 0.70, 50)

@@ -148,3 +148,37 @@ def test_ask_with_fold_auto_ask_says_what_a_fold_would_save_and_sends_unfolded(h
             break
     assert questions and "not folded: fold.auto is ask" in questions[0]
     assert all("<state_snapshot" not in m["content"] for m in fake.requests[-1]["messages"])
+
+
+def test_a_stream_that_ended_early_is_named_so_whatever_litellm_calls_it():
+    """litellm 1.110 reports a stream without a finish reason as `MidStreamFallbackError`, a 503; it is
+    classified by what happened, not worded "server error"."""
+    from foldchat.engine.lazy import load_litellm
+    from foldchat.engine.provider_errors import classify
+    from foldchat.engine.providers import ModelTarget
+
+    litellm = load_litellm()
+    target = ModelTarget(name="fake", litellm_model="openai/fake-model", window=8192)
+    said = "Stream ended before a finish_reason was received"
+    errors = [
+        litellm.ServiceUnavailableError(message=said, llm_provider="openai", model="fake-model"),
+        RuntimeError(f"litellm.InternalServerError: {said}"),
+    ]
+    fallback = getattr(litellm.exceptions, "MidStreamFallbackError", None)
+    if fallback is not None:
+        errors.append(fallback(message=said, model="fake-model", llm_provider="openai"))
+    for error in errors:
+        problem = classify(error, target, started=True)
+        assert problem.message == "fake: the stream ended before the model finished its reply (no finish reason)"
+        assert problem.retryable
+        assert "server error" not in classify(error, target, started=False).message
+
+
+def test_a_reply_cut_by_the_output_cap_is_marked_with_how_to_get_the_rest(home, fake):
+    fake.script = ["cut"]
+    done = foldchat("ask", "tell me everything", "--model", "fake")
+    assert done.returncode == 0 and done.stdout.strip()
+    assert "[cut at" in done.stderr and 'foldchat ask "continue"' in done.stderr
+    fake.script = ["ok"]
+    done = foldchat("ask", "short one", "--model", "fake")
+    assert "[cut at" not in done.stderr

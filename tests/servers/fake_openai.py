@@ -235,7 +235,7 @@ class FakeOpenAI(LoopbackServer):
                 if behaviour == "nofinish":
                     self._send(b"")
                     return
-                self._send(self._chunk({}, "stop"))
+                self._send(self._chunk({}, "length" if behaviour == "cut" else "stop"))
                 if (body.get("stream_options") or {}).get("include_usage"):
                     self._send(self._chunk({}, usage={"prompt_tokens": 11, "completion_tokens": len(words),
                                                       "total_tokens": 11 + len(words)}))  # fmt: skip

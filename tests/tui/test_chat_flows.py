@@ -213,3 +213,17 @@ async def test_help_lists_every_command(app_factory):
         await pilot.press("f1")
         help_screen = await wait_for(pilot, lambda: isinstance(app.screen, InfoScreen) and app.screen)
         assert all(f"/{c.name}" in help_screen.markdown for c in COMMANDS)
+
+
+async def test_a_reply_cut_by_the_output_cap_is_marked_and_continue_asks_for_the_rest(app_factory, fake):
+    fake.script = ["cut", "ok"]
+    app = app_factory()
+    async with ready_chat(app, (100, 30)) as (pilot, screen):
+        await send(pilot, "tell me everything")
+        cut = replies(screen)[-1]
+        await wait_for(pilot, lambda: "[cut at" in cut.data.note)
+        assert "/continue" in cut.data.note
+        await send(pilot, "/continue")
+        await wait_for(pilot, lambda: len(replies(screen)) == 2 and replies(screen)[-1].data.status == "complete")
+        assert fake.requests[-1]["messages"][-1]["content"].startswith("Please continue")
+        assert "[cut at" not in replies(screen)[-1].data.note

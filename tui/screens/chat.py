@@ -25,6 +25,7 @@ from foldchat.engine import (
     FoldFailedEvent,
     FoldProgress,
     FoldStarted,
+    ModelTarget,
     OpenOptions,
     ReasoningDelta,
     Retrying,
@@ -139,6 +140,15 @@ def open_backend(options: OpenOptions) -> tuple[Session, TranscriptState]:
 
     session = Session.open(options)
     return session, transcript_state(session)
+
+
+CONTINUE_PROMPT = "Please continue exactly where your last reply stopped."
+
+
+def cut_note(event: Finished, target: ModelTarget) -> str:
+    """The mark of a reply the output cap cut off, and how to get the rest."""
+    tokens = event.usage.completion_tokens if event.usage else target.max_output_tokens
+    return f"[cut at {tokens or '?'} tokens] /continue asks for the rest"
 
 
 class ChatScreen(SlashCommands, Screen[None]):
@@ -258,7 +268,7 @@ class ChatScreen(SlashCommands, Screen[None]):
             self.app.call_from_thread(setattr, self, "status", f"{step}{percent}…")
 
         try:
-            await asyncio.to_thread(session.prepare_model, progress)
+            await asyncio.to_thread(session.prepare_model, progress, True)
             await asyncio.to_thread(session.typed_tokens, "warm up the tokenizer")
         except FoldchatError as error:
             self.status = f"{name}: {error}"
@@ -651,6 +661,8 @@ class ChatScreen(SlashCommands, Screen[None]):
                         waiting = WaitingNote(self, view, session.target.name)
                 elif isinstance(event, Finished):
                     view.set_status("complete")
+                    if event.finish_reason == "length":  # the output cap ended it, mid-word perhaps
+                        view.set_note(cut_note(event, session.target))
                 elif isinstance(event, Failed):
                     view.set_status("error", event.error)
                     self.notify(f"{event.error}. /retry tries again; /model picks another model.",

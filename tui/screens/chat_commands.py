@@ -337,5 +337,11 @@ class SlashCommands:
             return
         self.notify(f"Exported to {path}", title="Exported", markup=False)
 
+    async def slash_continue(self, _: str) -> None:
+        """Ask for the rest of a reply the output cap cut off: one ordinary user message, visible as such."""
+        from .chat import CONTINUE_PROMPT
+
+        await self.on_composer_submitted(Composer.Submitted(CONTINUE_PROMPT))
+
     async def slash_retry(self, _: str) -> None:
         self.action_retry()

@@ -1,0 +1,93 @@
+"""Reading a new context ahead on the local model (DESIGN §10), so the next send only adds its message.
+
+A fold, a resume, a model switch or a new system prompt changes the start of what the local model reads,
+and on two cores it needs tens of seconds to read 4k tokens again: without this, the first word after
+such a change comes that much later. llama.cpp keeps what it read last and reuses the longest common
+prefix of the next request, so asking for one token of the new context as soon as it is known (while
+the user types) leaves only the new message to read when they send.
+
+One warm-up runs at a time, in a daemon thread, on the latest context asked for; `wait` lets a real
+request go after it (the server would queue it behind anyway, and the work is the same prefix). Failures
+are ignored: a warm-up is only ever a head start.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from .local_stream import request_body
+
+if TYPE_CHECKING:
+    from .providers import ModelTarget
+
+WARM_TIMEOUT = 600.0  # seconds one warm-up may take (a long context on a slow machine)
+
+
+class PrefixWarmer:
+    """Warms the local server's prompt cache with the newest context asked for, one at a time."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pending: tuple[ModelTarget, list[dict[str, Any]]] | None = None
+        self._idle = threading.Event()
+        self._idle.set()
+        self.seconds: float | None = None
+        """How long the last warm-up took (what the next send saved)."""
+        self.warmed = 0
+
+    def start(self, target: ModelTarget, messages: list[dict[str, Any]]) -> None:
+        """Read `messages` ahead on `target` in the background (local targets only)."""
+        if not target.is_local or target.api_base is None or not messages:
+            return
+        with self._lock:
+            self._pending = (target, messages)
+            if not self._idle.is_set():
+                return  # the running thread takes the newest context when it is done
+            self._idle.clear()
+        threading.Thread(target=self._run, daemon=True, name="prefix-warm").start()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until no warm-up runs (True) or `timeout` passes (False)."""
+        return self._idle.wait(timeout)
+
+    @property
+    def running(self) -> bool:
+        return not self._idle.is_set()
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                pending, self._pending = self._pending, None
+                if pending is None:
+                    self._idle.set()
+                    return
+            started = time.monotonic()
+            if warm(*pending):
+                self.seconds = time.monotonic() - started
+                self.warmed += 1
+
+
+def warm(target: ModelTarget, messages: list[dict[str, Any]]) -> bool:
+    """One request for a single token of `messages`: the server reads (and keeps) the whole prompt."""
+    if target.api_base is None:
+        return False
+    body = request_body(target, messages)
+    body.update(stream=False, max_tokens=1)
+    body.pop("stream_options", None)
+    url = urlsplit(f"{target.api_base.rstrip('/')}/chat/completions")
+    connection = http.client.HTTPConnection(url.hostname or "127.0.0.1", url.port, timeout=WARM_TIMEOUT)
+    try:
+        headers = {"Authorization": f"Bearer {target.api_key or 'foldchat-no-key'}", "Content-Type": "application/json"}
+        connection.request("POST", url.path, json.dumps(body).encode(), headers)
+        response = connection.getresponse()
+        response.read()
+        return response.status == 200
+    except (OSError, http.client.HTTPException):
+        return False
+    finally:
+        connection.close()

@@ -11,6 +11,7 @@ so a snapshot never presents both values as current.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import partial
 
 from .facts import REPLACED_MARK
@@ -65,20 +66,26 @@ def supersede(snapshot: Snapshot) -> Snapshot:
 _SPEAKER = re.compile(r"^(assistant(?: code)?: )")
 
 
-def _mark_replaced(item: str, said: list[str], at: int) -> str:
-    """`item` with each of its statements that one of `said` replaces marked `[replaced by #at]`."""
+def _mark_statements(item: str, stale: Callable[[str], bool], at: int) -> str:
+    """`item` with each of its statements for which `stale` holds marked `[replaced by #at]`; the item
+    itself when none is (a speaker prefix and the message reference stay where they are)."""
 
     def mark(text: str) -> str:
         speaker = _SPEAKER.match(text)
         prefix = speaker.group(1) if speaker else ""
         out = []
         for statement in statements(text[len(prefix) :]):
-            stale = not statement.startswith(REPLACED_MARK) and any(replaces(new, statement, cue=True) for new in said)
-            out.append(f"{REPLACED_MARK} #{at}] {statement}" if stale else statement)
+            replaced = not statement.startswith(REPLACED_MARK) and stale(statement)
+            out.append(f"{REPLACED_MARK} #{at}] {statement}" if replaced else statement)
         return prefix + " ".join(out)
 
     marked = rewrite(item, mark)
-    return marked if REPLACED_MARK in marked and marked.count(REPLACED_MARK) > item.count(REPLACED_MARK) else item
+    return marked if marked.count(REPLACED_MARK) > item.count(REPLACED_MARK) else item
+
+
+def _mark_replaced(item: str, said: list[str], at: int) -> str:
+    """`item` with each of its statements that one of `said` replaces marked."""
+    return _mark_statements(item, lambda old: any(replaces(new, old, cue=True) for new in said), at)
 
 
 def _stale_values(lists: dict[str, list[str]], at: int) -> set[str]:
@@ -94,17 +101,13 @@ def _stale_values(lists: dict[str, list[str]], at: int) -> set[str]:
 
 
 def _mark_echo(item: str, stale: set[str], at: int) -> str:
-    def mark(text: str) -> str:
-        speaker = _SPEAKER.match(text)
-        prefix = speaker.group(1) if speaker else ""
-        out = []
-        for statement in statements(text[len(prefix) :]):
-            said = set(values(statement))
-            echo = not statement.startswith(REPLACED_MARK) and said and said <= stale and not topic(statement)
-            out.append(f"{REPLACED_MARK} #{at}] {statement}" if echo else statement)
-        return prefix + " ".join(out)
+    """`item` with each bare echo of a replaced value ("Noted: 4411-OWL.") marked with it."""
 
-    return rewrite(item, mark) if stale else item
+    def echo(statement: str) -> bool:
+        said = set(values(statement))
+        return bool(said) and said <= stale and not topic(statement)
+
+    return _mark_statements(item, echo, at) if stale else item
 
 
 _CURRENT = re.compile(r" \[current; replaces ([^\]]*)\]$")

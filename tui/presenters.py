@@ -138,12 +138,13 @@ def help_markdown() -> str:
 | Esc | chat | stop the reply (the partial reply is kept, marked) |
 | Ctrl+R | chat | regenerate the last reply |
 | Ctrl+O | chat | switch model (recent models and every provider whose key is set) |
-| Ctrl+H | chat | conversations: search what was said, resume, rename, delete |
+| Ctrl+T or F2 | chat | conversations: search what was said, resume, rename, delete (also /history) |
 | ↑ | empty composer | edit the last prompt; Enter resends it (later messages are kept, replaced), Esc cancels |
 | Ctrl+P | anywhere | command palette (every /command is there) |
 | Tab / Shift+Tab | chat | move between messages, fold markers and the composer |
-| p / c / y | a selected message | pin / copy it / copy its last code block (OSC 52) |
-| e | a selected prompt | edit and resend it |
+| Enter, then p / c / y | a selected message | pin / copy it / copy its last code block (OSC 52) |
+| Enter, then e | a selected prompt | edit and resend it |
+| any letter | a selected message | goes to the composer (a selected message takes no bare letters) |
 | Enter | a fold marker | open the fold inspector (u undo, e edit, r re-fold) |
 | F1 | anywhere | this help |
 | Ctrl+Q | anywhere | quit |

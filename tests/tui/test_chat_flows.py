@@ -123,7 +123,7 @@ async def test_pin_survives_a_fold(app_factory, fake):
         await send(pilot, "Remember: the launch code is ZEBRA-42.")
         first_user = next(v for v in screen.query(MessageView) if v.data.role == "user")
         first_user.focus()
-        await pilot.press("p")
+        await pilot.press("enter", "p")
         await wait_for(pilot, lambda: first_user.pinned)
         for n in range(3):
             await send(pilot, f"question {n}: " + "tell me more about the weather and the food " * 120)
@@ -227,3 +227,16 @@ async def test_a_reply_cut_by_the_output_cap_is_marked_and_continue_asks_for_the
         await wait_for(pilot, lambda: len(replies(screen)) == 2 and replies(screen)[-1].data.status == "complete")
         assert fake.requests[-1]["messages"][-1]["content"].startswith("Please continue")
         assert "[cut at" not in replies(screen)[-1].data.note
+
+
+async def test_conversations_open_with_keys_terminals_deliver(app_factory, fake):
+    """Ctrl+H arrives as Backspace in tmux and xterm: the conversations are on Ctrl+T and F2."""
+    from foldchat.tui.screens.history import HistoryScreen
+
+    app = app_factory()
+    async with ready_chat(app, (100, 30)) as (pilot, screen):
+        for key in ("ctrl+t", "f2"):
+            await pilot.press(key)
+            await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is screen)

@@ -69,12 +69,12 @@ async def test_y_copies_the_last_code_block_and_says_what_it_cannot_know(app_fac
         await send(pilot, "how do I rebuild?")
         user, reply = [v for v in screen.query(MessageView) if v.data.role in ("user", "assistant")]
         reply.focus()
-        await pilot.press("y")
+        await pilot.press("enter", "y")
         assert app.clipboard == "rm -rf build\nmake"
         assert any("Code block (2 lines) sent to the terminal's clipboard (OSC 52)" in n for n in notes(app))
         assert any("cannot confirm" in n for n in notes(app))
         user.focus()
-        await pilot.press("y")
+        await pilot.press("enter", "y")
         assert any("no code block" in n for n in notes(app)) and app.clipboard == "rm -rf build\nmake"
 
 
@@ -158,7 +158,7 @@ async def test_e_on_a_folded_prompt_undoes_the_folds_covering_it(app_factory, fa
         first = next(v for v in screen.query(MessageView) if v.data.role == "user")
         assert first.data.id is not None and first.data.id <= fold.last_message_id
         first.focus()
-        await pilot.press("e")
+        await pilot.press("enter", "e")
         assert screen.query_one(Composer).text.startswith("message 0 about INV-0")
         screen.query_one(Composer).text = "just one short question"
         await pilot.press("enter")
@@ -201,7 +201,7 @@ def test_help_table_keeps_export_formats_in_one_cell_and_lists_the_keys():
     export = next(r for r in rows if r[0].startswith("`/export"))
     assert len(export) == 2 and export[0] == "`/export [md|json]`"
     keys = {r[0] for r in rows}
-    assert {"Ctrl+O", "Ctrl+H", "↑", "e", "p / c / y"} <= keys
+    assert {"Ctrl+O", "Ctrl+T or F2", "↑", "Enter, then e", "Enter, then p / c / y"} <= keys
 
 
 async def test_the_title_is_on_screen_and_the_picker_offers_recent_and_keyed_models(app_factory, monkeypatch):

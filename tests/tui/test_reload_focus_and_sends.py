@@ -139,9 +139,14 @@ async def test_esc_returns_to_the_composer_and_typing_anywhere_lands_there(app_f
         await pilot.press("h", "i")
         assert screen.focused is composer and composer.text == "hi"  # no character dropped
         replies(screen)[-1].focus()
-        await pilot.press("p")  # a key bound where focus is keeps its action
+        await pilot.press(*"pizza")  # a selected message takes no bare letters: "pizza" stays "pizza"
+        assert screen.focused is composer and composer.text == "hipizza"
+        assert not replies(screen)[-1].pinned
+        replies(screen)[-1].focus()
+        await pilot.press("enter")  # its actions, on purpose
+        await pilot.press("p")
         await wait_for(pilot, lambda: replies(screen)[-1].pinned)
-        assert composer.text == "hi"
+        assert composer.text == "hipizza"
 
 
 async def test_inspector_esc_backs_out_save_has_a_key_and_undo_asks_first(app_factory):

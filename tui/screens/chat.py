@@ -159,7 +159,8 @@ class ChatScreen(SlashCommands, Screen[None]):
         Binding("ctrl+r", "retry", "Regenerate"),
         Binding("f1", "help", "Help"),
         Binding("ctrl+o", "model", "Model"),
-        Binding("ctrl+h", "history", "History", show=False),
+        # Ctrl+H arrives as Backspace in tmux and xterm-like terminals; Ctrl+T and F2 arrive as themselves
+        Binding("ctrl+t,f2", "history", "History", show=False),
         Binding("ctrl+l", "focus_composer", "Composer", show=False),
         Binding("home", "load_earlier", "Earlier", show=False),
     ]
@@ -721,8 +722,8 @@ class ChatScreen(SlashCommands, Screen[None]):
             self.query_one(Composer).focus()
 
     def on_key(self, event: events.Key) -> None:
-        """A printable key typed outside a text field goes to the composer (keys bound to an action
-        where focus is, such as `p` to pin a message, keep their action)."""
+        """A printable key typed outside a text field goes to the composer, and focus with it. A selected
+        message binds no letters (its actions are behind Enter): "pizza" typed there is "pizza"."""
         if not event.is_printable or event.character is None or isinstance(self.focused, TextArea | Input):
             return
         if event.key in self.active_bindings:

@@ -106,12 +106,7 @@ class MessageView(PlacedWidget, can_focus=True):
     MessageView.-failed { border-title-color: $warning; }
     MessageView Collapsible { margin: 0; padding: 0; border: none; }
     """
-    BINDINGS = [
-        Binding("p", "pin", "Pin"),
-        Binding("c", "copy", "Copy"),
-        Binding("y", "copy_code", "Copy code"),
-        Binding("e", "edit", "Edit & resend"),
-    ]
+    BINDINGS = [Binding("enter", "actions", "Pin · copy · edit")]
 
     class PinRequested(TextualMessage):
         def __init__(self, view: MessageView) -> None:
@@ -227,6 +222,19 @@ class MessageView(PlacedWidget, can_focus=True):
 
     def action_pin(self) -> None:
         self.post_message(self.PinRequested(self))
+
+    def action_actions(self) -> None:
+        """The message's actions, chosen on purpose (a menu), never by a bare letter typed by mistake."""
+        from ..screens.message_actions import MessageActions
+
+        actions = {"pin": self.action_pin, "copy": self.action_copy, "copy_code": self.action_copy_code,
+                   "edit": self.action_edit}  # fmt: skip
+
+        def chosen(name: str | None) -> None:
+            if name in actions:
+                actions[name]()
+
+        self.app.push_screen(MessageActions(prompt=self.data.role == "user"), chosen)
 
     async def show_reasoning(self, text: str, streaming: bool) -> None:
         """The thinking streamed so far, collapsed above the reply (mounted on its first words)."""

@@ -36,11 +36,35 @@ async def test_ask_waits_for_yes_and_not_now_sends_without_folding(app_factory, 
         assert screen.backend.fold_auto == "ask"
         consent = await fill_until_asked(pilot, screen)
         assert "fold now? it would save about" in consent.question
-        await pilot.press("n")  # not now: the reply goes out unfolded
+        await pilot.press("escape")  # not now: the reply goes out unfolded
         await wait_for(pilot, lambda: replies(screen)[-1].data.status == "complete" and app.screen is screen)
         assert not screen.query(FoldMarker) and screen.backend.active_fold() is None
 
         consent = await fill_until_asked(pilot, screen)  # grown enough (or over the window): asked again
-        await pilot.press("y")
+        await pilot.press("ctrl+f")
         await wait_for(pilot, lambda: list(screen.query(FoldMarker)))
         assert screen.backend.active_fold() is not None
+
+
+async def test_the_question_fits_80_columns_and_typed_text_is_neither_an_answer_nor_lost(app_factory, fake):
+    """It comes up just after Enter, when people type on: "yesterday" once folded through its y, and
+    "one more thing" declined through its n, the rest of the text gone."""
+    from foldchat.tui.widgets.composer import Composer
+    from textual.widgets import Static
+
+    app = app_factory(window=4000)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        await send(pilot, "/fold ask")
+        consent = await fill_until_asked(pilot, screen)
+        question = consent.query_one("#question", Static)
+        assert question.region.right <= 80 and question.region.height >= 1
+        assert "fold now?" in str(question.render())
+        await pilot.press(*"yesterday and one more thing", "enter")
+        assert app.screen is consent  # no answer taken from the text, nor from the Enter after it
+        assert screen.query_one(Composer).text == "yesterday and one more thing"
+        assert screen.backend.active_fold() is None
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen)
+        assert screen.query_one(Composer).text == "yesterday and one more thing"

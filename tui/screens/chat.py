@@ -533,12 +533,12 @@ class ChatScreen(SlashCommands, Screen[None]):
                     title="Too big to send", severity="warning", timeout=15)  # fmt: skip
 
     async def ask_fold_consent(self, report: FoldReport | None) -> FoldReport | None:
-        """`fold.auto = "ask"` (or off, and the send would not fit): the gauge line asks; yes folds."""
+        """`fold.auto = "ask"` (or off, and the send would not fit): a dialog asks; yes folds."""
         if report is None or not report.awaiting_consent:
             return report
         session = self.backend
         assert session is not None
-        if await self.app.push_screen_wait(FoldConsent(report.reason)):
+        if await self.app.push_screen_wait(FoldConsent(report.reason, forward=self.query_one(Composer))):
             return await asyncio.to_thread(session.fold_if_needed, self.post_fold_event, True)
         await asyncio.to_thread(session.decline_fold)
         return None

@@ -68,8 +68,15 @@ class FoldchatApp(App[None]):
         timeout: float | None = None,
         markup: bool = False,
     ) -> None:
-        """Every toast shows its text literally: most of it is text we did not write (errors, names)."""
-        super().notify(visible(message), title=visible(title), severity=severity, timeout=timeout, markup=markup)
+        """Every toast shows its text literally, whoever asks: most of it is text we did not write (errors,
+        names, commands), and `Widget.notify` and `Screen.notify` pass `markup=True` unless told otherwise,
+        so the flag is not taken from them: this is the one path every toast takes."""
+        del markup
+        super().notify(visible(message), title=visible(title), severity=severity, timeout=timeout, markup=False)
+
+    def action_help_quit(self) -> None:
+        """Ctrl+C outside a text field: say how to quit, in plain words (Textual's says it in markup)."""
+        self.notify("Press Ctrl+Q to quit Foldchat", title="Do you want to quit?")
 
     def _handle_exception(self, error: Exception) -> None:
         # Textual's handler renders a full traceback for the terminal; ours logs it and keeps one line

@@ -120,3 +120,29 @@ async def test_any_text_renders_without_error_and_intact(app_factory, tmp_path_f
         )
         prompts = [str(option.prompt) for option in history.query_one(OptionList).options]
         assert any(visible(title) in prompt for prompt in prompts) or not title
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(text=BRACKETY)
+async def test_every_toast_path_is_literal_whoever_raises_it(app_factory, fake, text):
+    """`Screen.notify` and `Widget.notify` pass markup=True by default: `/fold [/]` crashed the app."""
+    app = app_factory()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        screen.notify(text or "x", title=text)
+        screen.query_one("Composer").notify(f"{text} [/]")
+        for command in ("/fold [/]", "/model gpt-4o[/]", f"/fold {text}"):
+            await screen.run_slash(*command[1:].partition(" ")[::2])
+        await pilot.pause(0.05)
+        assert all(toast.markup is False for toast in app._notifications)
+        assert screen.is_mounted and app.is_running
+
+
+async def test_ctrl_c_says_how_to_quit_in_plain_words(app_factory, fake):
+    app = app_factory()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        app.action_help_quit()
+        await pilot.pause(0.05)
+        assert list(app._notifications)[-1].message == "Press Ctrl+Q to quit Foldchat"

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from . import untrusted_json
 from .messages import FrozenDict, Message
 
 if TYPE_CHECKING:
@@ -38,10 +39,7 @@ def json_object_arguments(arguments: str) -> str:
     """`arguments` if it is a JSON object; otherwise the same text wrapped into one."""
     if not arguments.strip():
         return "{}"
-    try:
-        parsed = json.loads(arguments)
-    except (ValueError, RecursionError):
-        parsed = None
+    parsed = untrusted_json.loads(arguments)
     if isinstance(parsed, dict):
         return arguments
     return json.dumps({"input": arguments}, ensure_ascii=False)

@@ -14,13 +14,13 @@ conversation's own (1-based transcript positions, the numbers snapshots and stub
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from . import untrusted_json
 from .messages import Message, ToolCall
 from .providers import ModelTarget
 
@@ -112,10 +112,9 @@ def answer_tool_call(call: ToolCall, originals: Sequence[Original]) -> str:
     get a result saying so, so the model can answer anyway."""
     if call.name != "recall":
         return f"error: there is no tool named {call.name!r}; the only tool is recall"
-    try:
-        arguments = json.loads(call.arguments or "{}")
-    except ValueError:
-        return 'error: recall\'s arguments are not valid JSON; pass {"query": "..."} or {"message": N}'
+    arguments = untrusted_json.loads(call.arguments or "{}")
+    if arguments is None:
+        return 'error: recall\'s arguments are not readable JSON; pass {"query": "..."} or {"message": N}'
     if not isinstance(arguments, dict):
         return "error: recall's arguments must be a JSON object"
     query = arguments.get("query")
@@ -126,13 +125,7 @@ def answer_tool_call(call: ToolCall, originals: Sequence[Original]) -> str:
 
 def _integer(value: object) -> int | None:
     """A number the model sent as a number or as digits ("12"); anything else is no number."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and value.strip().lstrip("#").isdigit():
-        return int(value.strip().lstrip("#"))
-    return None
+    return untrusted_json.integer(value)
 
 
 def _part(original: Original, offset: int) -> str:

@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import snapshot as snap
+from .. import untrusted_json
 from ..condense import condense
 from ..facts import identifiers, shorten
 from ..messages import Message
@@ -120,10 +121,9 @@ def parse_snapshot(text: str) -> Snapshot:
     start, end = text.find("{"), text.rfind("}")
     if start < 0 or end <= start:
         raise SummarizerFailed("invalid JSON: no object in the reply")
-    try:
-        data = json.loads(text[start : end + 1], strict=False)  # raw newlines inside strings are common
-    except json.JSONDecodeError as error:
-        raise SummarizerFailed(f"invalid JSON: {error.msg}") from None
+    data = untrusted_json.loads(text[start : end + 1], strict=False)  # raw newlines in strings are common
+    if data is None:
+        raise SummarizerFailed("invalid JSON: not readable (malformed, too large or nested too deep)")
     if not isinstance(data, dict) or not any(key in data for key in SECTIONS):
         raise SummarizerFailed("invalid JSON: not a snapshot object")
     cleaned: dict[str, Any] = {}

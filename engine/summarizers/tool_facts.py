@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import untrusted_json
 from ..facts import clip, first_sentence
 from ..messages import Message, ToolCall
 from .outcome import Outcome, edited_lines, shell_outcome, tool_failed
@@ -59,10 +60,10 @@ class ToolFact:
 
 
 def parse_arguments(raw: str) -> dict[str, Any]:
-    try:
-        value = json.loads(raw) if raw else {}
-    except json.JSONDecodeError:
-        return {"_raw": raw}
+    """A call's arguments; text that is not a JSON object we can read safely stays text (`_raw`)."""
+    value = untrusted_json.loads(raw) if raw else {}
+    if value is None:
+        return {"_raw": raw[:2000]}
     return value if isinstance(value, dict) else {"_raw": value}
 
 

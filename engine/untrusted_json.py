@@ -1,0 +1,66 @@
+"""JSON and numbers we did not write (tool-call arguments, a model's answers, imports), read safely.
+
+`json.loads` on such text can raise more than `JSONDecodeError`: 1,000 levels of nesting raise
+RecursionError, a 4,300-digit integer ValueError (Python's limit on int conversion), and either then
+poisons every later fold of the conversation that holds it. Every read of JSON or of a number we did not
+write goes through here: within size and depth limits it returns the value, otherwise None, and the
+caller treats the text as data ("unreadable arguments"), never as an exception.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+MAX_JSON_CHARS = 2_000_000  # a tool call's arguments or a summarizer's answer; beyond this it is data
+MAX_DEPTH = 64  # real arguments nest a few levels; a thousand is an attack or a broken writer
+MAX_DIGITS = 30  # an integer longer than this is an id or noise, kept as its digits (a string)
+
+
+def depth(text: str) -> int:
+    """The deepest nesting of `[`/`{` in `text`, outside strings: one linear pass, no recursion."""
+    deepest = level = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            level += 1
+            deepest = max(deepest, level)
+        elif char in "]}":
+            level -= 1
+    return deepest
+
+
+def _bounded_int(digits: str) -> int | str:
+    return int(digits) if len(digits.lstrip("-")) <= MAX_DIGITS else digits
+
+
+def loads(text: str, strict: bool = True) -> Any | None:
+    """The JSON value of `text`, or None when it is not JSON, too large or nested too deep."""
+    if len(text) > MAX_JSON_CHARS or depth(text) > MAX_DEPTH:
+        return None
+    try:
+        return json.loads(text, strict=strict, parse_int=_bounded_int)
+    except (ValueError, RecursionError, TypeError):
+        return None
+
+
+def integer(value: object) -> int | None:
+    """A number sent as a number or as digits ("12", "#12"); anything else, or too long, is no number."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if abs(value) < 10**MAX_DIGITS else None
+    if isinstance(value, str):
+        digits = value.strip().lstrip("#")
+        if digits.isascii() and digits.isdigit() and len(digits) <= MAX_DIGITS:
+            return int(digits)
+    return None

@@ -249,7 +249,9 @@ def first_error_line(text: str) -> str | None:
     return clip(match.group(0), 240) if match else None
 
 
-_EXIT = re.compile(r"(?:exit(?:ed)?(?: with)?(?: status| code)?|return ?code|returncode|exit_code)\W{0,3}(-?\d{1,9})(?!\d)", re.I)
+_EXIT = re.compile(
+    r"(?:exit(?:ed)?(?: with)?(?: status| code)?|return ?code|returncode|exit_code)\W{0,3}(-?\d{1,9})(?!\d)", re.I
+)
 
 
 def exit_code(text: str) -> int | None:

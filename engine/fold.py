@@ -347,9 +347,7 @@ def _within_target(request: FoldRequest, tokens: int) -> bool:
     return tokens + request.reserved_output <= request.policy.target_at(request.window)
 
 
-def _fit(
-    context: _Context, request: FoldRequest, summary: _Summary, split: Split, counts: Sequence[int]
-) -> Snapshot:
+def _fit(context: _Context, request: FoldRequest, summary: _Summary, split: Split, counts: Sequence[int]) -> Snapshot:
     """The snapshot fitted to the room the tail leaves it, and never bigger than what it replaces."""
     request.on_event(FoldProgress("rebuild", 0, 1))
     folded_tokens = sum(counts) - split.tail_tokens

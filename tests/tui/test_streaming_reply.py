@@ -382,3 +382,16 @@ async def test_a_reply_that_ends_well_is_not_restyled_and_a_failed_one_is_marked
         failed = replies(screen)[-1]
         assert failed.data.status == "error" and failed.has_class("-failed")
         assert restyled == [True]  # once, to take the class
+
+
+async def test_single_newlines_in_a_reply_are_shown_as_line_breaks(app_factory, fake):
+    """A poem, an address or a step list keeps its lines (Markdown's rule would join them)."""
+    fake.reply = "Roses are red,\nviolets are blue,\nfolds keep\nwhat matters to you."
+    app = app_factory()
+    async with ready_chat(app, (100, 30)) as (pilot, screen):
+        await send(pilot, "a poem please")
+        view = replies(screen)[-1]
+        await wait_for(pilot, lambda: view.data.status == "complete")
+        await pilot.pause(0.2)
+        lines = drawn(view)
+        assert lines[:4] == ["Roses are red,", "violets are blue,", "folds keep", "what matters to you."], lines

@@ -7,6 +7,8 @@ conversation mounted ~2,000 widgets before its last message showed (issue 12). H
 one widget that renders Rich's Markdown (the same markdown-it parse, drawn as lines): a layout pass
 visits it once, and its height is cached by width until its text changes.
 
+A single newline in a reply is a line break (Markdown would join the lines into one paragraph).
+
 Text is data: Rich's Markdown reads Markdown only, never console markup, so brackets stay literal;
 escape bytes were made visible before the text got here.
 """
@@ -14,7 +16,7 @@ escape bytes were made visible before the text got here.
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.visual import VisualType
 
@@ -36,6 +38,15 @@ def chat_markdown() -> type[Markdown]:
 
     class ChatMarkdown(Markdown):
         elements: ClassVar = {**Markdown.elements, "heading_open": LeftHeading}
+
+        def __init__(self, markup: str, **options: Any) -> None:
+            super().__init__(markup, **options)
+            # a single newline is a line break, as the model wrote it: Markdown's rule joins the lines of
+            # a poem, an address or a step list into one paragraph (the stored text keeps them apart)
+            for token in self.parsed:
+                for child in token.children or ():
+                    if child.type == "softbreak":
+                        child.type = "hardbreak"
 
     return ChatMarkdown
 

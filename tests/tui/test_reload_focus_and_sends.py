@@ -262,3 +262,23 @@ async def test_a_reply_that_starts_within_a_second_leaves_the_status_line_as_it_
         note.stop()  # the first event arrived
         await pilot.pause(1.3)
         assert screen.status == before and "waiting" not in view.header_text()
+
+
+async def test_a_conversation_opened_with_an_unanswered_prompt_is_sent_only_on_a_keypress(app_factory, fake, tmp_path):
+    """An imported chat (or one left by a crash) that ends in a user message was sent to the provider on open."""
+    options = OpenOptions(settings=settings_for(fake), database=tmp_path / "tui.db")
+    with Session.open(options) as session:
+        session.add_user_message("question 0")
+        session.store.append(session.conversation_id, _assistant("answer 0"))
+        session.add_user_message("an imported question nobody sent")
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        last = await wait_for(pilot, lambda: "unanswered" in screen.query_one(Transcript).message_views()[-1].data.note
+                              and screen.query_one(Transcript).message_views()[-1])  # fmt: skip
+        await pilot.pause(0.5)
+        assert fake.requests == [] and last.data.role == "user"
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: replies(screen)[-1].data.status == "complete" and len(replies(screen)) == 2)
+        assert fake.requests[-1]["messages"][-1]["content"] == "an imported question nobody sent"

@@ -185,6 +185,9 @@ class ChatScreen(SlashCommands, Screen[None]):
         self.fold_requested: str | None = None  # a /resummarize typed while a reply streams
         self.editing: int | None = None
         self.selected_message: MessageView | None = None  # the last message focused: what /pin pins
+        self.prompted = False
+        """The user sent a prompt in this session (one typed before the model was ready is answered when
+        it is); a conversation opened with an unanswered prompt is never sent without a keypress."""
 
     # -- layout -------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -282,7 +285,15 @@ class ChatScreen(SlashCommands, Screen[None]):
             self.model_ready = True
             self.status = f"{name} · {session.target.window:,} token window"
         if self.unanswered():
-            self.stream_reply()
+            if self.prompted:  # typed while the model was starting: it was meant to go
+                self.stream_reply()
+            else:  # opened that way (an import, a crash before the reply): shown, sent only on a keypress
+                self.mark_unanswered()
+
+    def mark_unanswered(self) -> None:
+        view = self.query_one(Transcript).message_views()[-1]
+        view.set_note("unanswered: Ctrl+R (or /retry) sends it")
+        self.notify("This conversation ends with a prompt that has no reply: Ctrl+R sends it.", timeout=10)
 
     def unanswered(self) -> bool:
         """The last prompt has no reply yet (a reply still streaming, or not yet asked for, is none)."""
@@ -402,6 +413,7 @@ class ChatScreen(SlashCommands, Screen[None]):
             await self.run_slash(*command)
             return
         text = event.text.strip("\n")
+        self.prompted = True
         if self.editing is not None:
             await self.resend(self.editing, text)
             return
@@ -745,6 +757,10 @@ class ChatScreen(SlashCommands, Screen[None]):
     def action_retry(self) -> None:
         if self.backend is None or not self.model_ready or self.streaming:
             self.notify("Nothing to regenerate right now")
+            return
+        if self.unanswered():  # a prompt opened unanswered: this is the keypress that sends it
+            self.query_one(Transcript).message_views()[-1].set_note("")
+            self.stream_reply()
             return
         self.stream_reply(regenerate=True)
 

@@ -57,6 +57,8 @@ class Tmux:
 def terminal(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update(FOLDCHAT_DATABASE=str(tmp_path / "e2e.db"), FOLDCHAT_CONFIG=os.devnull, TERM="xterm-256color")
+    # short replies: SmolLM2 writes pages, and a reply taller than the pane hides the header the test reads
+    env.update(FOLDCHAT_LOCAL__MAX_REPLY_TOKENS="48")
     tmux = Tmux(env)
     yield tmux
     tmux.close()

@@ -20,6 +20,7 @@ from foldchat.engine import local_server
 from foldchat.engine.config import LocalModelSettings
 from foldchat.engine.local_model import (
     LocalModelServer,
+    batch_threads,
     default_threads,
     ensure_gguf,
     loopback_listener,
@@ -74,7 +75,7 @@ def test_the_preloaded_model_is_served_answers_and_counts():
     served = _served_model()
     assert served.n_ctx() == 2048
     # the prompt is read with as many threads as the reply is written (local.threads), not every CPU
-    assert served.n_threads_batch == served.n_threads == default_threads()
+    assert served.n_threads == default_threads() and served.n_threads_batch == batch_threads()
     with _serving(app) as client:
         assert client._answers(timeout=30)  # /v1/models lists our alias, with our key
         counted = client.count_remotely(["Hello there", "word " * 50])

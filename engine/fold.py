@@ -323,7 +323,7 @@ def _summarize_to_fit(
     """Steps 2-3, snapshot first: once its real size is known, the verbatim tail takes what it left."""
     split = _split_step(context, request, rest, counts, _snapshot_budget(context, request), cap=True)
     summary = _summarize_step(context, request, split)
-    snapshot = _fit(context, request, summary, split, counts)
+    snapshot = _fit(context, request, summary, split.tail_tokens)
     if _within_target(request, context.tokens_before):
         return split, summary, snapshot  # a forced fold of a small context: widening would fold nothing
     resized = _split_step(context, request, rest, counts, _snapshot_tokens(request.counter, snapshot), cap=False)
@@ -333,7 +333,7 @@ def _summarize_to_fit(
         resized.tail_tokens > split.tail_tokens or not _under(context, request, snapshot, split.tail(rest))
     ):
         split, summary = resized, _summarize_step(context, request, resized)
-        snapshot = _fit(context, request, summary, split, counts)
+        snapshot = _fit(context, request, summary, split.tail_tokens)
     return split, summary, snapshot
 
 
@@ -347,11 +347,11 @@ def _within_target(request: FoldRequest, tokens: int) -> bool:
     return tokens + request.reserved_output <= request.policy.target_at(request.window)
 
 
-def _fit(context: _Context, request: FoldRequest, summary: _Summary, split: Split, counts: Sequence[int]) -> Snapshot:
-    """The snapshot fitted to the room the tail leaves it, and never bigger than what it replaces."""
+def _fit(context: _Context, request: FoldRequest, summary: _Summary, tail_tokens: int) -> Snapshot:
+    """The snapshot fitted to the room the tail leaves it (a fold that would not shrink the context is
+    refused afterwards, `_smaller`)."""
     request.on_event(FoldProgress("rebuild", 0, 1))
-    folded_tokens = sum(counts) - split.tail_tokens
-    room = min(_snapshot_room(context, request, split.tail_tokens), max(MIN_SNAPSHOT_BUDGET, folded_tokens - 1))
+    room = _snapshot_room(context, request, tail_tokens)
     return fit_snapshot(summary.snapshot, room, lambda s: _snapshot_tokens(request.counter, s), summary.carried)
 
 

@@ -114,7 +114,7 @@ def answer_tool_call(call: ToolCall, originals: Sequence[Original]) -> str:
         return f"error: there is no tool named {call.name!r}; the only tool is recall"
     arguments = untrusted_json.loads(call.arguments or "{}")
     if arguments is None:
-        return 'error: recall\'s arguments are not readable JSON; pass {"query": "..."} or {"message": N}'
+        return 'error: recall\'s arguments are not valid JSON (or too large or deep to read); pass {"query": "..."} or {"message": N}'
     if not isinstance(arguments, dict):
         return "error: recall's arguments must be a JSON object"
     query = arguments.get("query")

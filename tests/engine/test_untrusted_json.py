@@ -57,7 +57,7 @@ def test_a_summarizers_answer_that_is_not_readable_fails_as_a_summarizer_failure
 @pytest.mark.parametrize("arguments", NASTY)
 def test_a_conversation_holding_poisoned_tool_calls_still_folds(arguments):
     raw = []
-    for n in range(6):
+    for n in range(12):
         raw += [
             {"role": "user", "content": f"step {n}: run the report " + "with the numbers " * 40},
             {"role": "assistant", "content": None, "tool_calls": [

@@ -448,7 +448,7 @@ class ChatSession:
         ended = False
         try:
             async for event in stream_reply(
-                target,
+                self._within_window(target, context),
                 messages,
                 timeout=self.settings.request_timeout,
                 max_retries=self.settings.max_retries,
@@ -512,6 +512,14 @@ class ChatSession:
             results.append((self.store.append(conversation, result, model=target.name), result))
         assert self.reply_id is not None
         return ToolCallsAnswered(self.reply_id, call, tuple(results), more=offered)
+
+    def _within_window(self, target: ModelTarget, context: list[Message]) -> ModelTarget:
+        """`target` asking for no more reply tokens than its window leaves after the prompt (an alias
+        with 16,384 output tokens on an 8,192-token window asked for all of them)."""
+        if target.max_output_tokens is None:
+            return target
+        room = target.window - self.registry.counter(target).count(context)
+        return target if target.max_output_tokens <= room else replace(target, max_output_tokens=max(1, room))
 
     def _save_final(
         self, row: int, target: ModelTarget, event: Finished | Failed, text: str, prompt: list[Message]

@@ -89,7 +89,15 @@ def ask(session: Session, prompt: str, system: str | None) -> int:
             f"{session.conversation_id} and later messages are not affected"
         ) from None
     if report is not None and report.awaiting_consent:
-        # nobody can answer here: say so, send unfolded (fold.auto = "on" or `foldchat compress` fold)
+        # nobody can answer here: say so; send unfolded only what fits (fold.auto = "on" folds)
+        usage = session.usage()
+        if usage.used > usage.window:
+            session.mark_unsent(message_id, f"not sent: over {session.target.name}'s window")
+            raise CurrentTurnTooLarge(
+                f"the conversation needs {usage.tokens:,} tokens and {usage.reserved:,} for the reply, over "
+                f"{session.target.name}'s {usage.window:,}-token window, and fold.auto is {session.fold_auto}: "
+                f"not sent (it is kept as unsent). Fold it with FOLDCHAT_FOLD__AUTO=on, or /resummarize in the app"
+            )
         print(f"foldchat: {report.reason} (not folded: fold.auto is {session.fold_auto})", file=sys.stderr)
     if report is not None and report.compressed:
         print(

@@ -182,3 +182,27 @@ def test_a_reply_cut_by_the_output_cap_is_marked_with_how_to_get_the_rest(home, 
     fake.script = ["ok"]
     done = foldchat("ask", "short one", "--model", "fake")
     assert "[cut at" not in done.stderr
+
+
+def test_ask_never_sends_what_it_knows_does_not_fit_when_it_may_not_fold(home, fake, monkeypatch):
+    """With fold.auto off (or ask), a send over the window was made anyway, and failed as "stream ended"."""
+    monkeypatch.setenv("FOLDCHAT_FOLD__AUTO", "off")
+    long = "Ticket OPS-77 is due 2026-12-01. " + "context " * 1500
+    for n in range(12):
+        done = foldchat("ask", f"{n}: {long}", "--model", "fake")
+        if done.returncode != 0:
+            break
+    assert done.returncode == 1 and "over fake's 16,000-token window" in done.stderr
+    assert "not sent" in done.stderr and "FOLDCHAT_FOLD__AUTO=on" in done.stderr and "Traceback" not in done.stderr
+    assert all(m["content"] != f"{n}: {long}" for m in fake.requests[-1]["messages"])  # never sent
+
+
+def test_a_reply_never_asks_for_more_tokens_than_the_window_leaves(home, fake, monkeypatch, tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text(
+        config.read_text().replace("context_window = 16000", "context_window = 16000\nmax_output_tokens = 65000", 1)
+    )
+    done = foldchat("ask", "hello there", "--model", "fake")
+    assert done.returncode == 0, done.stderr
+    sent = fake.requests[-1]
+    assert sent["max_tokens"] < 16000

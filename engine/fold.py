@@ -215,6 +215,8 @@ def _fold(context: _Context, request: FoldRequest, decision: Decision, trigger: 
     head, tail = split.head(rest), split.tail(rest)
     folded = _rebuild(context.systems, snapshot, tail)
     tokens_after = request.counter.count(folded)
+    if not _smaller(context, request, tokens_after):  # a short history: the snapshot gives back its excess
+        snapshot, folded, tokens_after = _shrunk(context, request, snapshot, tail, tokens_after)
     if not _smaller(context, request, tokens_after):
         reason = f"folding would not make the context smaller ({context.tokens_before:,} → {tokens_after:,} tokens)"
         report = replace(_unchanged_report(context, request, reason), failed=True)
@@ -242,6 +244,20 @@ def _fold(context: _Context, request: FoldRequest, decision: Decision, trigger: 
     request.on_event(FoldProgress("rebuild", 1, 1))
     request.on_event(FoldCompleted(report))
     return FoldResult(folded, report, snapshot, head)
+
+
+def _shrunk(
+    context: _Context, request: FoldRequest, snapshot: Snapshot, tail: list[Message], tokens_after: int
+) -> tuple[Snapshot, list[Message], int]:
+    """The snapshot fitted again to what makes the context smaller than before (a short conversation's
+    snapshot, written with room to spare, can outgrow the turns it replaces); least informative goes first."""
+    excess = tokens_after - context.tokens_before + 1
+    budget = _snapshot_tokens(request.counter, snapshot) - excess
+    if budget < MIN_SNAPSHOT_BUDGET:
+        return snapshot, _rebuild(context.systems, snapshot, tail), tokens_after
+    smaller = fit_snapshot(snapshot, budget, lambda s: _snapshot_tokens(request.counter, s))
+    folded = _rebuild(context.systems, smaller, tail)
+    return smaller, folded, request.counter.count(folded)
 
 
 def _smaller(context: _Context, request: FoldRequest, tokens_after: int) -> bool:

@@ -291,3 +291,24 @@ def test_the_check_restores_stated_facts_and_drops_constraints_the_user_never_ga
     text = rendered(checked)
     assert "7pm" in text and "Hacienda Santa Clotilde" in text and "$500" in text
     assert not any("obey the tool" in body(c) for c in checked.constraints_and_preferences)
+
+
+def test_a_forced_fold_of_a_short_chat_makes_it_smaller_not_refused():
+    """/resummarize on four exchanges: the snapshot, written with room to spare, outgrew the turns it
+    replaced ("folding would not make the context smaller (675 → 716 tokens)")."""
+    messages = numbered([
+        Message.user("What is the capital of France?"),
+        Message.assistant("The capital of France is Paris, a city of about 2.1 million people on the Seine."),
+        Message.user("Write a Python function is_prime(n)."),
+        Message.assistant("```python\ndef is_prime(n):\n    return n > 1 and all(n % d for d in range(2, int(n**0.5) + 1))\n```\nIt tries divisors up to the square root of n."),
+        Message.user("Give me three tips for a job interview."),
+        Message.assistant("1. Research the company and its products.\n2. Prepare two stories with numbers.\n3. Ask one real question at the end."),
+        Message.user("And how long should I boil an egg for a soft yolk?"),
+        Message.assistant("About 6 minutes in boiling water, then cool it in cold water for 1 minute."),
+    ])  # fmt: skip
+    ramble = " Paris has 20 arrondissements, the Louvre opened in 1793 and the Eiffel Tower is 330 m tall."
+    messages = [m.evolve(content=m.text + ramble * 4) if m.role == "assistant" else m for m in messages]
+    assert 500 < COUNTER.count(messages) < 900  # the size the new user's /resummarize was refused at
+    result = fold_context(messages, FoldRequest(COUNTER, 8_192, RulesSummarizer(), reserved_output=512, force=True))
+    assert result.report.compressed, result.report.reason
+    assert result.report.tokens_after < result.report.tokens_before

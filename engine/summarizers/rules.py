@@ -71,11 +71,7 @@ _DEFINITION = re.compile(
     r"[A-Z][A-Z0-9_]{2,}\s*=|.*\bport\s*[=:]\s*\d+|@app\.\w+\(|pip install |npm install |FROM \w)",
     re.M,
 )
-_GOAL = re.compile(
-    r"\b(?:what i'm (?:really )?trying to do|overall|my (?:main |end |real |big )?goal|the (?:main |whole )?goal is|"
-    r"the (?:whole )?point (?:of|is)|what i (?:really )?want (?:out of|from) (?:this|it))\b",
-    re.I,
-)
+# a goal stated in passing ("I'm planning…"); one that says it is the overall goal is `salience.OVERALL_GOAL`
 _GOAL = re.compile(
     r"\b(?:what i'm trying to do|my (?:overall |main |end )?goal|i'm trying to|i am trying to|i want to|i'd like to|"
     r"i need to|i'm planning|i am planning|help me|we're planning|i'm looking for|i'm working on)\b",

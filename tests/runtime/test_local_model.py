@@ -43,19 +43,26 @@ def test_transcript_prompt_ends_with_the_assistant_turn():
     assert "\nUser:" in STOP
 
 
+def local_target(server, max_output_tokens: int, temperature: float, repeat_penalty: float = 1.1):
+    """The local model as the app resolves it, on the test's server."""
+    from foldchat.engine.providers import ModelTarget
+
+    return ModelTarget(
+        name="local", litellm_model=f"openai/{SERVED_NAME}", window=8192, api_base=server.base_url,
+        max_output_tokens=max_output_tokens, is_local=True, temperature=temperature,
+        extra_body={"repeat_penalty": repeat_penalty}, api_key=server.api_key,
+    )  # fmt: skip
+
+
 def test_own_tokenizer_counts(local_server):
     assert 2 <= local_server.count_text("Hello there") <= 4
     assert local_server.count_text("word " * 100) >= 100
 
 
 async def test_several_turns_each_end_by_themselves(local_server):
-    from foldchat.engine.providers import Finished, ModelTarget, TextDelta, stream_reply
+    from foldchat.engine.providers import Finished, TextDelta, stream_reply
 
-    target = ModelTarget(
-        name="local", litellm_model=f"openai/{SERVED_NAME}", window=8192, api_base=local_server.base_url,
-        max_output_tokens=1024, is_local=True, temperature=0.7, extra_body={"repeat_penalty": 1.1},
-        api_key=local_server.api_key,
-    )  # fmt: skip
+    target = local_target(local_server, max_output_tokens=1024, temperature=0.7)
     messages = []
     for question in ["What is the capital of Italy?", "Tell me more.", "What food is it famous for?", "Thanks!"]:
         messages.append({"role": "user", "content": question})
@@ -88,13 +95,9 @@ def test_the_default_local_model_is_smollm2_read_where_pip_put_it_without_import
 
 async def test_the_default_local_model_follows_an_instruction(local_server):
     """The instruction-tuned default answers the question (the base Gemma said "Hi! What can you do?")."""
-    from foldchat.engine.providers import Finished, ModelTarget, stream_reply
+    from foldchat.engine.providers import Finished, stream_reply
 
-    target = ModelTarget(
-        name="local", litellm_model=f"openai/{SERVED_NAME}", window=8192, api_base=local_server.base_url,
-        max_output_tokens=300, is_local=True, temperature=0.0, extra_body={"repeat_penalty": 1.1},
-        api_key=local_server.api_key,
-    )  # fmt: skip
+    target = local_target(local_server, max_output_tokens=300, temperature=0.0)
     prompt = "Write a Python function reverse_string(s) that reverses a string."
     reply = ""
     async for event in stream_reply(target, [{"role": "user", "content": prompt}], timeout=60):
@@ -255,13 +258,9 @@ def test_the_count_route_wants_the_session_key(local_server):
 async def test_counting_while_a_reply_streams_does_not_cut_the_reply(local_server):
     import asyncio
 
-    from foldchat.engine.providers import Finished, ModelTarget, TextDelta, stream_reply
+    from foldchat.engine.providers import Finished, TextDelta, stream_reply
 
-    target = ModelTarget(
-        name="local", litellm_model=f"openai/{SERVED_NAME}", window=8192, api_base=local_server.base_url,
-        max_output_tokens=256, is_local=True, temperature=0.7, extra_body={"repeat_penalty": 1.3},
-        api_key=local_server.api_key,
-    )  # fmt: skip
+    target = local_target(local_server, max_output_tokens=256, temperature=0.7, repeat_penalty=1.3)
     counted_mid_reply: list[int] | None = None
     events = []
     hello = [{"role": "user", "content": "hello"}]  # the base model answers a greeting like its example: never empty

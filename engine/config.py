@@ -24,15 +24,22 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from . import untrusted_json
 from .errors import ConfigError
 from .paths import default_config_file
 from .policy import FoldPolicy
 
 _POLICY = FoldPolicy()  # the defaults of every [fold] key
+MAX_LOCAL_CONTEXT = 131_072  # any GGUF: beyond this the KV cache alone outgrows a laptop's memory
+TRAINED_CONTEXT = {"smollm2": 8192, "gemma": 32_768}  # the packaged models' n_ctx_train
+MAX_TOKENS = 100_000_000  # no model's window or reply comes near; beyond it a number is a typo
+MAX_COUNT = 1_000_000
+MAX_SECONDS = 86_400.0  # a day: waits longer than that are a typo, and timers overflow on huge values
+MAX_INPUT_CAP = 256 * 1024 * 1024  # more than this is no chat input; reading it would take minutes
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class ModelAlias(_Section):
@@ -41,8 +48,10 @@ class ModelAlias(_Section):
     model: str = Field(description="litellm model string, e.g. 'gpt-4o' or 'anthropic/claude-sonnet-4-5'.")
     api_base: str | None = Field(None, description="Base URL for OpenAI-compatible servers and proxies.")
     api_key_env: str | None = Field(None, description="Name of the environment variable holding the API key.")
-    context_window: int | None = Field(None, gt=0, description="Overrides litellm's window for this model.")
-    max_output_tokens: int | None = Field(None, gt=0, description="Cap on reply length (tokens).")
+    context_window: int | None = Field(
+        None, gt=0, le=MAX_TOKENS, description="Overrides litellm's window for this model."
+    )
+    max_output_tokens: int | None = Field(None, gt=0, le=MAX_TOKENS, description="Cap on reply length (tokens).")
 
 
 class FoldSettings(_Section):
@@ -56,7 +65,7 @@ class FoldSettings(_Section):
         _POLICY.trigger_ratio, gt=0, le=1, description="Fold when context + reserve reaches this share."
     )
     trigger_tokens: int | None = Field(
-        _POLICY.trigger_tokens, gt=0, description="Also fold at this many tokens, if set."
+        _POLICY.trigger_tokens, gt=0, le=MAX_TOKENS, description="Also fold at this many tokens, if set."
     )
     target_ratio: float = Field(
         _POLICY.target_ratio, gt=0, le=1, description="After a fold, usage is at or below this share."
@@ -65,10 +74,13 @@ class FoldSettings(_Section):
         _POLICY.reset_ratio, gt=0, le=1, description="Re-arm auto folds once usage drops below this."
     )
     cooldown_messages: int = Field(
-        _POLICY.cooldown_messages, ge=0, description="...and this many messages arrived since the last fold."
+        _POLICY.cooldown_messages,
+        ge=0,
+        le=MAX_COUNT,
+        description="...and this many messages arrived since the last fold.",
     )
     min_messages: int = Field(
-        _POLICY.min_messages, ge=0, description="Never fold automatically below this many messages."
+        _POLICY.min_messages, ge=0, le=MAX_COUNT, description="Never fold automatically below this many messages."
     )
     keep_ratio: float = Field(_POLICY.keep_ratio, gt=0, le=1, description="Budget of the verbatim recent turns.")
     snapshot_ratio: float = Field(_POLICY.snapshot_ratio, gt=0, le=1, description="Most the snapshot may take.")
@@ -82,7 +94,7 @@ class FoldSettings(_Section):
         _POLICY.message_ratio, gt=0, le=1, description="Condense single messages above this share of the target."
     )
     reserved_output: int = Field(
-        _POLICY.reserved_output, ge=0, description="Tokens reserved for the reply, counted in usage."
+        _POLICY.reserved_output, ge=0, le=MAX_TOKENS, description="Tokens reserved for the reply, counted in usage."
     )
     auto: Literal["on", "ask", "off"] = Field(
         "on",
@@ -113,9 +125,15 @@ class LocalModelSettings(_Section):
         description="smollm2: SmolLM2-135M-Instruct, an instruction-tuned model that chats through its own "
         "template (the default); gemma: Gemma 3 270M, a base model served through a plain transcript prompt.",
     )
-    context_size: int = Field(8192, ge=512, description="Window the local server is started with (tokens).")
+    context_size: int = Field(
+        8192,
+        ge=512,
+        le=MAX_LOCAL_CONTEXT,
+        description="Window the local server is started with (tokens); at most what the model was trained on "
+        "(SmolLM2 8,192, Gemma 32,768).",
+    )
     threads: int | None = Field(
-        None, ge=1, description="CPU threads of the local server; default: half the cores, at least 1."
+        None, ge=1, le=1024, description="CPU threads of the local server; default: half the cores, at least 1."
     )
     chat_format: str = Field(
         "auto",
@@ -123,27 +141,45 @@ class LocalModelSettings(_Section):
         "or Foldchat's plain transcript prompt for the base Gemma.",
     )
     max_reply_tokens: int = Field(
-        512, ge=1, description="Reply cap: the model stops on its own (SmolLM2's median reply is ~170 tokens)."
+        512,
+        ge=1,
+        le=MAX_LOCAL_CONTEXT,
+        description="Reply cap: the model stops on its own (SmolLM2's median reply is ~170 tokens).",
     )
     temperature: float = Field(0.7, ge=0, le=2, description="Sampling temperature.")
     repeat_penalty: float | None = Field(
         None, ge=1, description="Discourages repetition loops; default 1.1 for SmolLM2, 1.3 for the base Gemma."
     )
-    startup_timeout: float = Field(120.0, gt=0, description="Seconds to wait for the server to answer.")
+    startup_timeout: float = Field(120.0, gt=0, le=MAX_SECONDS, description="Seconds to wait for the server to answer.")
     model_path: Path | None = Field(None, description="Serve this GGUF instead of the packaged model.")
     keep_alive: float = Field(
         0.0,
+        le=7 * 24 * 3600,
         ge=0,
         description="Seconds an idle local server outlives the process that started it, for the next "
         "`ask` to reuse; 0: it stops with that process.",
     )
+
+    @model_validator(mode="after")
+    def _window_the_model_was_trained_on(self) -> LocalModelSettings:
+        # a bigger window than the model knows only allocates memory (10^20 asked the kernel for 23 GB)
+        trained = TRAINED_CONTEXT.get(self.model)
+        if self.model_path is None and trained and self.context_size > trained:
+            raise ValueError(
+                f"context_size {self.context_size:,} is more than {self.model} was trained on ({trained:,} tokens)"
+            )
+        return self
 
 
 class Settings(BaseSettings):
     """Everything Foldchat reads from config.toml and FOLDCHAT_* variables."""
 
     model_config = SettingsConfigDict(
-        env_prefix="FOLDCHAT_", env_nested_delimiter="__", extra="forbid", validate_default=True
+        env_prefix="FOLDCHAT_",
+        env_nested_delimiter="__",
+        extra="forbid",
+        validate_default=True,
+        allow_inf_nan=False,
     )
 
     default_model: str | None = Field(
@@ -154,16 +190,22 @@ class Settings(BaseSettings):
     summarizer_model: str | None = Field(None, description="A cheaper model for LLM folds.")
     database: Path | None = Field(None, description="SQLite file; default: foldchat.db in the user data dir.")
     max_input_bytes: int = Field(
-        16 * 1024 * 1024, gt=0, description="Largest file, stdin or prompt read by import, compress and ask."
+        16 * 1024 * 1024,
+        gt=0,
+        le=MAX_INPUT_CAP,
+        description="Largest file, stdin or prompt read by import, compress and ask (at most 256 MiB).",
     )
     # -- model calls: how long to wait and how often to try again --
     request_timeout: float = Field(
-        120.0, gt=0, description="Seconds one attempt may wait for data (a stall mid-reply ends it)."
+        120.0, gt=0, le=MAX_SECONDS, description="Seconds one attempt may wait for data (a stall mid-reply ends it)."
     )
     request_deadline: float = Field(
-        180.0, gt=0, description="Seconds a reply may take to start, every retry included; then it fails."
+        180.0,
+        gt=0,
+        le=MAX_SECONDS,
+        description="Seconds a reply may take to start, every retry included; then it fails.",
     )
-    max_retries: int = Field(3, ge=0, description="Retries on 429, 5xx, timeouts and dropped connections.")
+    max_retries: int = Field(3, ge=0, le=100, description="Retries on 429, 5xx, timeouts and dropped connections.")
     theme: str = Field("textual-dark", description="Textual theme; 'textual-ansi' uses the terminal's own colours.")
     fold: FoldSettings = Field(default_factory=FoldSettings)
     local: LocalModelSettings = Field(default_factory=LocalModelSettings)
@@ -197,6 +239,7 @@ def load_settings(explicit: str | Path | None = None) -> Settings:
 
     Each error names where the bad value came from: the `FOLDCHAT_*` variable that set it, else the file.
     """
+    _refuse_deep_environment()
     path = config_path(explicit)
     named = bool(explicit or os.environ.get("FOLDCHAT_CONFIG"))
     if named and not path.exists():
@@ -231,6 +274,16 @@ def load_settings(explicit: str | Path | None = None) -> Settings:
         raise ConfigError(f"{path}: {error}") from None
 
 
+def _refuse_deep_environment() -> None:
+    """A `FOLDCHAT_*` value nested deeper than any section is refused before pydantic parses it as JSON.
+
+    (Its JSON parser recurses: a few thousand brackets raise RecursionError, not a validation error.)
+    """
+    for name, value in os.environ.items():
+        if name.upper().startswith(ENV_PREFIX) and untrusted_json.depth(value) > untrusted_json.MAX_DEPTH:
+            raise ConfigError(f"{name} is not valid: nested too deeply to be a settings section")
+
+
 def _variable_for(location: tuple[str, ...]) -> str | None:
     """The `FOLDCHAT_*` variable that set the value at `location`, if one did (the closest one wins)."""
     variables = {name.upper(): name for name in os.environ}
@@ -238,13 +291,15 @@ def _variable_for(location: tuple[str, ...]) -> str | None:
         name = ENV_PREFIX + "__".join(location[:length]).upper()
         if name in variables:
             return variables[name]
-    return None
+    # a check of a whole section (its validator) blames the section: name the variable set inside it
+    inside = [variables[name] for name in variables if name.startswith(ENV_PREFIX + "__".join(location).upper() + "__")]
+    return inside[0] if len(inside) == 1 else None
 
 
 def describe_validation_error(error: ValidationError) -> str:
     first = error.errors()[0]
     where = ".".join(str(part) for part in first["loc"]) or "config"
-    message = first["msg"]
+    message = first["msg"].removeprefix("Value error, ")
     if first["type"] == "extra_forbidden":
         message = "unknown key (see config.example.toml for every key)"
     more = f" (and {error.error_count() - 1} more problems)" if error.error_count() > 1 else ""

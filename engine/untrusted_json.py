@@ -39,6 +39,47 @@ def depth(text: str) -> int:
     return deepest
 
 
+def well_formed(value: Any) -> Any:
+    """`value` with every lone surrogate in its strings replaced by U+FFFD.
+
+    JSON may spell half a surrogate pair (`"\\ud800"`); Python decodes it to a string that cannot be
+    encoded as UTF-8, so it would crash the first write to a terminal, a file or the database. The walk
+    is iterative: the value may be as deep as the decoder allowed.
+    """
+    if isinstance(value, str):
+        return _repair(value)
+    if not isinstance(value, (list, dict)):
+        return value
+    pending: list[list[Any] | dict[Any, Any]] = [value]
+    while pending:
+        container = pending.pop()
+        items = container.items() if isinstance(container, dict) else enumerate(container)
+        repaired: list[tuple[Any, Any]] = []
+        for key, item in items:
+            if isinstance(item, str):
+                if _has_surrogate(item):
+                    repaired.append((key, _repair(item)))
+            elif isinstance(item, (list, dict)):
+                pending.append(item)
+        for key, item in repaired:
+            container[key] = item
+        if isinstance(container, dict) and any(isinstance(key, str) and _has_surrogate(key) for key in container):
+            fixed = {_repair(key) if isinstance(key, str) else key: item for key, item in container.items()}
+            container.clear()
+            container.update(fixed)
+    return value
+
+
+def _has_surrogate(text: str) -> bool:
+    return any("\ud800" <= char <= "\udfff" for char in text)
+
+
+def _repair(text: str) -> str:
+    if not _has_surrogate(text):
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
 def _bounded_int(digits: str) -> int | str:
     return int(digits) if len(digits.lstrip("-")) <= MAX_DIGITS else digits
 
@@ -48,7 +89,7 @@ def loads(text: str, strict: bool = True) -> Any | None:
     if len(text) > MAX_JSON_CHARS or depth(text) > MAX_DEPTH:
         return None
     try:
-        return json.loads(text, strict=strict, parse_int=_bounded_int)
+        return well_formed(json.loads(text, strict=strict, parse_int=_bounded_int))
     except (ValueError, RecursionError, TypeError):
         return None
 

@@ -13,6 +13,7 @@ import sys
 from typing import Any, BinaryIO
 
 from foldchat.engine import InputTooLarge, UsageError
+from foldchat.engine.untrusted_json import well_formed
 
 SQLITE_MAX_ID = 2**63 - 1
 
@@ -56,7 +57,7 @@ def read_text(path: str, limit: int) -> str:
 
 def parse_json(text: str, source: str) -> Any:
     try:
-        return json.loads(text)
+        return well_formed(json.loads(text))
     except json.JSONDecodeError as error:
         raise UsageError(f"{source} is not valid JSON: {error.msg} at line {error.lineno}") from None
     except RecursionError:

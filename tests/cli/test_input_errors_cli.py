@@ -125,6 +125,35 @@ def test_config_problems_name_their_source(tmp_path, env):
         assert os.devnull not in done.stderr
 
 
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ({"FOLDCHAT_FOLD": '{"a":' * 3000 + "1" + "}" * 3000}, "FOLDCHAT_FOLD is not valid: nested too deeply"),
+        ({"FOLDCHAT_MAX_INPUT_BYTES": "1" + "0" * 23}, "FOLDCHAT_MAX_INPUT_BYTES: max_input_bytes"),
+        ({"FOLDCHAT_LOCAL__CONTEXT_SIZE": "1" + "0" * 20}, "FOLDCHAT_LOCAL__CONTEXT_SIZE: local.context_size"),
+        ({"FOLDCHAT_LOCAL__CONTEXT_SIZE": "10000"}, "more than smollm2 was trained on (8,192 tokens)"),
+        ({"FOLDCHAT_REQUEST_TIMEOUT": "inf"}, "request_timeout: Input should be a finite number"),
+        ({"FOLDCHAT_FOLD__RESERVED_OUTPUT": "9" * 30}, "fold.reserved_output"),
+    ],
+)
+def test_settings_out_of_what_the_machine_can_take_are_one_line_errors(tmp_path, env, extra, message):
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps([{"role": "user", "content": "hi"}]))
+    done = run("compress", str(chat), "--model", "gpt-4o", env={**env, **extra})
+    assert done.returncode == 2 and message in done.stderr and one_line(done), done.stderr
+
+
+def test_a_lone_surrogate_in_json_input_is_a_replacement_character(tmp_path, env):
+    chat = tmp_path / "chat.json"
+    chat.write_text('[{"role": "user", "content": "caf\\ud800e"}, {"role": "assistant", "content": "\\udc00"}]')
+    done = run("compress", str(chat), "--model", "gpt-4o", "--force", env=env)
+    assert done.returncode == 0, done.stderr
+    contents = [message["content"] for message in json.loads(done.stdout)["messages"]]
+    assert contents == ["caf\ufffde", "\ufffd"]
+    imported = run("import", str(chat), env=env)
+    assert imported.returncode == 0 and conversation_count(tmp_path) == 1, imported.stderr
+
+
 def test_list_search_says_when_nothing_matches(env):
     assert run("import", "-", stdin=json.dumps([{"role": "user", "content": "hello there"}]), env=env).returncode == 0
     found = run("list", "--search", "role", env=env)

@@ -68,3 +68,11 @@ def test_a_conversation_holding_poisoned_tool_calls_still_folds(arguments):
     request = FoldRequest(LiteLLMCounter("gpt-4o"), 4_000, RulesSummarizer(), force=True)
     result = fold_context(parse_messages(raw), request)
     assert result.report.compressed
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.recursive(st.text(), lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3)))
+def test_what_json_decodes_from_any_text_can_be_written_as_utf8(value):
+    # json.dumps escapes lone surrogates as \udXXX; reading them back must not yield unencodable text
+    decoded = untrusted_json.loads(json.dumps(value))
+    json.dumps(decoded, ensure_ascii=False).encode("utf-8")

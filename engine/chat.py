@@ -30,7 +30,7 @@ from .messages import Message
 from .models import ModelRegistry
 from .policy import Decision, FoldHistory, FoldPolicy, Trigger, decide
 from .providers import Failed, Finished, ModelTarget, ProviderEvent, TextDelta, missing_key, stream_reply
-from .recall import RECALL_TOOL, Original, answer_tool_call, recall, recallable, supports_recall
+from .recall import RECALL_TOOL, Original, answer_within, recall, recallable, supports_recall
 from .report import FoldReport
 from .snapshot import Snapshot, snapshot_text
 from .store import Store, StoredFold, StoredMessage
@@ -44,6 +44,11 @@ MAX_TOOL_ROUNDS = 3
 NOT_OFFERED = (
     f"error: not run: no tool is offered for this request (recall is offered only while something is folded "
     f"or pruned, at most {MAX_TOOL_ROUNDS} rounds per reply); answer with what you have"
+)
+
+KEPT_CALLING = (
+    "the model called a tool again instead of answering, after being told no tool is offered; "
+    "/retry asks again, /model picks another model"
 )
 
 ReplyEvent = ProviderEvent | ToolEvent
@@ -402,10 +407,16 @@ class ChatSession:
         message, and the model is asked again with the results in its context; at most
         `MAX_TOOL_ROUNDS` rounds, and the request after the last offers no tools. The caller sees
         `ToolCalling` and `ToolCallsAnswered` for each round, and one final `Finished` or `Failed`.
+        A call made when no tool was offered is answered with an error and the model asked once more;
+        calling again then ends the reply as `Failed` with the reason, never as a silent empty answer.
+        Every request is fitted to the window (see `_request` and `_answer_tools`).
         """
         stale = self.replies_to_last_turn() if regenerate else []
-        for round_number in range(MAX_TOOL_ROUNDS + 1):
-            tools, context = await asyncio.to_thread(self._request, target, stale, round_number < MAX_TOOL_ROUNDS)
+        rounds: list[int] = []  # transcript ids of this reply's tool calls and results
+        offer = True
+        for round_number in range(MAX_TOOL_ROUNDS + 2):
+            offer = offer and round_number < MAX_TOOL_ROUNDS
+            tools, context = await asyncio.to_thread(self._request, target, stale, offer, rounds)
             called: list[Finished] = []
             async for event in self._reply_once(target, stale, tools, context, called):
                 yield event
@@ -414,19 +425,37 @@ class ChatSession:
             stale = []
             yield ToolCalling(called[0].message.tool_calls)
             # off the event loop: the UI shows "recalling …" meanwhile; a cancel still lets the results land
-            answered = await asyncio.to_thread(self._answer_tools, target, called[0].message, tools is not None)
+            last_chance = tools is None and not offer  # asked to answer without tools, it called one anyway
+            answered = await asyncio.to_thread(
+                self._answer_tools, target, called[0].message, tools is not None, context, not last_chance
+            )
+            rounds += [answered.call_id, *(row for row, _ in answered.results)]
+            offer = offer and answered.room_left
             yield answered
             if not answered.more:
-                yield called[0]
+                yield Failed(KEPT_CALLING, None)
                 return
 
     def _request(
-        self, target: ModelTarget, stale: list[int], offer_tools: bool
+        self, target: ModelTarget, stale: list[int], offer_tools: bool, rounds: list[int]
     ) -> tuple[list[dict[str, Any]] | None, list[Message]]:
         """The tools a request offers and the context it sends. Run off the event loop (the UI's), in one
-        trip: the context reads the whole transcript back (~0.1 s at 2,000 messages)."""
+        trip: the context reads the whole transcript back (~0.1 s at 2,000 messages).
+
+        A request after tool rounds is counted like the first: if the rounds' calls and results no longer
+        fit the window with the reply's reserve (answers are sized to fit, but a call message itself may
+        be huge), the rounds are left out of what is sent (they stay in the transcript) and no tool is
+        offered, so the model answers from the context it had."""
         tools = self.offered_tools(target) if offer_tools else None
-        return tools, self.adapted_context(target, exclude=frozenset(stale))
+        context = self.adapted_context(target, exclude=frozenset(stale))
+        if rounds and self._room(target, context) < 0:
+            context = self.adapted_context(target, exclude=frozenset([*stale, *rounds]))
+            tools = None
+        return tools, context
+
+    def _room(self, target: ModelTarget, context: list[Message]) -> int:
+        """Tokens the window has left after `context` and the reply's reserve (negative: over)."""
+        return target.window - self.registry.reserved_output(target) - self.registry.counter(target).count(context)
 
     async def _reply_once(
         self,
@@ -500,18 +529,25 @@ class ChatSession:
         """What the `recall` tool answers for these arguments (bounded; see `recall.recall`)."""
         return recall(self.recallable(target), query, message, offset)
 
-    def _answer_tools(self, target: ModelTarget, call: Message, offered: bool) -> ToolCallsAnswered:
+    def _answer_tools(
+        self, target: ModelTarget, call: Message, offered: bool, context: list[Message], more: bool = True
+    ) -> ToolCallsAnswered:
         """Answer and store every call of `call` (the stored reply `reply_id`), one tool message each, in order,
-        so the pair is whole (DESIGN §3.3). Calls made when no tool was offered get an error result."""
-        originals = self.recallable(target) if offered else []
+        so the pair is whole (DESIGN §3.3). Calls made when no tool was offered get an error result. The
+        answers together fit what the window has left after `context`, the call and the reply's reserve."""
+        counter = self.registry.counter(target)
+        room = self._room(target, [*context, call]) - counter.count([Message.tool("x", "") for _ in call.tool_calls])
+        if offered:
+            texts, room_left = answer_within(call.tool_calls, self.recallable(target), room, counter.count_text)
+        else:
+            texts, room_left = [NOT_OFFERED] * len(call.tool_calls), False
         conversation = self.stored_id()
         results: list[tuple[int, Message]] = []
-        for tool_call in call.tool_calls:
-            text = answer_tool_call(tool_call, originals) if offered else NOT_OFFERED
+        for tool_call, text in zip(call.tool_calls, texts, strict=True):
             result = Message.tool(tool_call.id, text, name=tool_call.name)
             results.append((self.store.append(conversation, result, model=target.name), result))
         assert self.reply_id is not None
-        return ToolCallsAnswered(self.reply_id, call, tuple(results), more=offered)
+        return ToolCallsAnswered(self.reply_id, call, tuple(results), more=more, room_left=room_left)
 
     def _within_window(self, target: ModelTarget, context: list[Message]) -> ModelTarget:
         """`target` asking for no more reply tokens than its window leaves after the prompt (an alias

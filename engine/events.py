@@ -60,12 +60,14 @@ class ToolCalling:
 @dataclass(frozen=True)
 class ToolCallsAnswered:
     """One tool round is stored: the assistant's call message and one result per call, with their
-    transcript ids. `more`: the model is asked again with the results (False when the round limit hit)."""
+    transcript ids. `more`: the model is asked again with the results (False when the round limit hit);
+    `room_left`: the window has room for another round of recalled text (else no tool is offered next)."""
 
     call_id: int
     call: Message
     results: tuple[tuple[int, Message], ...]
     more: bool
+    room_left: bool = True
 
 
 ToolEvent = ToolCalling | ToolCallsAnswered

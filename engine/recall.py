@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,14 +63,21 @@ def recallable(transcript: Sequence[tuple[int, Message]], context: Sequence[Mess
     return [Original(n, m) for n, m in transcript if m.key is None or sent.get(m.key) != m.text]
 
 
-def recall(originals: Sequence[Original], query: str | None = None, message: int | None = None, offset: int = 0) -> str:
-    """The answer to one `recall` call: a message's verbatim text (a bounded part), or what matched."""
+def recall(
+    originals: Sequence[Original],
+    query: str | None = None,
+    message: int | None = None,
+    offset: int = 0,
+    limit: int = RECALL_CHARS,
+) -> str:
+    """The answer to one `recall` call: a message's verbatim text (a part of at most `limit` characters),
+    or what matched."""
     if message is not None:
         found = next((o for o in originals if o.number == message), None)
         if found is None:
             numbers = ", ".join(str(o.number) for o in originals[:MAX_MATCHES]) or "none"
             return f"message {message} is not folded or pruned (recallable: {numbers})"
-        return _part(found, max(0, offset))
+        return _part(found, max(0, offset), limit)
     if not query or not query.strip():
         return "recall needs a query or a message number"
     matches = search(originals, query, MAX_MATCHES)
@@ -78,7 +85,7 @@ def recall(originals: Sequence[Original], query: str | None = None, message: int
         return f"no folded or pruned message matches {query.strip()[:200]!r}"
     others = ", ".join(str(o.number) for o in matches[1:])
     also = f"\n(next best matches: messages {others}; call recall with message=N)" if others else ""
-    return _part(matches[0], 0) + also
+    return _part(matches[0], 0, limit) + also
 
 
 _WORD = re.compile(r"[^\W_]+")
@@ -105,7 +112,7 @@ def search(originals: Sequence[Original], query: str, limit: int = MAX_MATCHES) 
     return [originals[row] for (row,) in rows]
 
 
-def answer_tool_call(call: ToolCall, originals: Sequence[Original]) -> str:
+def answer_tool_call(call: ToolCall, originals: Sequence[Original], limit: int = RECALL_CHARS) -> str:
     """The tool result for one call the model made: recall's answer, or an error it can act on.
 
     Never raises: a call to a tool we did not offer, or arguments that are not what the schema says,
@@ -120,7 +127,44 @@ def answer_tool_call(call: ToolCall, originals: Sequence[Original]) -> str:
     query = arguments.get("query")
     message = _integer(arguments.get("message"))
     offset = _integer(arguments.get("offset")) or 0
-    return recall(originals, query if isinstance(query, str) else None, message, offset)
+    return recall(originals, query if isinstance(query, str) else None, message, offset, limit)
+
+
+MAX_CALLS_PER_ROUND = 8  # a model asking for 200 recalls at once gets the first few answered
+MIN_ANSWER_TOKENS = 64  # below this a recalled part is useless: the model is told there is no room
+NO_ROOM = "error: not run: the context window has no room left for recalled text; answer with what you have"
+TOO_MANY = f"error: not run: at most {MAX_CALLS_PER_ROUND} recall calls are answered per round"
+
+
+def answer_within(
+    calls: Sequence[ToolCall], originals: Sequence[Original], room: int, count_text: Callable[[str], int]
+) -> tuple[list[str], bool]:
+    """One answer per call whose texts together take at most `room` tokens (of the window, after the prompt
+    and the reply's reserve), and whether any room is left for another round.
+
+    Each answered call gets an equal share; an answer over its share is asked again with fewer characters
+    (the part ends with how to fetch the rest), so a round never pushes the next request over the window.
+    """
+    answered = calls[:MAX_CALLS_PER_ROUND]
+    refusals = [TOO_MANY] * (len(calls) - len(answered))
+    room -= sum(count_text(text) for text in refusals)
+    share = room // max(1, len(answered))
+    if share < MIN_ANSWER_TOKENS:
+        return [NO_ROOM] * len(answered) + refusals, False
+    answers = [_answer_in(call, originals, share, count_text) for call in answered]
+    left = room - sum(count_text(text) for text in answers)
+    return answers + refusals, left >= MIN_ANSWER_TOKENS
+
+
+def _answer_in(call: ToolCall, originals: Sequence[Original], share: int, count_text: Callable[[str], int]) -> str:
+    limit = RECALL_CHARS
+    answer = answer_tool_call(call, originals, limit)
+    while (tokens := count_text(answer)) > share:
+        if limit <= 50:
+            return NO_ROOM
+        limit = max(50, int(limit * share / tokens * 0.9))
+        answer = answer_tool_call(call, originals, limit)
+    return answer
 
 
 def _integer(value: object) -> int | None:
@@ -128,9 +172,9 @@ def _integer(value: object) -> int | None:
     return untrusted_json.integer(value)
 
 
-def _part(original: Original, offset: int) -> str:
+def _part(original: Original, offset: int, limit: int = RECALL_CHARS) -> str:
     text = original.message.text
-    part = text[offset : offset + RECALL_CHARS]
+    part = text[offset : offset + limit]
     head = f"[message {original.number}, {original.message.role}, characters {offset}..{offset + len(part)} of {len(text)}]"
     rest = offset + len(part)
     tail = f"\n(continues: call recall with message={original.number} and offset={rest})" if rest < len(text) else ""

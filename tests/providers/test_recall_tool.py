@@ -10,6 +10,7 @@ from dataclasses import replace
 
 import pytest
 from foldchat.engine import (
+    Failed,
     Finished,
     OpenOptions,
     Session,
@@ -47,13 +48,15 @@ def servers():
     anthropic.stop()
 
 
-def open_folded(servers, tmp_path, monkeypatch, model: str, recall: bool = True) -> Session:
+def open_folded(
+    servers, tmp_path, monkeypatch, model: str, recall: bool = True, window: int = 16_000, history=HISTORY
+) -> Session:
     """A session on `model` whose conversation is folded (rules summarizer): the ferry reply is only
     in the transcript now, not in anything the model is sent."""
     monkeypatch.setenv("FAKE_KEY", "sk-test")
     aliases = {
         name: ModelAlias(
-            model=litellm_model, api_base=servers[name].base_url, api_key_env="FAKE_KEY", context_window=16_000
+            model=litellm_model, api_base=servers[name].base_url, api_key_env="FAKE_KEY", context_window=window
         )
         for name, litellm_model in MODELS.items()
     }
@@ -63,7 +66,7 @@ def open_folded(servers, tmp_path, monkeypatch, model: str, recall: bool = True)
     )  # fmt: skip
     session = Session.open(OpenOptions(settings=settings, database=tmp_path / "app.db"))
     session.connect()
-    for message in parse_messages(HISTORY):
+    for message in parse_messages(history):
         session.store.append(session.chat.stored_id(), message)
     report = session.fold_now()
     assert report is not None and report.compressed
@@ -145,7 +148,9 @@ async def test_recall_rounds_are_bounded_and_the_last_request_offers_no_tools(se
         assert [r.more for r in rounds] == [True] * MAX_TOOL_ROUNDS + [False]
         assert rounds[0].results[0][1].text.startswith("[message 2, assistant,")
         assert rounds[-1].results[0][1].text == NOT_OFFERED
-        assert isinstance(events[-1], Finished) and session.transcript()[-1].message.role == "tool"
+        # told no tool is offered, it called again: the reply ends with the reason, not a silent empty answer
+        assert isinstance(events[-1], Failed) and "called a tool again instead of answering" in events[-1].error
+        assert session.transcript()[-1].message.role == "tool"
         assert fake.rejected == [] and violations(session.context()) == []
 
 
@@ -178,3 +183,75 @@ async def test_the_local_model_is_never_offered_tools(servers, tmp_path, monkeyp
         assert isinstance(events[-1], Finished) and not any(isinstance(e, ToolCalling) for e in events)
         assert "tools" not in servers["gpt"].requests[-1]
         assert session.transcript()[-1].message.text == servers["gpt"].reply
+
+
+@pytest.mark.parametrize("model", ["gpt", "claude"])
+async def test_a_tool_call_when_none_was_offered_is_answered_and_the_model_asked_again(
+    servers, tmp_path, monkeypatch, model
+):
+    fake = servers[model]
+    fake.script = ["tool", "ok"]  # calls recall although nothing is folded, then answers
+    with open_folded(servers, tmp_path, monkeypatch, model) as session:
+        session.undo_fold(session.active_fold().id)
+        events = [event async for event in session.reply()]
+        assert [r.results[0][1].text for r in events if isinstance(r, ToolCallsAnswered)] == [NOT_OFFERED]
+        assert isinstance(events[-1], Finished) and events[-1].message.text == fake.reply
+        assert len(fake.requests) == 2 and fake.rejected == []
+
+
+@pytest.mark.parametrize("model", ["gpt", "claude"])
+async def test_a_model_that_only_calls_tools_when_none_is_offered_fails_with_the_reason(
+    servers, tmp_path, monkeypatch, model
+):
+    servers[model].script = ["tool"]
+    with open_folded(servers, tmp_path, monkeypatch, model) as session:
+        session.undo_fold(session.active_fold().id)
+        events = [event async for event in session.reply()]
+        assert isinstance(events[-1], Failed) and "instead of answering" in events[-1].error
+        assert len(servers[model].requests) == 2
+
+
+NOTES = " ".join(
+    f"Day {day}: we walk from the hostel on Rua {day} to the viewpoint number {day * 7}, lunch at the tasca "
+    f"with the {['green', 'red', 'blue'][day % 3]} door, and the tram {day + 10} back before {day % 12 + 1} pm."
+    for day in range(1, 120)
+)  # ~4k tokens of an assistant's itinerary, folded away on a 4k window
+LONG_HISTORY = [
+    {"role": "user", "content": "Write out the whole itinerary, day by day."},
+    {"role": "assistant", "content": NOTES},
+    *HISTORY,
+]
+
+
+def request_tokens(request: dict) -> int:
+    import litellm
+
+    return litellm.token_counter(model="gpt-4o", messages=request["messages"])
+
+
+@pytest.mark.parametrize(
+    ("calls", "rounds"),
+    [
+        ([("recall", '{"message": 2}')], 3),  # three rounds of the longest documented answer
+        ([("recall", '{"query": "tram viewpoint tasca"}')] * 200, 1),  # 200 parallel calls
+        ([("recall", json.dumps({"query": "tram " * 200_000}))], 1),  # a 1 MB query
+    ],
+    ids=["three-rounds", "200-calls", "1MB-query"],
+)
+async def test_every_request_of_a_reply_fits_the_window_tool_rounds_included(
+    servers, tmp_path, monkeypatch, calls, rounds
+):
+    fake = servers["gpt"]
+    fake.script = ["tool"] * rounds + ["ok"]
+    fake.tool_calls = calls
+    with open_folded(servers, tmp_path, monkeypatch, "gpt", window=4_000, history=LONG_HISTORY) as session:
+        reserve = session.registry.reserved_output(session.target)
+        events = [event async for event in session.reply()]
+        assert isinstance(events[-1], Finished) and events[-1].message.text == fake.reply
+        sizes = [request_tokens(r) for r in fake.requests]
+        assert max(sizes) + reserve <= 4_000, sizes
+        assert max(len(json.dumps(r)) for r in fake.requests) < 64_000
+        for event in events:  # each answer is bounded, whatever was asked
+            if isinstance(event, ToolCallsAnswered):
+                assert all(len(result.text) <= 4_200 for _, result in event.results)
+        assert fake.rejected == [] and violations(session.context()) == []

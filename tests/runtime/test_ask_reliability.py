@@ -89,3 +89,13 @@ def test_a_database_that_stops_growing_mid_reply_loses_nothing_shown(home, fake,
     assert "internal error" not in done.stderr and "was not saved in the database" in done.stderr
     saved = Path(done.stderr.strip().rsplit("its text is in ", 1)[1])
     assert saved.read_text() == done.stdout.strip() and "word1" in done.stdout
+
+
+def test_a_model_that_calls_tools_instead_of_answering_gets_a_reason_and_exit_1(home, fake):
+    fake.script = ["tool"]  # no tool is offered (nothing folded), and it keeps calling one
+    done = foldchat("ask", "what is the plan?", "--model", "fake")
+    assert done.returncode == 1 and "called a tool again instead of answering" in done.stderr, done.stderr
+    assert done.stderr.count("\n") == 1 and len(fake.requests) == 2
+    fake.script = ["tool", "ok"]  # told that no tool is offered, it answers
+    done = foldchat("ask", "and now?", "--model", "fake")
+    assert done.returncode == 0 and done.stdout.strip() == fake.reply, done.stderr

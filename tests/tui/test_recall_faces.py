@@ -72,12 +72,12 @@ async def test_a_recall_round_shows_as_a_tool_call_and_its_result(fake, tmp_path
         assert "tools" in fake.requests[-1] and fake.requests[-1]["messages"][-1]["role"] == "tool"
 
 
-async def test_a_model_that_calls_tools_past_the_last_round_ends_the_reply_without_a_failure(
+async def test_a_model_that_calls_tools_past_the_last_round_ends_the_reply_with_the_reason(
     fake, tmp_path, monkeypatch
 ):
     """After the last round the request offers no tools; a model that calls one anyway gets an error result
-    and the turn ends there. The app asked for a streaming view for a reply that never came: a crash of
-    the reply worker ("Something went wrong")."""
+    and the turn ends there, saying why (it ended in tool rows and no reply at all, as if nothing was wrong).
+    The app asked for a streaming view for a reply that never came: a crash of the reply worker."""
     arguments = json.dumps({"query": "blue pier"})
     app = recall_app(fake, tmp_path, monkeypatch, arguments)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -91,7 +91,7 @@ async def test_a_model_that_calls_tools_past_the_last_round_ends_the_reply_witho
         await send(pilot, "Where did you say the ferry leaves from?")
         await wait_for(pilot, lambda: not screen.reply_underway() and len(fake.requests) >= 4)
         await pilot.pause(0.2)
-        assert failures == []
+        assert len(failures) == 1 and "called a tool again instead of answering" in failures[0]
         assert "tools" not in fake.requests[-1]  # the last request offered none
         calls = [v for v in screen.query(MessageView) if v.data.role == "assistant" and v.data.tool_calls]
         assert len(calls) == 4 and all(v.data.status == "complete" for v in calls)

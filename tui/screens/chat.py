@@ -677,7 +677,8 @@ class ChatScreen(SlashCommands, Screen[None]):
                     if event.finish_reason == "length":  # the output cap ended it, mid-word perhaps
                         view.set_note(cut_note(event, session.target))
                 elif isinstance(event, Failed):
-                    view.set_status("error", event.error)
+                    if not view.data.tool_calls:  # a stored tool round stays what it is; the toast says why
+                        view.set_status("error", event.error)
                     self.notify(f"{event.error}. /retry tries again; /model picks another model.",
                                 title="Reply failed", severity="error", timeout=15)  # fmt: skip
         except asyncio.CancelledError:

@@ -71,7 +71,9 @@ def test_a_conversation_holding_poisoned_tool_calls_still_folds(arguments):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.recursive(st.text(), lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3)))
+@given(
+    st.recursive(st.text(), lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3))
+)
 def test_what_json_decodes_from_any_text_can_be_written_as_utf8(value):
     # json.dumps escapes lone surrogates as \udXXX; reading them back must not yield unencodable text
     decoded = untrusted_json.loads(json.dumps(value))

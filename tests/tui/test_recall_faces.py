@@ -72,9 +72,7 @@ async def test_a_recall_round_shows_as_a_tool_call_and_its_result(fake, tmp_path
         assert "tools" in fake.requests[-1] and fake.requests[-1]["messages"][-1]["role"] == "tool"
 
 
-async def test_a_model_that_calls_tools_past_the_last_round_ends_the_reply_with_the_reason(
-    fake, tmp_path, monkeypatch
-):
+async def test_a_model_that_calls_tools_past_the_last_round_ends_the_reply_with_the_reason(fake, tmp_path, monkeypatch):
     """After the last round the request offers no tools; a model that calls one anyway gets an error result
     and the turn ends there, saying why (it ended in tool rows and no reply at all, as if nothing was wrong).
     The app asked for a streaming view for a reply that never came: a crash of the reply worker."""

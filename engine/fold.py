@@ -29,6 +29,7 @@ from .snapshot_check import check_snapshot
 from .snapshot_fit import fit_snapshot
 from .split import Split, newest_exchange_start, safe_split
 from .summarizers.base import Summarizer, SummaryRequest
+from .summarizers.remembering import Remembering
 from .summarizers.rules import RulesSummarizer
 from .supersede import supersede
 from .tokens import TokenCounter
@@ -101,6 +102,8 @@ class _Summary:
 
 def fold_context(messages: Sequence[Message], request: FoldRequest) -> FoldResult:
     """Fold `messages` if the policy (or `request.force`) says so; see the module docstring."""
+    if _costly(request) and not isinstance(request.summarizer, Remembering):
+        request = replace(request, summarizer=Remembering(request.summarizer))  # each span asked once
     context = _prepare(messages, request)
     _check_current_turn_fits(context, request)
     decision = _decide(context, request)
@@ -348,9 +351,42 @@ def _summarize_to_fit(
     if resized.index != split.index and (
         resized.tail_tokens > split.tail_tokens or not _under(context, request, snapshot, split.tail(rest))
     ):
-        split, summary = resized, _summarize_step(context, request, resized)
+        if _costly(request) and resized.index < split.index:
+            # a model call per resize: a snapshot that left room keeps it rather than summarizing again
+            return split, summary, snapshot
+        if _costly(request):  # the head grew: only the messages it gained are summarized, then merged
+            extra = _summarize_step(context, request, resized, skip=frozenset(_head_positions(split)))
+            summary = _extended(context, request, summary, extra)
+        else:  # the rules summarizer is cheap and deterministic: the whole new head, as before
+            summary = _summarize_step(context, request, resized)
+        split = resized
         snapshot = _fit(context, request, summary, split.tail_tokens)
     return split, summary, snapshot
+
+
+def _costly(request: FoldRequest) -> bool:
+    """Whether summarizing costs a model call (anything but the rules summarizer)."""
+    return type(request.summarizer) is not RulesSummarizer
+
+
+def _head_positions(split: Split) -> list[int]:
+    """Positions (in the context's rest) of the messages `split` folds; a kept turn start stays verbatim."""
+    return [i for i in range(split.index) if i != split.kept_turn_start]
+
+
+def _extended(context: _Context, request: FoldRequest, summary: _Summary, extra: _Summary) -> _Summary:
+    """`summary` of a head followed by `extra`, the summary of the messages a wider head added."""
+    if extra.messages == 0:
+        return summary
+    merged = supersede(snap.merge(summary.snapshot, extra.snapshot))
+    merged = merged.model_copy(update={"depth": summary.snapshot.depth, "tokens_before": context.tokens_before})
+    covers = summary.covers or extra.covers
+    if summary.covers and extra.covers:
+        covers = (min(summary.covers[0], extra.covers[0]), max(summary.covers[1], extra.covers[1]))
+    return _Summary(
+        merged, summary.chunks + extra.chunks, max(summary.depth, extra.depth), covers,
+        summary.messages + extra.messages, summary.restored + extra.restored, summary.carried | extra.carried,
+    )  # fmt: skip
 
 
 def _under(context: _Context, request: FoldRequest, snapshot: Snapshot, tail: list[Message]) -> bool:
@@ -391,9 +427,12 @@ def _split(context: _Context, counts: Sequence[int], budget: int) -> Split | Non
     return safe_split(context.rest, counts, budget, context.keep_from, context.floor, context.keep_turn_start)
 
 
-def _summarize_step(context: _Context, request: FoldRequest, split: Split) -> _Summary:
-    """Step 3: summarize the original head; an earlier snapshot in it is merged, never duplicated."""
-    positions = [i for i in range(split.index) if i != split.kept_turn_start]
+def _summarize_step(
+    context: _Context, request: FoldRequest, split: Split, skip: frozenset[int] = frozenset()
+) -> _Summary:
+    """Step 3: summarize the original head (but the positions in `skip`, summarized already); an earlier
+    snapshot in it is merged, never duplicated."""
+    positions = [i for i in _head_positions(split) if i not in skip]
     head = [context.rest[i] for i in positions]
     previous = [parsed for m in head if is_snapshot_message(m) and (parsed := snap.parse(m.text)) is not None]
     kept = _data_positions(head)

@@ -202,6 +202,7 @@ class LLMSummarizer:
         self.max_rate_limit_retries = max_rate_limit_retries
         self.sleep = sleep  # summaries run in a worker thread or the CLI: blocking is fine here
         self.calls = 0
+        self._input_budget: int | None = None
         self.refits = 0  # prompts that did not fit the summarizer's window and were split or condensed
 
     def _answer_tokens(self, max_tokens: int) -> int:
@@ -227,7 +228,13 @@ class LLMSummarizer:
 
     @property
     def input_budget(self) -> int | None:
-        return max(512, int(self.target.window * 0.6) - 600)  # room for instructions and the answer
+        # what the window leaves after the instructions, the largest answer and the history's framing
+        # (numbers, roles, the artifact trail: ~15 %): a chunk sized so its first call fits, not halved
+        # into three calls (it was 0.6 x window - 600: a chunk of an 8k window was refitted every time)
+        if self._input_budget is None:
+            room = int(self.target.window * FIT_MARGIN) - self._answer_tokens(self.target.window)
+            self._input_budget = max(512, int((room - self._count(SYSTEM) - 8) * 0.85))
+        return self._input_budget
 
     def _complete(self, system: str, user: str, max_tokens: int) -> str:
         from ..lazy import load_litellm

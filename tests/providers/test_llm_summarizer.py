@@ -162,3 +162,28 @@ def test_compress_cli_with_the_llm_summarizer(fake, tmp_path):
     out = json.loads(done.stdout)
     assert out["report"]["summarizer"] == "llm:cheap" and out["report"]["compressed"]
     assert "Casa Rio" in out["messages"][0]["content"]
+
+
+def test_an_emergency_fold_asks_the_model_once_per_span(fake):
+    """Four everyday chats (~100k tokens) at an 8k window: each chunk is sized so its first call fits (no
+    halving into three calls) and no request is sent twice; it made 78 calls for 25 chunks."""
+    import glob
+    from pathlib import Path
+
+    history = []
+    for path in sorted(glob.glob(str(Path(__file__).parents[2] / "bench" / "chats" / "*.json")))[:4]:
+        chat = json.loads(Path(path).read_text())
+        history += chat["messages"] if isinstance(chat, dict) else chat
+    fake.reply = json.dumps(GOOD)
+    target = ModelTarget(name="fake", litellm_model="openai/fake-model", window=8192, api_base=fake.base_url,
+                         api_key_env="HOME")  # fmt: skip
+    request = FoldRequest(counter=LiteLLMCounter("gpt-4o"), window=8192, summarizer=LLMSummarizer(target, timeout=5))
+    result = fold_context(parse_messages(history), request)
+    assert result.report.compressed and result.report.summarizer == "llm:fake"
+    bodies = [json.dumps(r["messages"]) for r in fake.requests]
+    assert len(bodies) == len(set(bodies)), "a request was sent twice"
+    consolidations = len(bodies) - result.report.chunks
+    assert 0 < consolidations <= result.report.chunks // 4 + result.report.consolidation_depth, (
+        len(bodies),
+        result.report.chunks,
+    )

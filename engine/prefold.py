@@ -65,6 +65,7 @@ class PreFold:
         self._running = False
         self._generation = 0
         self._pending: PreparedFold | None = None
+        self._preparing: FoldInputs | None = None  # what the running preparation was started from
         self.failure: str | None = None
         """Why the latest preparation made no plan, if it failed (it is also logged)."""
 
@@ -77,18 +78,32 @@ class PreFold:
         """A plan is waiting for the trigger (whether it still holds is checked when it is used)."""
         return self._pending is not None
 
-    def start(self) -> int | None:
-        """A ticket for a new preparation, or None while another one runs (never two at once)."""
+    def start(self, inputs: FoldInputs | None = None) -> int | None:
+        """A ticket for a new preparation (of a plan from `inputs`), or None while another one runs (never two
+        at once)."""
         with self._lock:
             if self._running:
                 return None
             self._running = True
+            self._preparing = inputs
             return self._generation
+
+    def running_for(self, current: FoldInputs) -> bool:
+        """A preparation runs whose plan would still hold for `current`: worth waiting for. One started from
+        what has changed since (an undo, an edit) is dropped here, so nobody waits for it to end."""
+        with self._lock:
+            if not self._running:
+                return False
+            if self._preparing is None or self._preparing.still_hold(current):
+                return True
+            self._generation += 1  # its result arrives for inputs that are gone
+            return False
 
     def finish(self, ticket: int, prepared: PreparedFold | None) -> None:
         """End the preparation `ticket`; its plan is kept unless it was discarded meanwhile."""
         with self._lock:
             self._running = False
+            self._preparing = None
             if ticket == self._generation and prepared is not None:
                 self._pending = prepared
             self._idle.notify_all()

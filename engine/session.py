@@ -379,13 +379,16 @@ class Session:
 
         True when a plan was kept. Never raises: a failure is logged (and kept in `prefold.failure`),
         and the trigger then folds as usual. Another preparation already running makes this a no-op."""
-        ticket = self.prefold.start()
+        if self.prefold.running:
+            return False
+        before = self._fold_inputs()
+        ticket = self.prefold.start(before)
         if ticket is None:
             return False
         prepared = None
         self.prefold.failure = None
         try:
-            prepared = self._plan_ahead()
+            prepared = self._plan_ahead(before)
         except Exception as error:  # silent by design: the normal fold is the fallback
             self.prefold.failure = f"{type(error).__name__}: {error}"
             log.info("pre-fold failed", exc_info=True)
@@ -393,11 +396,10 @@ class Session:
             self.prefold.finish(ticket, prepared)
         return prepared is not None
 
-    def _plan_ahead(self) -> PreparedFold | None:
+    def _plan_ahead(self, before: FoldInputs) -> PreparedFold | None:
         target = self.target
         if isinstance(self.chat.summarizer(target), RulesSummarizer):
             return None  # `auto` resolved to rules: they fold at the trigger in milliseconds
-        before = self._fold_inputs()
         context = self.context()
         counter = self.counter()
         margin = newest_turn([counter.count_message(m) for m in context], [m.role for m in context])
@@ -429,15 +431,18 @@ class Session:
     def _apply_prepared(self, trigger: Trigger | None, on_event: EventSink) -> FoldReport | None:
         """At the trigger, the prepared fold if it still holds and fits; None to fold as usual.
 
-        A preparation still running is waited for (up to one request timeout) rather than repeated. The
+        A preparation still running is waited for (up to one request timeout) rather than repeated, unless
+        what it started from changed since (an undo, an edit): then nobody waits to throw it away. The
         transcript is read once here: this is the path the reply waits for (bench/prefold_bench.py)."""
-        if self.prefold.running:
-            decision, usage = self.chat.fold_decision(self.target, trigger)
+        transcript = self.transcript()
+        inputs = self._fold_inputs(transcript)
+        if self.prefold.running_for(inputs):
+            decision, usage = self.chat.fold_decision(self.target, trigger, transcript)
             if decision.fold:  # the face shows a fold in progress while it waits
                 on_event(FoldStarted(str(decision.trigger or Trigger.AUTO), len(self.context()), usage.tokens))
                 self.prefold.wait_idle(self.settings.request_timeout)
-        transcript = self.transcript()
-        inputs = self._fold_inputs(transcript)
+                transcript = self.transcript()
+                inputs = self._fold_inputs(transcript)
         if not self.prefold.holds(inputs):
             return None
         decision, usage = self.chat.fold_decision(self.target, trigger, transcript)

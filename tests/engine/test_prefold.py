@@ -242,3 +242,29 @@ def test_the_rules_summarizer_never_prepares(llm, tmp_path):
         session.connect()
         grow_until(session, 0.70, 1)
         assert not session.prefold_due()
+
+
+@pytest.mark.parametrize("change", [edit_first_prompt, undo_active_fold])
+def test_at_the_trigger_a_stale_preparation_is_not_waited_for(llm, tmp_path, change):
+    """After an undo or an edit, the send at the trigger waited for the running preparation (20 s here, up
+    to request_timeout) only to throw its plan away: it is dropped at once and the normal fold runs."""
+    session = open_session(llm, tmp_path / "app.db")
+    grow_until(session, 0.80, 1)
+    assert session.fold_if_needed().compressed  # type: ignore[union-attr]  (a fold to undo)
+    n = grow_until(session, 0.70, 50)
+    llm.answer_delay = 30.0  # the preparation's summarizer call is slow...
+    calls = summarizer_calls(llm)
+    preparing = threading.Thread(target=session.prepare_fold)
+    preparing.start()
+    while summarizer_calls(llm) == calls:
+        time.sleep(0.01)
+    llm.answer_delay = 0.0  # ...the calls of the fold at the trigger are not
+    change(session)
+    grow_until(session, 0.80, n + 100)
+    session.add_user_message("And one more question.")
+    report = session.fold_if_needed()
+    assert preparing.is_alive()  # the fold at the trigger did not wait for the stale preparation
+    assert report is not None and report.compressed and "prepared" not in report.reason
+    llm.released.set()
+    preparing.join()
+    assert not session.prefold.waiting  # its plan, for inputs that are gone, is not kept

@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from .store import Conversation, SearchHit, StoredFold, StoredMessage
     from .summarizers import RulesSummarizer, Summarizer, SummaryRequest
     from .terminal import json_safe, visible
+    from .untrusted_json import well_formed
     from .workspace import ModelEntry, Workspace
 
 _EXPORTS = {
@@ -106,6 +107,7 @@ _EXPORTS = {
     "crash_line": "crash_log",
     "write_crash_log": "crash_log",
     "json_safe": "terminal",
+    "well_formed": "untrusted_json",
     "visible": "terminal",
     "Decision": "policy",
     "FoldHistory": "policy",

@@ -417,6 +417,11 @@ class ChatSession:
         for round_number in range(MAX_TOOL_ROUNDS + 2):
             offer = offer and round_number < MAX_TOOL_ROUNDS
             tools, context = await asyncio.to_thread(self._request, target, stale, offer, rounds)
+            over = await asyncio.to_thread(self._over_window, target, context)
+            if over is not None:  # the provider would refuse it, with a less helpful error
+                self.reply_id = None
+                yield Failed(over, None)
+                return
             called: list[Finished] = []
             async for event in self._reply_once(target, stale, tools, context, called):
                 yield event
@@ -452,6 +457,17 @@ class ChatSession:
             context = self.adapted_context(target, exclude=frozenset([*stale, *rounds]))
             tools = None
         return tools, context
+
+    def _over_window(self, target: ModelTarget, context: list[Message]) -> str | None:
+        """Why `context` cannot be sent to `target` (it alone is over the window), or None: a context is
+        never sent over the window, whatever folded it or did not."""
+        tokens = self.registry.counter(target).count(context)
+        if tokens <= target.window:
+            return None
+        return (
+            f"not sent: the context is {tokens:,} tokens, over {target.name}'s {target.window:,}-token window; "
+            "/resummarize folds it (or foldchat compress --force)"
+        )
 
     def _room(self, target: ModelTarget, context: list[Message]) -> int:
         """Tokens the window has left after `context` and the reply's reserve (negative: over)."""

@@ -26,7 +26,7 @@ from .prune import Pruned, prune_tool_outputs
 from .report import FoldReport
 from .snapshot import Snapshot, is_snapshot_message
 from .snapshot_check import check_snapshot
-from .snapshot_fit import fit_snapshot
+from .snapshot_fit import fit_snapshot, rules_not_carried
 from .split import Split, newest_exchange_start, safe_split
 from .summarizers.base import Summarizer, SummaryRequest
 from .summarizers.remembering import Remembering
@@ -243,6 +243,7 @@ def _fold(context: _Context, request: FoldRequest, decision: Decision, trigger: 
         over_target=not _within_target(request, tokens_after),
         pinned_kept=(sum(1 for text in request.pinned if text in snapshot_message.text), len(request.pinned)),
         restored_identifiers=summary.restored,
+        rules_not_carried=tuple(rules_not_carried(summary.snapshot, snapshot)),
     )
     request.on_event(FoldProgress("rebuild", 1, 1))
     request.on_event(FoldCompleted(report))

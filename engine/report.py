@@ -45,6 +45,20 @@ class FoldReport:
     """`fold.auto` is ask (or off and the send would not fit): the policy wants a fold, the user decides."""
     restored_identifiers: int = 0
     """Identifiers of the folded span the summarizer's snapshot lacked, put back by the check (issue 15)."""
+    rules_not_carried: tuple[str, ...] = ()
+    """Standing rules the snapshot no longer carries: together they outgrew its room (oldest went first)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def rules_notice(self) -> str | None:
+        """One line telling the user which standing rules this fold no longer carries, if any."""
+        if not self.rules_not_carried:
+            return None
+        count = len(self.rules_not_carried)
+        first = self.rules_not_carried[0]
+        example = first if len(first) <= 80 else first[:79] + "…"
+        return (
+            f"{count} standing rule{'s' * (count != 1)} no longer fit the snapshot and are not carried "
+            f"(the oldest first, e.g. {example!r}); drop rules you no longer need in the fold inspector"
+        )

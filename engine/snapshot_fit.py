@@ -65,6 +65,7 @@ def fit_snapshot(snapshot: Snapshot, budget: int, size: Size, carried: frozenset
         partial(_to_values, carried=carried),
         partial(_by_salience, carried=carried),
         partial(_halving, name="constraints_and_preferences", keep_newest=False),
+        _rules_past_budget,
     )
     for step in steps:
         if size(current) <= budget:
@@ -86,6 +87,28 @@ def _halving(snapshot: Snapshot, budget: int, size: Size, name: str, keep_newest
         trimmable = _halve(trimmable, keep_newest)
         current = current.model_copy(update={name: [*kept, *trimmable]})
     return current
+
+
+def _rules_past_budget(snapshot: Snapshot, budget: int, size: Size) -> Snapshot:
+    """The last resort: standing rules that alone outgrow the snapshot's room are no longer carried, the
+    oldest first (a later rule is likelier to be the one in force). The fold reports which ones (400
+    rules folded to 23k tokens on an 8k window, and every later request was refused)."""
+    rules = snapshot.constraints_and_preferences
+    pinned = [n for n, item in enumerate(rules) if is_pinned_rule(item)]
+
+    def without(count: int) -> Snapshot:
+        gone = set(pinned[:count])
+        return snapshot.model_copy(
+            update={"constraints_and_preferences": [x for n, x in enumerate(rules) if n not in gone]}
+        )
+
+    return without(_fewest(len(pinned), lambda count: size(without(count)) <= budget))
+
+
+def rules_not_carried(before: Snapshot, after: Snapshot) -> list[str]:
+    """The standing rules of `before` that `after` (its fitted copy) no longer carries."""
+    kept = {body(item) for item in after.constraints_and_preferences}
+    return [item for item in before.constraints_and_preferences if is_pinned_rule(item) and body(item) not in kept]
 
 
 RULES_SHARE = 0.5

@@ -105,6 +105,8 @@ def ask(session: Session, prompt: str, system: str | None) -> int:
             f"{report.tokens_after:,} tokens · {report.summarizer}",
             file=sys.stderr,
         )
+        if report.rules_notice():
+            print(f"foldchat: {visible(report.rules_notice() or '')}", file=sys.stderr)
     import asyncio  # only `ask` streams: list, show and export start faster without it
 
     return asyncio.run(stream(session))

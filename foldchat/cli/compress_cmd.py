@@ -171,4 +171,9 @@ def run(args: argparse.Namespace) -> int:
 
     sys.stdout.write(json_safe(json.dumps(output, indent=args.indent, ensure_ascii=False)))
     sys.stdout.write("\n")
+    notice = result.report.rules_notice()
+    if notice:  # stdout is the JSON; the person running it is told on stderr
+        from foldchat.engine import visible
+
+        print(f"foldchat: {visible(notice)}", file=sys.stderr)
     return 0

@@ -129,3 +129,24 @@ def test_help_explains_every_option():
         "FILE|-",
     ):
         assert option in done.stdout
+
+
+def test_standing_rules_past_the_snapshots_room_are_named_not_sent_over_the_window(tmp_path):
+    """400 standing rules folded to 23k tokens on an 8k window (exit 0) and every later request failed."""
+    messages = []
+    for n in range(400):
+        messages.append({"role": "user", "content": f"Rule {n}: always mention the code word ALPHA{n:03d} "
+                         f"when you talk about project {n} and never use the number {n} in examples."})  # fmt: skip
+        messages.append({"role": "assistant", "content": "Understood."})
+    messages.append({"role": "user", "content": "Now summarise the project plan."})
+    path = tmp_path / "rules.json"
+    path.write_text(json.dumps(messages))
+    done = run("compress", str(path), "--model", "gpt-4o", "--context-window", "8192", "--force")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)["report"]
+    assert report["compressed"] and report["tokens_after"] + report["reserved_output"] <= 8192
+    lost = report["rules_not_carried"]
+    assert lost and lost[0].startswith("Rule 0: always") and len(lost) < 400
+    snapshot = json.loads(done.stdout)["messages"][0]["content"]
+    assert "- Rule 0: always" not in snapshot and "- Rule 380: always" in snapshot  # the newest are carried
+    assert f"{len(lost)} standing rules no longer fit the snapshot" in done.stderr

@@ -44,6 +44,7 @@ EXPECTED = {
     # text we did not write, and crashes
     "visible",
     "json_safe",
+    "well_formed",
     "crash_line",
     "write_crash_log",
     # errors

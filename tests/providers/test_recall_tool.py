@@ -255,3 +255,11 @@ async def test_every_request_of_a_reply_fits_the_window_tool_rounds_included(
             if isinstance(event, ToolCallsAnswered):
                 assert all(len(result.text) <= 4_200 for _, result in event.results)
         assert fake.rejected == [] and violations(session.context()) == []
+
+
+async def test_a_context_over_the_window_is_never_sent(servers, tmp_path, monkeypatch):
+    with open_folded(servers, tmp_path, monkeypatch, "gpt") as session:
+        narrow = replace(session.target, window=300)  # what a fold that could not shrink it would leave
+        events = [event async for event in session.chat.reply(narrow)]
+        assert isinstance(events[-1], Failed) and "over gpt's 300-token window" in events[-1].error
+        assert servers["gpt"].requests == [] and session.chat.reply_id is None

@@ -518,6 +518,8 @@ class ChatScreen(SlashCommands, Screen[None]):
                 f" · {report.summarizer}{restored}",
                 title="Folded",
             )
+            if report.rules_notice():
+                self.notify(report.rules_notice() or "", title="Standing rules", severity="warning", timeout=20)
         if force:
             await self.refresh_usage()
         return folded

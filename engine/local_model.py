@@ -217,7 +217,7 @@ class LocalModelServer:
         """Start (if needed) and wait until the server answers; returns its base URL."""
         self.launch(progress)
         if self._kept_pid is not None:
-            if self._answers(timeout=2):  # still there (found early, before litellm loaded): its idle clock restarts
+            if self.count_remotely([]) == []:  # still there (found early, before litellm loaded): its idle clock restarts
                 self._ready = True
                 return self.base_url
             self._kept_pid, self.port, self.api_key = None, None, secrets.token_urlsafe(32)  # it timed out meanwhile
@@ -281,7 +281,8 @@ class LocalModelServer:
         if not same or not _alive(pid):
             return False
         fresh_key, self.api_key, self.port = self.api_key, key, port
-        if self._answers(timeout=2):
+        # the count route answers beside a running reply; `/models` waits for the model lock behind it
+        if self.count_remotely([]) == []:
             self._kept_pid = pid
             return True
         self.api_key, self.port = fresh_key, None
@@ -342,15 +343,6 @@ class LocalModelServer:
         ]  # fmt: skip
         line = meaningful[-1] if meaningful else "no output"
         return line[:240] + (f" (see {self.log_path})" if len(lines) > 1 else "")
-
-    def _answers(self, timeout: float) -> bool:
-        request = urllib.request.Request(f"{self.base_url}/models", headers={"Authorization": f"Bearer {self.api_key}"})
-        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-        try:
-            with direct.open(request, timeout=timeout) as response:
-                return SERVED_NAME in [m.get("id") for m in json.load(response).get("data", [])]
-        except (urllib.error.URLError, ConnectionError, TimeoutError, json.JSONDecodeError, AttributeError):
-            return False
 
     def stop(self) -> None:
         """Stop the server this process started; a kept-alive one is left to its idle timer."""

@@ -147,6 +147,9 @@ def build_app(server: Any, model: Any, preload: PreloadedModel | None, api_key: 
     from llama_cpp.server.app import create_app
     from starlette.middleware.cors import CORSMiddleware
 
+    # a request that arrives while a reply streams waits for it (the default ends the streaming reply
+    # early: two `ask`s against a kept-alive server broke each other, and a health check cut replies)
+    server.interrupt_requests = False
     with serving_preloaded(preload) if preload is not None else contextlib.nullcontext():
         app = create_app(server_settings=server, model_settings=[model])
     # the model is for this user's Foldchat, not for web pages: no cross-origin access at all

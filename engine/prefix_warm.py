@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from .local_stream import request_body
+from .local_turns import local_turn
 
 if TYPE_CHECKING:
     from .providers import ModelTarget
@@ -83,9 +84,10 @@ def warm(target: ModelTarget, messages: list[dict[str, Any]]) -> bool:
     connection = http.client.HTTPConnection(url.hostname or "127.0.0.1", url.port, timeout=WARM_TIMEOUT)
     try:
         headers = {"Authorization": f"Bearer {target.api_key or 'foldchat-no-key'}", "Content-Type": "application/json"}
-        connection.request("POST", url.path, json.dumps(body).encode(), headers)
-        response = connection.getresponse()
-        response.read()
+        with local_turn(target.api_base):  # never beside another process's reply (local_turns.py)
+            connection.request("POST", url.path, json.dumps(body).encode(), headers)
+            response = connection.getresponse()
+            response.read()
         return response.status == 200
     except (OSError, http.client.HTTPException):
         return False

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .lazy import load_litellm
+from .local_turns import WAITING, LocalTurn
 from .messages import Message, ToolCall
 from .provider_errors import Problem, backoff, classify
 
@@ -90,6 +91,13 @@ class Retrying:
 
 
 @dataclass(frozen=True)
+class Waiting:
+    """The request waits for its turn (the local server answers one at a time); it starts after this."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
 class Finished:
     message: Message
     finish_reason: str | None
@@ -111,7 +119,7 @@ class EmptyReply(Exception):
     """The stream finished properly but carried no text, reasoning or tool call."""
 
 
-ProviderEvent = TextDelta | ReasoningDelta | ToolCallDelta | UsageReport | Retrying | Finished | Failed
+ProviderEvent = TextDelta | ReasoningDelta | ToolCallDelta | UsageReport | Retrying | Waiting | Finished | Failed
 Sleep = Callable[[float], Awaitable[None]]
 
 
@@ -238,6 +246,30 @@ async def stream_reply(
     if key is not None:
         yield Failed(f"{key} is not set: export it, or pick another model (--model local)", None)
         return
+    if not target.is_local:
+        async for event in _stream(target, messages, timeout, max_retries, deadline, sleep, tools):
+            yield event
+        return
+    turn = LocalTurn(target.api_base)  # the local server answers one request at a time (local_turns.py)
+    if not turn.try_acquire():
+        yield Waiting(WAITING)
+        await turn.acquire()
+    try:
+        async for event in _stream(target, messages, timeout, max_retries, deadline, sleep, tools):
+            yield event
+    finally:
+        turn.release()
+
+
+async def _stream(
+    target: ModelTarget,
+    messages: list[dict[str, Any]],
+    timeout: float,
+    max_retries: int,
+    deadline: float | None,
+    sleep: Sleep,
+    tools: list[dict[str, Any]] | None,
+) -> AsyncIterator[ProviderEvent]:
     clock = _Deadline(deadline)
     attempt = 0
     while True:

@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import time
@@ -31,6 +32,7 @@ from .. import snapshot as snap
 from .. import untrusted_json
 from ..condense import condense
 from ..facts import identifiers, shorten
+from ..local_turns import local_turn
 from ..messages import Message
 from ..provider_errors import backoff, retry_after
 from ..providers import ModelTarget, connection_arguments
@@ -262,7 +264,8 @@ class LLMSummarizer:
         while True:
             self.calls += 1
             try:
-                response = litellm.completion(**kwargs)
+                with local_turn(self.target.api_base) if self.target.is_local else contextlib.nullcontext():
+                    response = litellm.completion(**kwargs)  # the local server answers one at a time
                 return str(response.choices[0].message.content or "")
             except litellm.Timeout:
                 raise SummarizerFailed(f"timed out after {self.timeout:.0f} s") from None

@@ -29,6 +29,7 @@ EXPECTED = {
     "ModelTarget",
     "ProviderEvent",
     "Retrying",
+    "Waiting",
     "SNAPSHOT_SECTIONS",
     "StoredFold",
     "StoredMessage",

@@ -200,6 +200,33 @@ def test_a_kept_alive_server_is_reused_by_the_next_ask_then_exits_when_idle(loca
             os.kill(leftover, 15)
 
 
+def test_two_asks_against_one_kept_alive_server_take_turns(local_home, monkeypatch):
+    """They broke each other in 5 of 5 rounds: the second request (or a health check) ended the first's
+    stream early. Now each waits for its turn, and the one that waited says so."""
+    import json
+
+    monkeypatch.setenv("FOLDCHAT_LOCAL__KEEP_ALIVE", "30")
+    monkeypatch.setenv("FOLDCHAT_LOCAL__MAX_REPLY_TOKENS", "120")
+    state = local_home / "local-server.json"
+    command = [sys.executable, "-m", "foldchat", "ask", "--new", "--model", "local"]
+    waited = 0
+    try:
+        assert foldchat("ask", "--new", "hello").returncode == 0
+        pid = json.loads(state.read_text())["pid"]
+        for _ in range(3):
+            both = [subprocess.Popen([*command, f"Tell me about {fruit}."], stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+                    for fruit in ("apples", "pears")]  # fmt: skip
+            results = [(p.wait(timeout=300), p.stdout.read(), p.stderr.read()) for p in both]  # type: ignore[union-attr]
+            assert all(code == 0 and out.strip() for code, out, _ in results), results
+            waited += sum("waiting for its turn" in err for _, _, err in results)
+            assert _servers_in(local_home) == [pid]  # the same server answered both
+        assert waited >= 1  # they did overlap (the start-up of each is ~1 s, a reply ~2 s)
+    finally:
+        for leftover in _servers_in(local_home):
+            os.kill(leftover, 15)
+
+
 def _imported_modules(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
     """Run `foldchat ARGS` with `python -X importtime`: every module the process imported, in any thread."""
     done = subprocess.run(

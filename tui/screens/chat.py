@@ -32,6 +32,7 @@ from foldchat.engine import (
     TextDelta,
     ToolCalling,
     ToolCallsAnswered,
+    Waiting,
     visible,
 )
 from textual import events, work
@@ -663,6 +664,8 @@ class ChatScreen(SlashCommands, Screen[None]):
                 elif isinstance(event, ReasoningDelta):  # shown live, collapsed, not only after a restart
                     view.data.reasoning += visible(event.text)
                     await view.show_reasoning(view.data.reasoning, streaming=True)
+                elif isinstance(event, Waiting):
+                    self.status = f"{event.reason} …"
                 elif isinstance(event, Retrying):
                     self.status = f"{event.reason}; retrying in {event.delay:.1f} s…"
                 elif isinstance(event, ToolCalling):  # the arguments are the model's: only the header shows them

@@ -121,14 +121,6 @@ class Session:
     def conversation(self) -> Conversation | None:
         return None if self.conversation_id is None else self.store.conversation(self.conversation_id)
 
-    def _stored_id(self) -> int:
-        """The conversation's id, storing it (with the current model) if it is new."""
-        if self.chat.conversation_id is None:
-            self.chat.conversation_id = self.store.create_conversation(
-                model=self._target.name if self._target else None
-            )
-        return self.chat.conversation_id
-
     # -- the model --------------------------------------------------------------------------------
     def connect(self, remember: bool = False) -> ModelTarget:
         """Slow for a hosted model (imports litellm): resolve the model so tokens can be counted and
@@ -251,15 +243,23 @@ class Session:
         return [m.message.text for m in self.transcript() if m.message.role == "system"]
 
     def add_user_message(self, text: str) -> int:
-        """Stored (committed) before anything is sent; returns its id. Stores a new conversation first."""
-        self._stored_id()
-        return self.chat.add_user_message(text)
+        """Stored (committed) before anything is sent; returns its id. A new conversation is stored with it,
+        in one transaction."""
+        return self._first_or_next(Message.user(text)) or self.chat.add_user_message(text)
 
     def set_system_prompt(self, text: str) -> int:
-        self._stored_id()
-        stored = self.chat.set_system_prompt(text)
+        stored = self._first_or_next(Message.system(text)) or self.chat.set_system_prompt(text)
         self.read_ahead()
         return stored
+
+    def _first_or_next(self, message: Message) -> int | None:
+        """The id of `message` stored as a new conversation's first (conversation and message together),
+        or None when the conversation exists (the caller appends)."""
+        if self.chat.conversation_id is not None:
+            return None
+        model = self._target.name if self._target else None
+        self.chat.conversation_id, message_id = self.store.start_conversation(message, model)
+        return message_id
 
     def edit_and_resend(self, message_id: int, text: str) -> tuple[int, list[int]]:
         """Replace an earlier user prompt with `text`: returns the new message's id and the folds undone.

@@ -499,6 +499,19 @@ class Store:
                 _insert_message(db, conversation_id, message, "complete", None, None, 0.0, None, payload)
         return conversation_id
 
+    def start_conversation(self, message: Message, model: str | None = None) -> tuple[int, int]:
+        """A new conversation and its first message, committed together: (conversation id, message id).
+        A failed write (a full disk) leaves no empty conversation behind to become the latest."""
+        now = time.time()
+        with self.transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO conversations (title, model, created_at, updated_at) VALUES ('', ?, ?, ?)",
+                (model, now, now),
+            )
+            conversation_id = int(cursor.lastrowid or 0)
+            message_id = _insert_message(db, conversation_id, message, "complete", None, None, 0.0, None, None)
+        return conversation_id, message_id
+
     def mark_unsent(self, message_id: int, reason: str) -> None:
         """A user message that was refused before sending: kept, shown with `reason`, never sent."""
         with self.transaction() as db:

@@ -99,3 +99,24 @@ def test_a_model_that_calls_tools_instead_of_answering_gets_a_reason_and_exit_1(
     fake.script = ["tool", "ok"]  # told that no tool is offered, it answers
     done = foldchat("ask", "and now?", "--model", "fake")
     assert done.returncode == 0 and done.stdout.strip() == fake.reply, done.stderr
+
+
+def test_ask_new_on_a_full_disk_leaves_no_empty_conversation(home, fake):
+    """It left an empty conversation per try, which then became the latest one `ask` continued."""
+    assert foldchat("ask", "warm up", "--model", "fake").returncode == 0
+
+    limit = (home / "foldchat.db").stat().st_size + 32 * 1024  # room for a conversation row, not a long prompt
+
+    def full_disk() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-m", "foldchat", "ask", "--new", "-", "--model", "fake"],
+                              input="a new topic " * 30_000, text=True, capture_output=True, timeout=120,
+                              env=os.environ.copy(), preexec_fn=full_disk)  # fmt: skip
+        assert done.returncode != 0 and "internal error" not in done.stderr, done.stderr
+    with sqlite3.connect(home / "foldchat.db") as db:
+        assert db.execute("SELECT COUNT(*) FROM conversations").fetchone()[0] == 1
+    later = foldchat("ask", "and back to it", "--model", "fake")
+    assert later.returncode == 0 and fake.requests[-1]["messages"][0]["content"] == "warm up"

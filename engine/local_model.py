@@ -198,6 +198,10 @@ class LocalModelServer:
         self._kept_pid: int | None = None  # a kept-alive server this process found and uses
         self._remembered = False  # this process started a kept-alive server and wrote its state file
         self._vocab_lock = threading.Lock()  # one load, whichever thread counts first
+        # a start in a worker thread and the app's quit race: the process is made and killed under this
+        # lock, and once closed nothing starts again (a server started after /quit outlived the app)
+        self._process_lock = threading.Lock()
+        self.closed = False
         self._ready = False  # the server answered us: it can count while the vocabulary loads
         self._remote_counts = 0
 
@@ -217,7 +221,9 @@ class LocalModelServer:
         """Start (if needed) and wait until the server answers; returns its base URL."""
         self.launch(progress)
         if self._kept_pid is not None:
-            if self.count_remotely([]) == []:  # still there (found early, before litellm loaded): its idle clock restarts
+            if (
+                self.count_remotely([]) == []
+            ):  # still there (found early, before litellm loaded): its idle clock restarts
                 self._ready = True
                 return self.base_url
             self._kept_pid, self.port, self.api_key = None, None, secrets.token_urlsafe(32)  # it timed out meanwhile
@@ -251,14 +257,17 @@ class LocalModelServer:
         keep = self.settings.keep_alive
         if keep > 0:  # it outlives us: its own session (no terminal signals), and an idle timer
             command += ["--keep_alive", str(keep), "--state_file", str(self.state_path)]
-        self._log = self.log_path.open("wb")
-        private_file(self.log_path)
         try:
-            self.process = subprocess.Popen(
-                command, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
-                env=child_environment(self.api_key), cwd=cache_dir(), pass_fds=(listener.fileno(),),
-                start_new_session=keep > 0,
-            )  # fmt: skip
+            with self._process_lock:
+                if self.closed:
+                    raise LocalModelError("the app is closing: the local model is not started")
+                self._log = self.log_path.open("wb")
+                private_file(self.log_path)
+                self.process = subprocess.Popen(
+                    command, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
+                    env=child_environment(self.api_key), cwd=cache_dir(), pass_fds=(listener.fileno(),),
+                    start_new_session=keep > 0,
+                )  # fmt: skip
         finally:
             listener.close()  # the child holds its own copy
         atexit.register(self.stop)
@@ -344,9 +353,16 @@ class LocalModelServer:
         line = meaningful[-1] if meaningful else "no output"
         return line[:240] + (f" (see {self.log_path})" if len(lines) > 1 else "")
 
+    def close(self) -> None:
+        """Stop the server for good: a start still on its way (a worker thread) starts nothing."""
+        with self._process_lock:
+            self.closed = True
+        self.stop()
+
     def stop(self) -> None:
         """Stop the server this process started; a kept-alive one is left to its idle timer."""
-        process, self.process = self.process, None
+        with self._process_lock:  # a Popen in flight finishes first, so its process is the one killed
+            process, self.process = self.process, None
         self._kept_pid = None
         self._ready = False
         if self._remembered:

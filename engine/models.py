@@ -136,7 +136,7 @@ class ModelRegistry:
         return self.settings.fold.policy().reply_reserve(target.window, target.max_output_tokens)
 
     def close(self) -> None:
-        self.local.stop()
+        self.local.close()
 
 
 def check_model_name(name: str, registry: ModelRegistry) -> ModelTarget:

@@ -227,6 +227,39 @@ def test_two_asks_against_one_kept_alive_server_take_turns(local_home, monkeypat
             os.kill(leftover, 15)
 
 
+def test_a_start_that_comes_after_quit_starts_nothing(local_home):
+    """The race behind a server that outlived the app after /quit: the app closed the server while the
+    worker that starts it had not got to it yet; the worker then started one nobody would stop."""
+    import threading
+    import time
+
+    from foldchat.engine.local_model import LocalModelError
+
+    settings = LocalModelSettings(model_path=ensure_gguf(LocalModelSettings()))
+    for delay in (None, 0.0, 0.3, 1.0):  # None: quit before the worker starts at all
+        server = LocalModelServer(settings)
+        errors: list[Exception] = []
+
+        def start(server=server, errors=errors) -> None:
+            try:
+                server.start()
+            except LocalModelError as error:
+                errors.append(error)
+
+        worker = threading.Thread(target=start)
+        if delay is None:
+            server.close()
+            worker.start()
+        else:
+            worker.start()
+            time.sleep(delay)
+            server.close()
+        worker.join(timeout=120)
+        assert not worker.is_alive(), delay
+        assert errors or delay is not None  # quit first: the start gave up, saying why
+        assert _servers_in(local_home) == [], delay  # whenever the quit came, no server is left
+
+
 def _imported_modules(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
     """Run `foldchat ARGS` with `python -X importtime`: every module the process imported, in any thread."""
     done = subprocess.run(

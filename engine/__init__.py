@@ -37,7 +37,17 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from .messages import Message, ToolCall, dump_messages, parse_messages
     from .options import OpenOptions
     from .policy import Decision, FoldHistory, FoldPolicy, Trigger, decide
-    from .providers import Failed, Finished, ModelTarget, ProviderEvent, ReasoningDelta, Retrying, TextDelta, Waiting
+    from .providers import (
+        Failed,
+        Finished,
+        ModelTarget,
+        Notice,
+        ProviderEvent,
+        ReasoningDelta,
+        Retrying,
+        TextDelta,
+        Waiting,
+    )
     from .recovery import save_unsaved_text
     from .report import FoldReport
     from .session import Session
@@ -70,6 +80,7 @@ _EXPORTS = {
     "ReasoningDelta": "providers",
     "Retrying": "providers",
     "Waiting": "providers",
+    "Notice": "providers",
     "Finished": "providers",
     "Failed": "providers",
     "ReplyEvent": "chat",

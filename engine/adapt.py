@@ -7,7 +7,9 @@ The transcript is stored once, as it came. Before each call, `adapt` rewrites a 
 - Gemini thought signatures embedded in ids (`…__thought__…`) are kept for Gemini, stripped for others;
 - reasoning (`reasoning_content`, `thinking_blocks` and their signatures) goes back only to the provider
   that produced it;
-- images reach only models that take them; others get a text placeholder naming the image;
+- images reach only models that take them; others get a text placeholder naming the image; a provider
+  that takes only inline (`data:`) images gets a placeholder for an image given as a web address
+  (Anthropic rejects those, and Foldchat fetches nothing on its own);
 - tool-call arguments that are not a JSON object (ChatGPT's python tool sends raw code) are wrapped
   as `{"input": "<the original text>"}`: providers that parse arguments would reject them;
 - roles: the context has already been repaired (alternation, results after calls, systems first).
@@ -88,6 +90,42 @@ def map_call_id(call_id: str, rules: TargetRules) -> str:
     return "call_" + digest.hex()[:24]
 
 
+INLINE_IMAGES_ONLY = frozenset({"anthropic"})
+IMAGE_LEFT_OUT = "[image left out: "
+IMAGE_NOT_SHOWN = "[image not shown to this model: "
+
+
+def _without_linked_images(content: object, provider: str) -> object:
+    """`content` with every image given by URL (not `data:`) replaced by a note saying why."""
+    if not isinstance(content, tuple):
+        return content
+    parts = []
+    for part in content:
+        image = part.get("image_url") if part.get("type") == "image_url" else None
+        url = image.get("url", "") if isinstance(image, FrozenDict) else str(image or "")
+        if image is not None and not url.startswith("data:"):
+            note = (
+                f"{IMAGE_LEFT_OUT}{url[:200]} ({provider} takes only images sent inline; Foldchat does not fetch URLs)]"
+            )
+            parts.append(FrozenDict({"type": "text", "text": note}))
+        else:
+            parts.append(part)
+    return tuple(parts)
+
+
+def images_left_out(messages: Sequence[Message]) -> tuple[int, int]:
+    """How many images `adapt` replaced with a note in `messages`: (given by URL to a provider that takes
+    only inline ones, sent to a model that takes no images)."""
+    notes = [
+        str(part.get("text", ""))
+        for m in messages
+        if isinstance(m.content, tuple)
+        for part in m.content
+        if part.get("type") == "text"
+    ]
+    return sum(n.startswith(IMAGE_LEFT_OUT) for n in notes), sum(n.startswith(IMAGE_NOT_SHOWN) for n in notes)
+
+
 def _strip_images(content: object) -> object:
     if not isinstance(content, tuple):
         return content
@@ -97,7 +135,7 @@ def _strip_images(content: object) -> object:
             image = part.get("image_url")
             url = image.get("url", "") if isinstance(image, FrozenDict) else str(image or "")
             name = "an inline image" if url.startswith("data:") else url
-            parts.append(FrozenDict({"type": "text", "text": f"[image not shown to this model: {name}]"}))
+            parts.append(FrozenDict({"type": "text", "text": f"{IMAGE_NOT_SHOWN}{name}]"}))
         else:
             parts.append(part)
     return tuple(parts)
@@ -143,6 +181,10 @@ def adapt(
             stripped = _strip_images(message.content)
             if stripped != message.content:
                 changes["content"] = stripped
+        elif rules.provider in INLINE_IMAGES_ONLY and isinstance(message.content, tuple):
+            inline = _without_linked_images(message.content, rules.provider)
+            if inline != message.content:
+                changes["content"] = inline
         if rules.plain_text:
             changes.update(_as_plain_text(message))
         out.append(message.evolve(**changes) if changes else message)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from . import snapshot as snap
-from .adapt import TargetRules, adapt, rules_for_target
+from .adapt import TargetRules, adapt, images_left_out, rules_for_target
 from .alternation import current_turn_start, repair
 from .condense import condense_oversized
 from .config import Settings
@@ -29,7 +29,7 @@ from .invariants import violations
 from .messages import Message
 from .models import ModelRegistry
 from .policy import Decision, FoldHistory, FoldPolicy, Trigger, decide
-from .providers import Failed, Finished, ModelTarget, ProviderEvent, TextDelta, missing_key, stream_reply
+from .providers import Failed, Finished, ModelTarget, Notice, ProviderEvent, TextDelta, missing_key, stream_reply
 from .recall import RECALL_TOOL, Original, answer_within, recall, recallable, supports_recall
 from .report import FoldReport
 from .snapshot import Snapshot, snapshot_text
@@ -422,6 +422,8 @@ class ChatSession:
                 self.reply_id = None
                 yield Failed(over, None)
                 return
+            if round_number == 0 and any(left_out := images_left_out(context)):
+                yield Notice(self._images_notice(target, *left_out))
             called: list[Finished] = []
             async for event in self._reply_once(target, stale, tools, context, called):
                 yield event
@@ -457,6 +459,19 @@ class ChatSession:
             context = self.adapted_context(target, exclude=frozenset([*stale, *rounds]))
             tools = None
         return tools, context
+
+    def _images_notice(self, target: ModelTarget, linked: int, unseen: int) -> str:
+        """What the user is told about the images `adapt` left out of a request to `target`."""
+        reasons = []
+        if linked:
+            reasons.append(
+                f"{linked} given as a web address ({self._rules(target).provider} takes only images sent "
+                "inline, and Foldchat fetches nothing)"
+            )
+        if unseen:
+            reasons.append(f"{unseen} that {target.name} cannot see (it takes no images)")
+        total = linked + unseen
+        return f"{total} image{'s' * (total != 1)} left out of this request: " + "; ".join(reasons)
 
     def _over_window(self, target: ModelTarget, context: list[Message]) -> str | None:
         """Why `context` cannot be sent to `target` (it alone is over the window), or None: a context is

@@ -91,6 +91,13 @@ class Retrying:
 
 
 @dataclass(frozen=True)
+class Notice:
+    """Something the user should know about the request being sent (e.g. what was left out of it)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
 class Waiting:
     """The request waits for its turn (the local server answers one at a time); it starts after this."""
 
@@ -119,7 +126,9 @@ class EmptyReply(Exception):
     """The stream finished properly but carried no text, reasoning or tool call."""
 
 
-ProviderEvent = TextDelta | ReasoningDelta | ToolCallDelta | UsageReport | Retrying | Waiting | Finished | Failed
+ProviderEvent = (
+    TextDelta | ReasoningDelta | ToolCallDelta | UsageReport | Retrying | Waiting | Notice | Finished | Failed
+)
 Sleep = Callable[[float], Awaitable[None]]
 
 

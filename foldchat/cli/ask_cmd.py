@@ -113,7 +113,7 @@ def ask(session: Session, prompt: str, system: str | None) -> int:
 
 
 async def stream(session: Session) -> int:
-    from foldchat.engine import DiskFull, Failed, Finished, Retrying, StorageError, TextDelta, Waiting
+    from foldchat.engine import DiskFull, Failed, Finished, Notice, Retrying, StorageError, TextDelta, Waiting
 
     shown: list[str] = []
     failure: str | None = None
@@ -126,6 +126,8 @@ async def stream(session: Session) -> int:
                 sys.stdout.flush()
                 if text:
                     shown.append(text)
+            elif isinstance(event, Notice):
+                print(f"foldchat: {visible(event.text)}", file=sys.stderr)
             elif isinstance(event, Waiting):
                 print(f"foldchat: {event.reason} …", file=sys.stderr)
             elif isinstance(event, Retrying):

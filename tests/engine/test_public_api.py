@@ -30,6 +30,7 @@ EXPECTED = {
     "ProviderEvent",
     "Retrying",
     "Waiting",
+    "Notice",
     "SNAPSHOT_SECTIONS",
     "StoredFold",
     "StoredMessage",

@@ -133,3 +133,34 @@ def test_openai_anthropic_local_openai_gemini_anthropic(servers):
 def _blocks(message):
     content = message.get("content")
     return content if isinstance(content, list) else []
+
+
+def test_an_image_given_by_url_is_left_out_for_anthropic_and_the_user_told(servers):
+    """A ChatGPT conversation with an image URL could not continue on Anthropic: litellm rejects an
+    `image_url` that is not a `data:` URL (and Foldchat fetches nothing)."""
+    openai, anthropic, tmp = servers
+    url = "https://files.example.com/receipt-4471.png"
+    history = tmp / "history.json"
+    history.write_text(json.dumps([
+        {"role": "user", "content": [{"type": "text", "text": "What is the total on this receipt?"},
+                                     {"type": "image_url", "image_url": {"url": url}}]},
+        {"role": "assistant", "content": "The total is 42.80 EUR."},
+    ]))  # fmt: skip
+    config = tmp / "config.toml"  # a Claude that takes images (the fixture's Haiku takes none)
+    config.write_text(config.read_text() + f"""
+[models.sonnet]
+model = "anthropic/claude-sonnet-4-5"
+api_base = "{anthropic.base_url}"
+api_key_env = "FAKE_ANTHROPIC_KEY"
+context_window = 200000
+""")  # fmt: skip
+    cid = foldchat("import", str(history), "--model", "gpt").stdout.strip()
+    ask(cid, "gpt", "Thanks. And the date?")  # OpenAI takes the link as it is
+    assert url in json.dumps(openai.requests[-1]["messages"])
+    done = ask(cid, "sonnet", "Claude, what was the total again?")
+    assert "1 image left out of this request: 1 given as a web address (anthropic takes only" in done.stderr
+    sent = json.dumps(anthropic.requests[-1]["messages"])
+    assert f"[image left out: {url}" in sent and '"type": "image"' not in sent
+    assert anthropic.rejected == []
+    haiku = ask(cid, "claude", "And Haiku?")  # a model that takes no images at all is told too
+    assert "1 image left out of this request: 1 that claude cannot see" in haiku.stderr

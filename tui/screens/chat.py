@@ -26,6 +26,7 @@ from foldchat.engine import (
     FoldProgress,
     FoldStarted,
     ModelTarget,
+    Notice,
     OpenOptions,
     ReasoningDelta,
     Retrying,
@@ -664,6 +665,8 @@ class ChatScreen(SlashCommands, Screen[None]):
                 elif isinstance(event, ReasoningDelta):  # shown live, collapsed, not only after a restart
                     view.data.reasoning += visible(event.text)
                     await view.show_reasoning(view.data.reasoning, streaming=True)
+                elif isinstance(event, Notice):
+                    self.notify(event.text, title="Sent without", severity="warning", timeout=12)
                 elif isinstance(event, Waiting):
                     self.status = f"{event.reason} …"
                 elif isinstance(event, Retrying):

@@ -190,10 +190,17 @@ class Settings(BaseSettings):
     summarizer_model: str | None = Field(None, description="A cheaper model for LLM folds.")
     database: Path | None = Field(None, description="SQLite file; default: foldchat.db in the user data dir.")
     max_input_bytes: int = Field(
-        16 * 1024 * 1024,
+        4 * 1024 * 1024,
         gt=0,
         le=MAX_INPUT_CAP,
-        description="Largest file, stdin or prompt read by import, compress and ask (at most 256 MiB).",
+        description="Largest file, stdin or prompt read by compress and ask (a forced fold of 4 MiB of chat "
+        "takes ~15 s on two cores; bench/largest_input_bench.py).",
+    )
+    max_import_bytes: int = Field(
+        64 * 1024 * 1024,
+        gt=0,
+        le=MAX_INPUT_CAP,
+        description="Largest file read by import (a ChatGPT export holds every conversation; none is folded).",
     )
     # -- model calls: how long to wait and how often to try again --
     request_timeout: float = Field(

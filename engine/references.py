@@ -10,6 +10,7 @@ the fit to budget and the check read it, so all of them agree.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable
 
@@ -75,6 +76,7 @@ def is_elided(item: str) -> bool:
     return found is not None and "…" in found.group(1)
 
 
+@functools.lru_cache(maxsize=65_536)  # every fitting step reads every item's reference again
 def split_reference(item: str) -> tuple[str, tuple[int, ...]]:
     """The item's text without its trailing reference, and the numbers the reference shows.
 

@@ -90,7 +90,7 @@ _PLEASANTRY = re.compile(
 _WORD = re.compile(r"[\w'’-]+")
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=65_536)  # a fold reads each statement several times (fit, supersede, check)
 def values(text: str) -> tuple[str, ...]:
     """The value-bearing spans of `text` (identifiers, numbers with units, times, days), in order, once each."""
     scanned = without_blobs(text[:SCAN_CHARS])
@@ -114,7 +114,7 @@ def words(text: str) -> int:
     return len(_WORD.findall(text[:SCAN_CHARS]))
 
 
-@functools.lru_cache(maxsize=8192)
+@functools.lru_cache(maxsize=65_536)
 def salience(text: str) -> float:
     """Information per token of one statement: 0 for pleasantries, higher for values, facts and choices."""
     flat = " ".join(text[:SCAN_CHARS].split())
@@ -221,6 +221,7 @@ _KINDS = (
 )
 
 
+@functools.lru_cache(maxsize=65_536)  # supersede asks it for every value of every pair of statements
 def _kind(value: str) -> str:
     return next((name for name, pattern in _KINDS if pattern.search(value)), "other")
 
@@ -349,7 +350,7 @@ _STOP = frozenset(
 )
 
 
-@functools.lru_cache(maxsize=8192)
+@functools.lru_cache(maxsize=65_536)
 def topic(text: str) -> frozenset[str]:
     """The content words of a statement without its values: what two statements about one thing share."""
     value_text = " ".join(values(text)).lower()

@@ -229,6 +229,21 @@ class Session:
     def count_text(self, text: str) -> int:
         return self.counter().count_text(text)
 
+    def too_big_to_send(self, text: str) -> str | None:
+        """Why `text` cannot be sent to the current model whatever is folded (with the system prompts and
+        the reply's reserve it is over the window), with the arithmetic; None when it can."""
+        target, counter = self.target, self.counter()
+        message = self.typed_tokens(text)
+        systems = counter.count([m for m in self.context() if m.role == "system"])
+        reserve = self.registry.reserved_output(target)
+        needed = message + systems + reserve
+        if needed <= target.window:
+            return None
+        return (
+            f"the message is {message:,} tokens; with the system prompt ({systems:,}) and the reply's reserve "
+            f"({reserve:,}) it needs {needed:,}, over {target.name}'s {target.window:,}-token window"
+        )
+
     def total_cost(self) -> float:
         return self.chat.total_cost()
 

@@ -10,6 +10,7 @@ caller treats the text as data ("unreadable arguments"), never as an exception.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 MAX_JSON_CHARS = 2_000_000  # a tool call's arguments or a summarizer's answer; beyond this it is data
@@ -70,8 +71,11 @@ def well_formed(value: Any) -> Any:
     return value
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _has_surrogate(text: str) -> bool:
-    return any("\ud800" <= char <= "\udfff" for char in text)
+    return not text.isascii() and _SURROGATE.search(text) is not None
 
 
 def _repair(text: str) -> str:

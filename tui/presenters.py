@@ -134,6 +134,7 @@ def help_markdown() -> str:
 |---|---|---|
 | Enter | composer | send |
 | Ctrl+J | composer | new line (Shift+Enter too, where the terminal reports it) |
+| Ctrl+L | composer | clear it (Ctrl+Z brings the text back; F7 selects all; Ctrl+L elsewhere focuses it) |
 | Tab | composer | complete a /command |
 | Esc | chat | stop the reply (the partial reply is kept, marked) |
 | Ctrl+R | chat | regenerate the last reply |

@@ -169,6 +169,7 @@ class RulesSummarizer:
 
     def __init__(self) -> None:
         self._memo = _Memo()
+        self._trail: tuple[SummaryRequest, list[str]] | None = None  # the last request's trail
 
     def summarize(self, request: SummaryRequest) -> Snapshot:
         builder = _Builder(request, self._memo)
@@ -181,8 +182,11 @@ class RulesSummarizer:
         for part in parts[1:]:
             merged = snap.merge(merged, part)
             merged.depth -= 1  # chunks of one fold are not extra folds
-        # the trail of the whole request, so a file touched in several chunks is still one line
-        merged.artifacts = artifact_lines(request, self._memo)
+        # the trail of the whole request, so a file touched in several chunks is still one line; read once
+        # per request (every batch of every consolidation level asks for it: 7 readings of an 8 MB input)
+        if self._trail is None or self._trail[0] is not request:
+            self._trail = (request, artifact_lines(request, self._memo))
+        merged.artifacts = list(self._trail[1])
         return merged
 
 
@@ -225,7 +229,7 @@ class _Builder:
         self.results: dict[str, Message] = {m.tool_call_id: m for m, _ in tool_results if m.tool_call_id}
         self.result_numbers: dict[str, int] = {m.tool_call_id: n for m, n in tool_results if m.tool_call_id}
         self.number = 0  # the transcript number of the message being read
-        self.user_text = ""
+        self.user_texts: list[str] = []  # joined once at the end: `+=` on an attribute copies it every time
         self.last_request: tuple[str, int] | None = None
         self.pending_error: tuple[str, list[int]] | None = None  # the error and the messages it came from
         self.errors: list[tuple[str, list[int]]] = []  # errors_and_fixes items, before their references
@@ -236,7 +240,7 @@ class _Builder:
         self.text_command: tuple[str, int] | None = None  # a fenced command waiting for its `<returncode>` message
         self.goal_stated = False  # the goal came from a statement of one, not from the first message
         self.goal_overall = False  # ...one that says it is the overall goal: later cues do not replace it
-        self.stated_text = ""  # what the replies' key_knowledge items already say
+        self.stated_texts: list[str] = []  # what the replies' key_knowledge items already say
 
     def add(self, message: Message, number: int) -> None:
         self.number = number
@@ -260,7 +264,7 @@ class _Builder:
             self._record(describe_parts("bash", {"command": command}, text), at)
             self.text_command = None
             return
-        self.user_text += "\n" + text
+        self.user_texts.append(text)
         own, pastes = split_pasted(text)
         described = [p.describe() for p in pastes]
         here = [self.number]
@@ -330,10 +334,10 @@ class _Builder:
             speaking = not message.tool_calls and fenced_command(message.text) is None
             if reading.stated and speaking:
                 self.out.key_knowledge.append(tag(f"assistant: {reading.stated}", [here]))
-                self.stated_text += "\n" + reading.stated
+                self.stated_texts.append(reading.stated)
             for line in reading.code:
                 self.out.key_knowledge.append(tag(f"assistant code: {line}", [here]))
-                self.stated_text += "\n" + line
+                self.stated_texts.append(line)
             for ident in reading.identifiers:
                 self.knowledge.setdefault(ident, here)
         for call in message.tool_calls:
@@ -380,7 +384,7 @@ class _Builder:
         if self.last_request is not None:
             request, number = self.last_request
             out.task_state.append(tag(f"last request before this point: {clip(request, 240)}", [number]))
-        said = self.user_text + self.stated_text
+        said = "\n" + "\n".join([*self.user_texts, *self.stated_texts])
         mentioned = [(i, first) for i, first in self.knowledge.items() if i not in said][:KNOWLEDGE_ITEMS]
         # the most numerous, least precious items: each names where it was first said, not every mention
         # (a third of an agent snapshot's references otherwise); `recall` by text lists the others

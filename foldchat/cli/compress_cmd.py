@@ -134,11 +134,11 @@ def _non_negative_int(text: str) -> int:
     return value
 
 
-def read_json(path: str, limit: int) -> Any:
-    """Parsed JSON from FILE or stdin, at most `limit` bytes (max_input_bytes)."""
+def read_json(path: str, limit: int, setting: str = "max_input_bytes") -> Any:
+    """Parsed JSON from FILE or stdin, at most `limit` bytes (the setting named `setting`)."""
     from foldchat.cli.inputs import parse_json, read_text
 
-    return parse_json(read_text(path, limit), "stdin" if path == "-" else path)
+    return parse_json(read_text(path, limit, setting), "stdin" if path == "-" else path)
 
 
 def run(args: argparse.Namespace) -> int:

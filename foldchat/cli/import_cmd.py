@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     from foldchat.engine import load_settings
 
     # the whole file is read and checked before the database is touched
-    data = read_json(args.file, load_settings(args.config).max_input_bytes)
+    data = read_json(args.file, load_settings(args.config).max_import_bytes, "max_import_bytes")
     with open_workspace(args) as workspace:
         for cid in workspace.import_data(data, args.model):
             print(cid)

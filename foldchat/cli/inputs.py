@@ -21,12 +21,12 @@ def _source(path: str) -> str:
     return "stdin" if path == "-" else path
 
 
-def _read_bounded(stream: BinaryIO, limit: int, source: str) -> bytes:
+def _read_bounded(stream: BinaryIO, limit: int, source: str, setting: str) -> bytes:
     data = stream.read(limit + 1)
     if len(data) > limit:
         raise InputTooLarge(
-            f"{source} is larger than {_size(limit)}: the limit is max_input_bytes in config.toml "
-            f"(or FOLDCHAT_MAX_INPUT_BYTES)"
+            f"{source} is larger than {_size(limit)}: the limit is {setting} in config.toml "
+            f"(or FOLDCHAT_{setting.upper()})"
         )
     return data
 
@@ -42,14 +42,14 @@ def _decode(data: bytes, source: str) -> str:
         raise UsageError(f"{source} is not UTF-8 text (bad byte at offset {error.start})") from None
 
 
-def read_text(path: str, limit: int) -> str:
+def read_text(path: str, limit: int, setting: str = "max_input_bytes") -> str:
     """The UTF-8 text of `path` ('-' is stdin), at most `limit` bytes."""
     source = _source(path)
     try:
         if path == "-":
-            return _decode(_read_bounded(sys.stdin.buffer, limit, source), source)
+            return _decode(_read_bounded(sys.stdin.buffer, limit, source, setting), source)
         with open(path, "rb") as stream:
-            return _decode(_read_bounded(stream, limit, source), source)
+            return _decode(_read_bounded(stream, limit, source, setting), source)
     except OSError as error:
         raise UsageError(f"cannot read {source}: {error.strerror or error}") from None
 

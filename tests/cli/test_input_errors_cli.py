@@ -94,12 +94,15 @@ def test_a_second_chatgpt_conversation_that_is_bad_stores_neither(tmp_path, env)
 
 
 def test_inputs_above_the_cap_are_refused_without_reading_them_whole(tmp_path, env):
-    env = {**env, "FOLDCHAT_MAX_INPUT_BYTES": "1000"}
+    env = {**env, "FOLDCHAT_MAX_INPUT_BYTES": "1000", "FOLDCHAT_MAX_IMPORT_BYTES": "1000"}
     big = tmp_path / "big.json"
     big.write_text(json.dumps([{"role": "user", "content": "x" * 2000}]))
-    for args in (("import", str(big)), ("compress", str(big), "--model", "gpt-4o"), ("import", "/dev/zero")):
+    cases = {("import", str(big)): "max_import_bytes", ("compress", str(big), "--model", "gpt-4o"): "max_input_bytes",
+             ("import", "/dev/zero"): "max_import_bytes"}  # fmt: skip
+    for args, setting in cases.items():
         done = run(*args, env=env)
         assert done.returncode == 2 and "larger than 1,000 bytes" in done.stderr and one_line(done), done.stderr
+        assert f"the limit is {setting} in config.toml" in done.stderr
     assert conversation_count(tmp_path) == 0
 
 

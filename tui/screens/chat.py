@@ -424,6 +424,9 @@ class ChatScreen(SlashCommands, Screen[None]):
             await self.query_one(Transcript).append(MessageData(None, "user", visible(text), status="queued"))
             self.notify("Queued: it is sent as soon as the model is ready")
             return
+        if self.model_ready and (problem := await asyncio.to_thread(self.backend.too_big_to_send, text)):
+            self.refuse_up_front(text, problem)
+            return
         prompt = MessageData(None, "user", visible(text))
         self.drop_unused_reply_view()
         answering = self.model_ready and not self.reply_underway()
@@ -529,6 +532,15 @@ class ChatScreen(SlashCommands, Screen[None]):
     def model_status(self) -> str:
         session = self.backend
         return "" if session is None else f"{session.target.name} · {session.target.window:,} token window"
+
+    def refuse_up_front(self, text: str, problem: str) -> None:
+        """A message no fold can make room for: nothing is stored or sent; it stays in the composer only."""
+        composer = self.query_one(Composer)
+        if not composer.text.strip():
+            composer.text = text
+            composer.move_cursor(composer.document.end)
+        self.notify(f"Not sent: {problem}. It is back in the composer to shorten (Ctrl+L clears it, F7 selects all).",
+                    title="Too big to send", severity="warning", timeout=20)  # fmt: skip
 
     def refuse_last_message(self, problem: str) -> None:
         """The last user message cannot fit the window: it is marked unsent (kept in the transcript, out

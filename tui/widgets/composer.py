@@ -5,6 +5,7 @@ to edit the last prompt."""
 from __future__ import annotations
 
 from textual import events
+from textual.binding import Binding
 from textual.message import Message as TextualMessage
 from textual.widgets import TextArea
 
@@ -27,7 +28,15 @@ class Composer(TextArea):
     class EditLastRequested(TextualMessage):
         """↑ in an empty composer: the screen loads the last prompt for editing."""
 
-    HINT = "Message · Enter send · Ctrl+J newline · / commands"
+    HINT = "Message · Enter send · Ctrl+J newline · Ctrl+L clear · / commands"
+
+    BINDINGS = [
+        # a 2,000-line paste must not need 2,000 keystrokes to go (Ctrl+Z brings it back; F7 selects all)
+        Binding("ctrl+l", "clear_all", "Clear", show=False),
+    ]
+
+    def action_clear_all(self) -> None:
+        self.clear()  # an edit like any other: Ctrl+Z undoes it
 
     def __init__(self) -> None:
         super().__init__(id="composer", soft_wrap=True, show_line_numbers=False, tab_behavior="focus")

@@ -296,9 +296,12 @@ class Session:
             self.store.undo_fold(undone[0])  # and every fold built on top of it
         return self.store.resend(self.conversation_id, message_id, Message.user(text)), undone
 
-    def last_prompt(self) -> StoredMessage | None:
-        """The newest prompt that still counts (not replaced): what ↑ in an empty composer edits."""
+    def last_prompt(self, before: int | None = None) -> StoredMessage | None:
+        """The newest prompt that still counts (not replaced): what ↑ in an empty composer edits; with
+        `before` (a message id), the newest one older than it: ↑ again walks back through the prompts."""
         live = [m for m in self.transcript() if m.message.role == "user" and m.superseded_by is None]
+        if before is not None:
+            live = [m for m in live if m.id < before]
         return live[-1] if live else None
 
     def mark_unsent(self, message_id: int, reason: str) -> None:

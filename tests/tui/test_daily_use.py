@@ -39,7 +39,7 @@ async def test_history_search_finds_message_text_and_shows_the_line(app_factory)
         await wait_for(pilot, lambda: options.option_count == 1)
         prompt = str(options.get_option_at_index(0).prompt)
         assert prompt.startswith(f"{first:>5}") and "› the ferry to Cacilhas leaves at nine" in prompt
-        await pilot.press("enter", "enter")
+        await pilot.press("enter")  # in the search box: resumes the best hit (it took a second Enter)
         await wait_for(pilot, lambda: screen.backend.conversation_id == first)
         assert next(v.data.text for v in screen.query(MessageView)).startswith("Plans")
 
@@ -144,6 +144,28 @@ async def test_up_in_an_empty_composer_edits_and_resends_the_last_prompt(app_fac
         assert [m.superseded_by for m in transcript] == [None, None, new_prompt, new_prompt, None, None]
         assert contents(fake) == ["first question", fake.reply, "second question, sharper"]
         await wait_for(pilot, lambda: len([v for v in screen.query(MessageView) if v.has_class("-superseded")]) == 2)
+
+
+async def test_up_walks_back_through_earlier_prompts(app_factory):
+    """↑ only ever loaded the last prompt; a shell's history goes further back."""
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        for text in ("first question", "a two-line\nsecond question", "third question"):
+            await send(pilot, text)
+        composer = screen.query_one(Composer)
+        composer.focus()
+        shown = []
+        for _ in range(5):  # the second prompt has two lines: ↑ first moves to its first line
+            await pilot.press("up")
+            await pilot.pause()
+            shown.append(composer.text)
+        assert shown == ["third question", "a two-line\nsecond question", "a two-line\nsecond question",
+                         "first question", "first question"]  # fmt: skip
+        await wait_for(pilot, lambda: "No earlier prompt" in notes(app))
+        await pilot.press("escape")
+        assert composer.text == "" and screen.editing is None
 
 
 async def test_e_on_a_folded_prompt_undoes_the_folds_covering_it(app_factory, fake):

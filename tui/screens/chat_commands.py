@@ -180,9 +180,10 @@ class SlashCommands:
     async def on_composer_edit_last_requested(self, _: Composer.EditLastRequested) -> None:
         if self.backend is None:
             return
-        last = await asyncio.to_thread(self.session.last_prompt)
+        before = self.editing  # editing one already: ↑ on its first line walks back to the one before
+        last = await asyncio.to_thread(self.session.last_prompt, before)
         if last is None:
-            self.notify("No prompt to edit yet")
+            self.notify("No earlier prompt" if before is not None else "No prompt to edit yet")
             return
         self.start_editing(last.id, last.message.text)
 

@@ -7,6 +7,7 @@ function the chat screen passes in, run off the UI thread); each result shows th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
+from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from ..literal import literal
 
@@ -68,6 +70,7 @@ class HistoryScreen(ModalScreen[HistoryAction | None]):
         super().__init__()
         self.rows = rows
         self.search = search
+        self.searching: Worker[None] | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -82,7 +85,7 @@ class HistoryScreen(ModalScreen[HistoryAction | None]):
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id != "search":
             return
-        self.run_search(event.value.strip())
+        self.searching = self.run_search(event.value.strip())
 
     @work(exclusive=True, group="search", exit_on_error=False)
     async def run_search(self, text: str) -> None:
@@ -92,11 +95,17 @@ class HistoryScreen(ModalScreen[HistoryAction | None]):
         options.add_options(self._options(shown))
         options.highlighted = 0 if shown else None  # Enter from the search box resumes the best match
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "rename" and (selected := self._selected()) is not None:
             self.dismiss(HistoryAction("rename", selected, event.value.strip()))
         elif event.input.id == "search":
-            self.query_one(OptionList).focus()
+            if self.searching is not None:  # Enter right after typing: the hit for what was typed
+                with contextlib.suppress(WorkerFailed, WorkerCancelled):
+                    await self.searching.wait()
+            if (best := self._selected()) is not None:
+                self.dismiss(HistoryAction("resume", best))  # Enter resumes the best match at once
+            else:
+                self.query_one(OptionList).focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(HistoryAction("resume", int(event.option.id or 0)))

@@ -56,7 +56,8 @@ class Composer(TextArea):
             event.stop()
             self.insert("\n")
             return
-        if event.key == "up" and not self.text:
+        # in an empty composer ↑ loads the last prompt to edit; on the first line of one loaded, the one before
+        if event.key == "up" and (not self.text or (self.has_class("-editing") and self.cursor_location[0] == 0)):
             event.prevent_default()
             event.stop()
             self.post_message(self.EditLastRequested())

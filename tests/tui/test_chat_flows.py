@@ -240,3 +240,16 @@ async def test_conversations_open_with_keys_terminals_deliver(app_factory, fake)
             await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
             await pilot.press("escape")
             await wait_for(pilot, lambda: app.screen is screen)
+
+
+async def test_ctrl_r_marks_the_replaced_reply_at_the_keypress(app_factory, fake):
+    """It was marked only after the fold check ran in the reply's worker: with a fold first, seconds later."""
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        await send(pilot, "a question")
+        old = replies(screen)[-1]
+        screen.action_retry()  # what Ctrl+R runs; nothing else has run yet
+        assert old.has_class("-superseded") and old.data.superseded
+        await wait_for(pilot, lambda: len(replies(screen)) == 2 and replies(screen)[-1].data.status == "complete")

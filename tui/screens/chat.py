@@ -615,12 +615,6 @@ class ChatScreen(SlashCommands, Screen[None]):
                 return  # the fold worker has said what went wrong
             if not regenerate and not self.unanswered():
                 return  # the message was refused as too big: nothing to answer
-            if regenerate:
-                for view in transcript.message_views()[::-1]:
-                    if view.data.role == "user":
-                        break
-                    view.data.superseded = True  # kept if the view is mounted again (scrolled back to)
-                    view.add_class("-superseded")
             views = transcript.message_views()
             if prepared is not None and views and views[-1] is prepared:
                 view, prepared = prepared, None
@@ -783,7 +777,16 @@ class ChatScreen(SlashCommands, Screen[None]):
             self.query_one(Transcript).message_views()[-1].set_note("")
             self.stream_reply()
             return
+        self.mark_replaced_replies()  # at the keypress: a fold may come before the new reply starts
         self.stream_reply(regenerate=True)
+
+    def mark_replaced_replies(self) -> None:
+        """The replies to the last prompt, shown as replaced by the one being regenerated."""
+        for view in self.query_one(Transcript).message_views()[::-1]:
+            if view.data.role == "user":
+                break
+            view.data.superseded = True  # kept if the view is mounted again (scrolled back to)
+            view.add_class("-superseded")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # a bug in a worker becomes a one-line notification, never a traceback on screen

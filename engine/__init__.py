@@ -83,6 +83,7 @@ _EXPORTS = {
     "Notice": "providers",
     "Finished": "providers",
     "Failed": "providers",
+    "missing_key": "providers",
     "ReplyEvent": "chat",
     "ToolCalling": "events",
     "ToolCallsAnswered": "events",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from foldchat.engine import SNAPSHOT_SECTIONS, Session, is_snapshot_message
+from foldchat.engine import SNAPSHOT_SECTIONS, Session, is_snapshot_message, missing_key
 
 from .commands import COMMANDS
 from .screens.fold_inspector import FoldView
@@ -85,7 +85,7 @@ def model_choices(session: Session) -> list[ModelChoice]:
         choices.append(
             ModelChoice(
                 target.name, target.window, target.input_cost_per_token * 1e6, target.output_cost_per_token * 1e6, fit,
-                "recent" if target.name in recent else "",
+                "recent" if target.name in recent else "", missing_key(target),
             )
         )  # fmt: skip
     return choices

@@ -31,6 +31,7 @@ EXPECTED = {
     "Retrying",
     "Waiting",
     "Notice",
+    "missing_key",
     "SNAPSHOT_SECTIONS",
     "StoredFold",
     "StoredMessage",

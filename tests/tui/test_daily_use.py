@@ -246,8 +246,45 @@ async def test_the_title_is_on_screen_and_the_picker_offers_recent_and_keyed_mod
         await wait_for(pilot, lambda: screen.backend.conversation_id != first)
         await wait_for(pilot, lambda: "(new)" in str(status.content))
         await send(pilot, "/model")
-        picker = await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker) and app.screen)
+        picker = await wait_for(
+            pilot, lambda: isinstance(app.screen, ModelPicker) and app.screen.choices and app.screen
+        )
         names = [c.name for c in picker.choices]
         assert "fake-small" in names and "openai/gpt-4o-mini" in names  # remembered; the key is set
         assert next(c for c in picker.choices if c.name == "fake-small").note == "recent"
         assert "anthropic/claude-3-5-haiku-latest" not in names  # no key for it
+
+
+async def test_the_model_picker_filters_as_you_type_and_warns_about_a_missing_key(app_factory, monkeypatch):
+    """It listed every model with no filter, opened only once all were resolved, and switched to a model
+    whose key was not set without a word (the next reply failed)."""
+    from foldchat.tui.screens.model_picker import ModelPicker
+    from textual.widgets import Label
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-only")
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        await send(pilot, "hello")
+        await send(pilot, "/model openai/gpt-4o-mini")  # this conversation's model: a recent one...
+        await wait_for(pilot, lambda: screen.backend.target.name == "openai/gpt-4o-mini")
+        first = screen.backend.conversation_id
+        await send(pilot, "/new")
+        await wait_for(pilot, lambda: screen.backend.conversation_id != first)
+        await send(pilot, "/model fake")
+        await wait_for(pilot, lambda: screen.backend.target.name == "fake")
+        monkeypatch.delenv("OPENAI_API_KEY")  # ...whose key is gone
+        await send(pilot, "/model")
+        picker = await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker) and app.screen)
+        options = picker.query_one(OptionList)
+        await wait_for(pilot, lambda: picker.choices and options.option_count > 1)
+        await pilot.press(*"mini")  # the filter has the focus
+        await wait_for(pilot, lambda: options.option_count == 1)
+        assert "needs OPENAI_API_KEY" in str(options.get_option_at_index(0).prompt)
+        await pilot.press("enter")
+        warning = picker.query_one("#warning", Label)
+        await wait_for(pilot, lambda: "OPENAI_API_KEY is not set" in str(warning.content))
+        assert app.screen is picker and screen.backend.target.name == "fake"  # not switched yet
+        await pilot.press("enter")  # asked twice: the user knows
+        await wait_for(pilot, lambda: screen.backend.target.name == "openai/gpt-4o-mini")

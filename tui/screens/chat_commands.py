@@ -231,8 +231,8 @@ class SlashCommands:
         if arg:
             await self.switch_model(arg)
             return
-        choices = await asyncio.to_thread(model_choices, self.session)
-        self.app.push_screen(ModelPicker(choices, self.session.target.name), self.on_model_picked)
+        session = self.session  # the picker opens at once and reads the models in a worker
+        self.app.push_screen(ModelPicker(lambda: model_choices(session), session.target.name), self.on_model_picked)
 
     async def on_model_picked(self, name: str | None) -> None:
         if name:

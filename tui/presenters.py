@@ -51,6 +51,15 @@ def transcript_state(session: Session) -> TranscriptState:
     )
 
 
+def excerpt(text: str, limit: int = 100) -> str:
+    """The start of `text` on one line, cut at a word (not mid-word) with an ellipsis when it goes on."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: limit + 1].rsplit(" ", 1)[0] if " " in flat[:limit] else flat[:limit]
+    return cut.rstrip(",;:") + "…"
+
+
 def fold_view(session: Session, fold_id: int) -> FoldView:
     fold = session.fold_record(fold_id)
     text = session.snapshot_text(fold)
@@ -62,10 +71,7 @@ def fold_view(session: Session, fold_id: int) -> FoldView:
     numbers = session.message_numbers()  # the conversation's own 1-based numbers, not database ids
     by_id = {m.id: m for m in session.transcript()}
     covered_ids = session.covered_ids(fold)
-    preview = [
-        f"{numbers[i]} · {by_id[i].message.role}: {' '.join(by_id[i].message.text.split())[:100]}"
-        for i in covered_ids[:200]
-    ]
+    preview = [f"{numbers[i]} · {by_id[i].message.role}: {excerpt(by_id[i].message.text)}" for i in covered_ids[:200]]
     chain = [f"#{f.id} ({f.trigger}, {f.tokens_after:,} tok)" for f in session.folds() if f.id <= fold.id]
     return FoldView(
         fold_id=fold.id, sections=sections, snapshot_text=text, edited=fold.edited_text is not None,
@@ -140,6 +146,7 @@ def help_markdown() -> str:
 | Ctrl+R | chat | regenerate the last reply |
 | Ctrl+O | chat | switch model (recent models and every provider whose key is set) |
 | Ctrl+T or F2 | chat | conversations: search what was said, resume, rename, delete (also /history) |
+| F3 / Shift+F3 | chat | jump to the previous / next fold marker (Enter opens the fold inspector) |
 | ↑ | empty composer | edit the last prompt; Enter resends it (later messages are kept, replaced), Esc cancels |
 | Ctrl+P | anywhere | command palette (every /command is there) |
 | Tab / Shift+Tab | chat | move between messages, fold markers and the composer |

@@ -166,3 +166,33 @@ async def test_a_folded_agent_session_shows_its_trail_by_file_in_the_inspector(f
             assert "edited" in line or "created" in line
         shown = snapshot_markdown(inspector.view).split("### artifacts\n", 1)[1].split("\n\n", 1)[0].splitlines()
         assert shown == [f"- {line}" for line in artifacts]
+
+
+async def test_the_inspector_shows_identifiers_literally_cuts_excerpts_at_words_and_f3_reaches_markers(
+    app_factory, fake
+):
+    """`__future__` showed as a bold "future", excerpts ended mid-word, and markers were reached only by
+    scrolling and tabbing."""
+    from textual.widgets import Markdown
+
+    app = app_factory(window=4000)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        await send(pilot, "Add `from __future__ import annotations` to utils_v2.py, then " + "explain the rest. " * 30)
+        for n in range(3):
+            await send(pilot, f"{n} {LONG}")
+        await send(pilot, "/resummarize")
+        await wait_for(pilot, lambda: list(screen.query(FoldMarker)))
+        screen.query_one("#composer").focus()
+        await pilot.press("f3")  # from the composer: the newest marker
+        marker = await wait_for(pilot, lambda: isinstance(app.focused, FoldMarker) and app.focused)
+        await pilot.press("enter")
+        inspector = await wait_for(pilot, lambda: isinstance(app.screen, FoldInspector) and app.screen)
+        await pilot.pause(0.2)
+        shown = "\n".join(str(block.content) for block in inspector.query_one(Markdown).query("MarkdownBlock"))
+        assert "__future__" in shown and "utils_v2.py" in shown
+        first = inspector.view.covered[0]
+        assert first.endswith("…") and first[:-1].endswith("rest.")  # cut after a whole word
+        await pilot.press("escape")
+        assert marker is not None

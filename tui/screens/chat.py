@@ -165,6 +165,8 @@ class ChatScreen(SlashCommands, Screen[None]):
         Binding("ctrl+t,f2", "history", "History", show=False),
         Binding("ctrl+l", "focus_composer", "Composer", show=False),
         Binding("home", "load_earlier", "Earlier", show=False),
+        Binding("f3", "next_fold_marker", "Folds", show=False),
+        Binding("shift+f3", "next_fold_marker(False)", "Folds", show=False),
     ]
 
     # `var`, not `reactive`: a change is shown by the watchers on the status line alone; a reactive
@@ -814,6 +816,22 @@ class ChatScreen(SlashCommands, Screen[None]):
 
     def action_focus_composer(self) -> None:
         self.query_one(Composer).focus()
+
+    def action_next_fold_marker(self, older: bool = True) -> None:
+        """F3: focus the fold marker before the one focused (from the composer: the newest), Shift+F3 the
+        one after, wrapping around; Enter on it opens the inspector."""
+        from ..widgets.fold_marker import FoldMarker
+
+        markers = list(self.query(FoldMarker))
+        if not markers:
+            self.notify("No fold in this conversation yet")
+            return
+        focused = self.focused
+        at = markers.index(focused) if isinstance(focused, FoldMarker) and focused in markers else len(markers)
+        step = -1 if older else 1
+        target = markers[(at + step) % len(markers)] if at < len(markers) else markers[-1 if older else 0]
+        target.focus()
+        target.scroll_visible()
 
     async def action_load_earlier(self) -> None:
         await self.query_one(Transcript).load_earlier()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -43,21 +44,30 @@ class InspectorAction:
     text: str = ""
 
 
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
+
+
+def md_literal(text: str) -> str:
+    """`text` shown as written in Markdown: every character Markdown reads as syntax is escaped
+    (`__future__` stayed "future" in bold; a snapshot item is data, not formatting)."""
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
+
+
 def snapshot_markdown(view: FoldView) -> str:
     lines = []
     if view.rules:
         lines.append("### your standing rules (kept word for word in every fold; x drops one)")
-        lines += [f"{n}. {rule}" for n, rule in enumerate(view.rules, start=1)]
+        lines += [f"{n}. {md_literal(rule)}" for n, rule in enumerate(view.rules, start=1)]
         lines.append("")
     for name, items in view.sections:
         if not items:
             continue
         lines.append(f"### {name.replace('_', ' ')}")
-        lines += [f"- {item}" for item in items]
+        lines += [f"- {md_literal(item)}" for item in items]
         lines.append("")
     if view.covered:
         lines.append(f"### the {view.covered_count} messages it covers (still in the transcript)")
-        lines += [f"- {line}" for line in view.covered]
+        lines += [f"- {md_literal(line)}" for line in view.covered]
     return "\n".join(lines) or "_(empty snapshot)_"
 
 

@@ -42,6 +42,7 @@ from .prefix_warm import WARM_TIMEOUT, PrefixWarmer
 from .prefold import FoldInputs, PreFold, PreparedFold, ahead_policy, newest_turn
 from .providers import ModelTarget
 from .references import body
+from .remembered import Remembered
 from .report import FoldReport
 from .snapshot import Snapshot, snapshot_text
 from .store import Conversation, SearchHit, Store, StoredFold, StoredMessage
@@ -100,6 +101,11 @@ class Session:
         self.workspace.close()
 
     # -- what the session is made of --------------------------------------------------------------
+    @property
+    def remembered(self) -> Remembered:
+        """The theme and the unsent drafts the app keeps between runs."""
+        return self.workspace.remembered
+
     @property
     def settings(self) -> Settings:
         return self.workspace.settings

@@ -8,6 +8,7 @@ a workspace reads the config and the database, nothing slower: litellm stays unl
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -21,6 +22,7 @@ from .models import ModelRegistry, check_model_name
 from .options import OpenOptions
 from .paths import default_database
 from .providers import ModelTarget
+from .remembered import Remembered
 from .store import Conversation, SearchHit, Store, StoredFold, StoredMessage
 
 
@@ -46,6 +48,11 @@ class Workspace:
         options = options or OpenOptions()
         settings = options.settings or load_settings(options.config)
         return cls(settings, ModelRegistry(settings), options.database or settings.database or default_database())
+
+    @cached_property
+    def remembered(self) -> Remembered:
+        """The theme and drafts the app keeps between runs (beside the database)."""
+        return Remembered(self.database)
 
     @property
     def store(self) -> Store:

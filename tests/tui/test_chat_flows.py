@@ -205,6 +205,25 @@ async def test_conversation_is_still_there_after_a_restart(app_factory, fake):
         assert "remember me" in texts
 
 
+async def test_the_theme_and_an_unsent_draft_survive_a_restart(app_factory, fake, tmp_path):
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await send(pilot, "first message")
+        app.theme = "textual-light"  # what the command palette's theme picker does
+        chat(app).query_one(Composer).focus()
+        await pilot.press(*"half a thought")
+    assert (tmp_path / "ui-state.json").stat().st_mode & 0o777 == 0o600
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        composer = chat(app).query_one(Composer)
+        await wait_for(pilot, lambda: composer.text == "half a thought")
+        assert app.theme == "textual-light"
+        await send(pilot, "/new")  # the draft stays with its conversation
+        await wait_for(pilot, lambda: chat(app).backend.conversation_id is None and composer.text == "")
+
+
 async def test_help_lists_every_command(app_factory):
     from foldchat.tui.commands import COMMANDS
 

@@ -246,8 +246,12 @@ class ChatScreen(SlashCommands, Screen[None]):
             return
         self.backend = session
         await self.refresh_title()
-        if session.settings.theme in self.app.available_themes:
-            self.app.theme = session.settings.theme
+        # the theme last chosen (command palette) wins over the config's; it is remembered when it changes
+        theme = session.remembered.theme or session.settings.theme
+        if theme in self.app.available_themes:
+            self.app.theme = theme
+        self.watch(self.app, "theme", lambda chosen: session.remembered.set_theme(chosen), init=False)
+        self.restore_draft()
         for text in self.queued:
             await asyncio.to_thread(session.add_user_message, text)
         if self.queued:
@@ -838,4 +842,20 @@ class ChatScreen(SlashCommands, Screen[None]):
 
     def on_unmount(self) -> None:
         if self.backend is not None:
+            self.keep_draft()
             self.backend.close()
+
+    def keep_draft(self) -> None:
+        """What is typed and not sent is kept for this conversation (a quit, a switch): see `restore_draft`."""
+        if self.backend is not None and self.editing is None:  # an edit of an old prompt is not a draft
+            composers = self.query(Composer)  # at unmount the composer is gone: what it last held is `typed`
+            text = composers.first().text if composers else self.typed
+            self.backend.remembered.set_draft(self.backend.conversation_id, text)
+
+    def restore_draft(self) -> None:
+        composer = self.query_one(Composer)
+        if self.backend is not None and not composer.text:
+            draft = self.backend.remembered.draft(self.backend.conversation_id)
+            if draft:
+                composer.text = draft
+                composer.move_cursor(composer.document.end)

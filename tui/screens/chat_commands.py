@@ -273,8 +273,11 @@ class SlashCommands:
             self.workers.cancel_group(self, "reply")
         self.workers.cancel_group(self, "prefold")  # the session also drops what it would have prepared
         previous = self.session.target.name
+        self.keep_draft()
+        self.query_one(Composer).clear()
         await asyncio.to_thread(self.session.switch_conversation, conversation_id)
         await self.refresh_transcript()
+        self.restore_draft()
         if self.session.target.name != previous:
             self.prepare_model()
         opened = self.session.conversation_id

@@ -1,0 +1,66 @@
+"""What the app remembers between runs besides conversations: the theme last chosen and unsent drafts.
+
+A small JSON file beside the database (private, written whole and renamed into place, so a crash never
+leaves half of it). Everything in it is a convenience: a missing or unreadable file is an empty one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from pathlib import Path
+
+from . import untrusted_json
+from .paths import create_private_file
+
+MAX_DRAFT_CHARS = 1_000_000  # a draft is what was being typed, not a dump: beyond this it is not kept
+
+
+class Remembered:
+    def __init__(self, database: Path) -> None:
+        self.path = database.with_name("ui-state.json")
+        loaded = None
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            loaded = untrusted_json.loads(self.path.read_text(encoding="utf-8"))
+        self.state: dict[str, object] = loaded if isinstance(loaded, dict) else {}
+
+    @property
+    def theme(self) -> str | None:
+        theme = self.state.get("theme")
+        return theme if isinstance(theme, str) else None
+
+    def set_theme(self, theme: str) -> None:
+        if theme != self.theme:
+            self.state["theme"] = theme
+            self._save()
+
+    def draft(self, conversation_id: int | None) -> str:
+        drafts = self.state.get("drafts")
+        text = drafts.get(_key(conversation_id)) if isinstance(drafts, dict) else None
+        return text if isinstance(text, str) else ""
+
+    def set_draft(self, conversation_id: int | None, text: str) -> None:
+        drafts = self.state.get("drafts")
+        drafts = dict(drafts) if isinstance(drafts, dict) else {}
+        if text.strip() and len(text) <= MAX_DRAFT_CHARS:
+            drafts[_key(conversation_id)] = text
+        else:
+            drafts.pop(_key(conversation_id), None)
+        if drafts != self.state.get("drafts", {}):
+            self.state["drafts"] = drafts
+            self._save()
+
+    def _save(self) -> None:
+        """Written to a new private file, then renamed over the old one; a failure keeps the old one."""
+        try:
+            partial = create_private_file(
+                self.path.parent, f"{self.path.stem}.{os.getpid()}", ".partial", json.dumps(self.state).encode()
+            )
+            os.replace(partial, self.path)
+        except OSError:
+            pass  # a convenience: a full disk must not stop the app from quitting
+
+
+def _key(conversation_id: int | None) -> str:
+    return "new" if conversation_id is None else str(conversation_id)

@@ -39,10 +39,22 @@ class GaugeState:
             return "-near"
         return "-low"
 
+    @property
+    def shown(self) -> int:
+        """The number the gauge shows and its percentage is of: the context, with what is typed or streaming
+        (the reply's reserve is shown apart; "fold at" is where the context alone triggers a fold)."""
+        return self.tokens + self.typing + self.streaming
+
+    @property
+    def fold_at(self) -> int:
+        return max(0, self.trigger - self.reserved)
+
     def turns_left(self) -> int | None:
+        """Whole turns like the recent ones before the trigger, from the stored context alone: typing or
+        a reply streaming does not make it flicker (it was counted with them, and jumped at every key)."""
         if not self.window or self.per_turn <= 0:
             return None
-        return max(0, (self.trigger - self.used) // self.per_turn)
+        return max(0, (self.trigger - self.tokens - self.reserved) // self.per_turn)
 
 
 class ContextGauge(Widget):
@@ -74,14 +86,14 @@ class ContextGauge(Widget):
 
     def _line(self, s: GaugeState, width: int, short: bool, model: bool = True) -> Text:
         n = _short if short else _full
-        percent = 100 * s.used / s.window
+        percent = 100 * s.shown / s.window
         name = f"{s.model} " if model else ""
         typing = (f" +{n(s.typing)}" + ("" if short else " typing")) if s.typing else ""
         if short:
-            numbers = f" {n(s.tokens + s.streaming)}{typing}/{n(s.window)} {percent:.0f}% · fold {n(s.trigger)}"
+            numbers = f" {n(s.tokens + s.streaming)}{typing}/{n(s.window)} {percent:.0f}% · fold {n(s.fold_at)}"
         else:
             numbers = (f" {n(s.tokens + s.streaming)}{typing} / {n(s.window)} ({percent:.0f}%) · fold at "
-                       f"{n(s.trigger)} · reserve {n(s.reserved)}")  # fmt: skip
+                       f"{n(s.fold_at)} · reserve {n(s.reserved)}")  # fmt: skip
         text = Text.assemble((name, "bold"), _bar(s, width), numbers)
         left = s.turns_left()
         if s.fold_paused:  # before the turns left, which it makes meaningless: seen in a narrow terminal too

@@ -1,0 +1,37 @@
+"""The gauge's numbers agree with each other: the percentage is of the number shown (it counted the
+reply's reserve too: "0 / 8,192 (6%)"), "fold at" is where that number triggers a fold, and the turns
+left do not change while the user types."""
+
+from __future__ import annotations
+
+from foldchat.tui.widgets.gauge import ContextGauge, GaugeState
+from textual.app import App, ComposeResult
+
+
+class GaugeOnly(App[None]):
+    def compose(self) -> ComposeResult:
+        yield ContextGauge()
+
+
+def line(app: App[None], state: GaugeState) -> str:
+    gauge = app.query_one(ContextGauge)
+    gauge.state = state
+    return str(gauge.render())
+
+
+async def test_the_percentage_is_of_the_number_shown_and_fold_at_is_of_the_same_count():
+    app = GaugeOnly()
+    async with app.run_test(size=(160, 3)):
+        empty = line(app, GaugeState(tokens=0, window=8192, reserved=512, trigger=6553, per_turn=300))
+        assert " 0 / 8,192 (0%) · fold at 6,041 · reserve 512" in empty
+        half = line(app, GaugeState(tokens=4096, window=8192, reserved=512, trigger=6553, per_turn=300))
+        assert " 4,096 / 8,192 (50%) · fold at 6,041" in half
+
+
+async def test_turns_left_stay_the_same_while_typing_for_the_same_context():
+    app = GaugeOnly()
+    async with app.run_test(size=(160, 3)):
+        base = GaugeState(tokens=3000, window=8192, reserved=512, trigger=6553, per_turn=300)
+        shown = {line(app, GaugeState(**{**base.__dict__, "typing": typed})).split(" · ≈ ")[1].split(" ")[0]
+                 for typed in (0, 5, 120, 290)}  # fmt: skip
+        assert shown == {"10"}  # (6,553 - 3,000 - 512) // 300

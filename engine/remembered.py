@@ -18,8 +18,8 @@ MAX_DRAFT_CHARS = 1_000_000  # a draft is what was being typed, not a dump: beyo
 
 
 class Remembered:
-    def __init__(self, database: Path) -> None:
-        self.path = database.with_name("ui-state.json")
+    def __init__(self, database: Path | str) -> None:
+        self.path = Path(database).with_name("ui-state.json")
         loaded = None
         with contextlib.suppress(OSError, UnicodeDecodeError):
             loaded = untrusted_json.loads(self.path.read_text(encoding="utf-8"))

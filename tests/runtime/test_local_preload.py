@@ -19,6 +19,7 @@ import pytest
 from foldchat.engine import local_server
 from foldchat.engine.config import LocalModelSettings
 from foldchat.engine.local_model import (
+    SERVED_NAME,
     LocalModelServer,
     batch_threads,
     default_threads,
@@ -77,7 +78,9 @@ def test_the_preloaded_model_is_served_answers_and_counts():
     # the prompt is read with as many threads as the reply is written (local.threads), not every CPU
     assert served.n_threads == default_threads() and served.n_threads_batch == batch_threads()
     with _serving(app) as client:
-        assert client._answers(timeout=30)  # /v1/models lists our alias, with our key
+        models = urllib.request.Request(f"{client.base_url}/models", headers={"Authorization": f"Bearer {KEY}"})
+        with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(models, timeout=30) as response:
+            assert SERVED_NAME in [m["id"] for m in json.load(response)["data"]]  # our alias, with our key
         counted = client.count_remotely(["Hello there", "word " * 50])
         assert counted is not None and counted[0] >= 2 and counted[1] >= 50
         body = {"messages": [{"role": "user", "content": "hello"}], "max_tokens": 8}

@@ -133,7 +133,7 @@ async def test_a_folded_agent_session_shows_its_trail_by_file_in_the_inspector(f
     """Issue 16's done-when: one artifacts line per file, edited paths all there, in the app."""
     from foldchat.engine.messages import parse_messages
     from foldchat.tui.app import AppOptions, make_app
-    from foldchat.tui.screens.fold_inspector import snapshot_markdown
+    from foldchat.tui.screens.fold_inspector import md_literal, snapshot_markdown
 
     from fixtures.agent_shapes import trajectory
 
@@ -165,7 +165,7 @@ async def test_a_folded_agent_session_shows_its_trail_by_file_in_the_inspector(f
             (line,) = [a for a in artifacts if a.startswith(f"{path}: ")]
             assert "edited" in line or "created" in line
         shown = snapshot_markdown(inspector.view).split("### artifacts\n", 1)[1].split("\n\n", 1)[0].splitlines()
-        assert shown == [f"- {line}" for line in artifacts]
+        assert shown == [f"- {md_literal(line)}" for line in artifacts]  # each line literally, Markdown escaped
 
 
 async def test_the_inspector_shows_identifiers_literally_cuts_excerpts_at_words_and_f3_reaches_markers(

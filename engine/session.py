@@ -19,10 +19,12 @@ model is the embedded local one), so a UI can show the transcript first. Every m
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from . import snapshot as snap
 from .chat import ChatSession, FoldPlan, ReplyEvent, Usage
@@ -33,12 +35,12 @@ from .events import FoldFailed as FoldFailedEvent
 from .facts import is_standing_rule
 from .fold_layout import covered_ids, covered_messages, transcript_numbers
 from .lazy import load_litellm
-from .local_model import Progress
+from .local_model import Progress, batch_threads
 from .messages import Message
 from .models import ModelRegistry, keyed_models
 from .options import OpenOptions
 from .policy import Trigger
-from .prefix_warm import WARM_TIMEOUT, PrefixWarmer
+from .prefix_warm import WARM_TIMEOUT, PrefixWarmer, read_seconds, unread_from
 from .prefold import FoldInputs, PreFold, PreparedFold, ahead_policy, newest_turn
 from .providers import ModelTarget
 from .references import body
@@ -321,12 +323,33 @@ class Session:
 
     async def _after_read_ahead(self, events: AsyncIterator[ReplyEvent]) -> AsyncIterator[ReplyEvent]:
         # the server reads one request at a time: the reply goes after the read-ahead it builds on
-        if self.warmer.running:
-            import asyncio
+        import asyncio
 
+        if self.warmer.running:
             await asyncio.to_thread(self.warmer.wait, WARM_TIMEOUT)
         async for event in events:
             yield event
+        if self._target is not None and self._target.is_local:  # what the server holds now: this context
+            self.warmer.server_read = await asyncio.to_thread(self._sent_context)
+
+    def _sent_context(self) -> list[dict[str, Any]]:
+        return [m.to_dict() for m in self.chat.adapted_context(self.target)]
+
+    def unread(self) -> tuple[int, float] | None:
+        """For the local model: the context tokens the server has not read yet and about how many seconds
+        reading them takes before the first word (a resume or a fold with no read-ahead done: the whole
+        context); None for a hosted model. A face says so when the wait is long."""
+        target = self._target
+        if target is None or not target.is_local:
+            return None
+        context = self._sent_context()
+        reading = self.warmer.running  # a read-ahead still on its way: the reply waits for the rest of it
+        start = 0 if reading else unread_from(self.warmer.server_read, context)
+        tokens = self.counter().count([Message.from_dict(m) for m in context[start:]])
+        seconds = read_seconds(tokens, self.settings.local.model, batch_threads())
+        if reading:
+            seconds = max(0.0, seconds - (time.monotonic() - self.warmer.started))
+        return tokens, seconds
 
     @property
     def reply_id(self) -> int | None:

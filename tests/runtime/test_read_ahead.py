@@ -42,3 +42,43 @@ def test_a_hosted_model_is_never_read_ahead(fake):
     hosted = ModelTarget(name="fake", litellm_model="openai/fake-model", window=8192, api_base=fake.base_url)
     warmer.start(hosted, [{"role": "user", "content": "hi"}])
     assert not warmer.running and fake.requests == []
+
+
+def test_what_the_server_has_not_read_starts_at_the_first_difference():
+    from foldchat.engine.prefix_warm import read_seconds, unread_from
+
+    read = [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]
+    assert unread_from(read, [*read, {"role": "user", "content": "c"}]) == 2  # only the new message
+    assert unread_from(read, [{"role": "user", "content": "<snapshot>"}, *read]) == 0  # a fold: all of it
+    assert unread_from([], read) == 0
+    assert 20 <= read_seconds(4096, "smollm2", 2) <= 25  # as measured: 4k tokens in 23 s on two cores
+
+
+def test_ask_says_before_a_long_read_that_the_local_model_reads_the_context_first(tmp_path, monkeypatch):
+    """45-61 s of silence before the first word after a resume: the wait is now said before it starts."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from foldchat.engine.config import LocalModelSettings
+    from foldchat.engine.local_model import ensure_gguf
+
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "MISTRAL_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    env = {**os.environ, "FOLDCHAT_CONFIG": os.devnull, "FOLDCHAT_DATABASE": str(tmp_path / "db.sqlite"),
+           "FOLDCHAT_LOCAL__MODEL_PATH": str(ensure_gguf(LocalModelSettings())),
+           "FOLDCHAT_LOCAL__MAX_REPLY_TOKENS": "8", "XDG_CACHE_HOME": str(tmp_path / "cache")}  # fmt: skip
+    history = []
+    for n in range(12):  # ~2,000 tokens: a resumed conversation
+        history += [{"role": "user", "content": f"Day {n}: we walk from the hostel to viewpoint {n} and eat at "
+                     "the tasca with the green door, then take tram 28 back before the evening rush. " * 2},
+                    {"role": "assistant", "content": "Noted. " * 30}]  # fmt: skip
+    (tmp_path / "old.json").write_text(json.dumps(history))
+    run = [sys.executable, "-m", "foldchat"]
+    assert subprocess.run([*run, "import", str(tmp_path / "old.json")], env=env, capture_output=True).returncode == 0
+    done = subprocess.run([*run, "ask", "-c", "1", "and tomorrow?"], env=env, capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    said = next(line for line in done.stderr.splitlines() if "reads" in line)
+    assert said.startswith("foldchat: the local model reads ") and "tokens of context first, about" in said

@@ -95,6 +95,9 @@ class Throttle:
         return True
 
 
+LONG_READ_SECONDS = 5.0  # a wait for the local model's prompt reading that is worth saying before it starts
+
+
 class WaitingNote:
     """Until a reply's first event arrives (a local model may read a long prompt for a minute), its
     header and the status line say "waiting for the model… N s", ticking each second; `stop()` ends it.
@@ -104,6 +107,7 @@ class WaitingNote:
         self.screen, self.view, self.model = screen, view, model
         self.started = time.monotonic()
         self.active = True
+        self.reading = ""  # "reads 4,096 tokens first, about 20 s": a long wait said before it starts
         self.timer = screen.set_interval(1.0, self.tick)
         # the status line joins at the first tick: a reply that starts within a second leaves it as it
         # was, so the frame that ends the turn does not span the screen from the status line to the gauge.
@@ -111,7 +115,14 @@ class WaitingNote:
         self.view.set_note(self.waited())
 
     def waited(self) -> str:
-        return self.text(time.monotonic() - self.started)
+        waited = self.text(time.monotonic() - self.started)
+        return f"{self.reading} · {waited}" if self.reading else waited
+
+    def say_reading(self, tokens: int, seconds: float) -> None:
+        """The local model has `tokens` of context to read before its first word: say so when it is long."""
+        if seconds >= LONG_READ_SECONDS:
+            self.reading = f"the model reads {tokens:,} tokens of context first, about {seconds:.0f} s"
+            self.tick()
 
     @staticmethod
     def text(seconds: float) -> str:
@@ -668,6 +679,9 @@ class ChatScreen(SlashCommands, Screen[None]):
 
         stream = view.reply_stream(UI_INTERVAL, recount)
         waiting = WaitingNote(self, view, session.target.name)
+        unread = await asyncio.to_thread(session.unread)  # a resume or a fold not read ahead yet
+        if unread is not None:
+            waiting.say_reading(*unread)
         try:
             async for event in session.reply(regenerate=regenerate):
                 waiting.stop()

@@ -79,8 +79,17 @@ class ModelPicker(ModalScreen[str | None]):
     @work(thread=True, exit_on_error=False)
     def load_choices(self) -> None:
         assert self.load is not None
-        choices = self.load()
+        try:
+            choices = self.load()
+        except Exception as error:  # a model litellm chokes on must not leave "loading models…" forever
+            self.app.call_from_thread(self._show_failed, f"{type(error).__name__}: {error}")
+            return
         self.app.call_from_thread(self._show_loaded, choices)
+
+    def _show_failed(self, problem: str) -> None:
+        options = self.query_one(OptionList)
+        options.clear_options()
+        self.query_one("#warning", Label).update(literal(f"could not list the models ({problem}); type a name"))
 
     def _show_loaded(self, choices: list[ModelChoice]) -> None:
         self.choices = choices

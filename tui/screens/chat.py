@@ -678,10 +678,7 @@ class ChatScreen(SlashCommands, Screen[None]):
                 self.update_gauge(streaming=session.count_text(text))
 
         stream = view.reply_stream(UI_INTERVAL, recount)
-        waiting = WaitingNote(self, view, session.target.name)
-        unread = await asyncio.to_thread(session.unread)  # a resume or a fold not read ahead yet
-        if unread is not None:
-            waiting.say_reading(*unread)
+        waiting = await self.waiting_note(session, view)
         try:
             async for event in session.reply(regenerate=regenerate):
                 waiting.stop()
@@ -725,6 +722,14 @@ class ChatScreen(SlashCommands, Screen[None]):
             if view.data.reasoning:
                 await view.show_reasoning(view.data.reasoning, streaming=False)
             self.update_gauge(streaming=0)
+
+    async def waiting_note(self, session: Session, view: MessageView) -> WaitingNote:
+        """The note a reply shows until its first word; with how long the local model reads first, if long."""
+        waiting = WaitingNote(self, view, session.target.name)
+        unread = await asyncio.to_thread(session.unread)  # a resume or a fold not read ahead yet
+        if unread is not None:
+            waiting.say_reading(*unread)
+        return waiting
 
     async def show_tool_round(self, session: Session, view: MessageView, event: ToolCallsAnswered) -> MessageView:
         """A recall round in the transcript, as any tool call is shown: the streamed view becomes the stored

@@ -72,6 +72,22 @@ async def test_a_user_who_scrolled_up_stays_there_and_is_followed_again_back_at_
         assert transcript.scroll_y == transcript.max_scroll_y
 
 
+async def test_what_the_user_sends_while_scrolled_up_takes_the_transcript_to_the_end():
+    """A message sent while reading back was added out of sight, and the reply streamed below it unseen."""
+    app = TranscriptApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        transcript = app.query_one(Transcript)
+        await filled(pilot, transcript)
+        transcript.scroll_to(y=5, animate=False)
+        await pilot.pause(0.05)
+        await transcript.append_all([MessageData(99, "user", "sent while reading back")], follow=True)
+        await pilot.pause(0.1)
+        assert transcript.scroll_y == transcript.max_scroll_y
+        await transcript.append(MessageData(100, "assistant", "the reply, followed"))
+        await pilot.pause(0.1)
+        assert transcript.scroll_y == transcript.max_scroll_y  # followed again
+
+
 async def test_a_long_session_keeps_a_bounded_number_of_messages_mounted_and_scrolls_back_to_all():
     """Every layout pass walks every mounted widget: a session that only ever mounted made each turn dearer
     than the last. The oldest go behind "earlier" while the user is at the end, and come back on scrolling up."""

@@ -450,7 +450,7 @@ class ChatScreen(SlashCommands, Screen[None]):
         # the reply's view comes with the prompt's, in one layout pass and one repaint of the transcript
         # (issue 12); stream_reply uses it, or takes it away if no reply is asked for after all
         reply = self.reply_data() if answering else None
-        views = await self.query_one(Transcript).append_all([prompt] if reply is None else [prompt, reply])
+        views = await self.query_one(Transcript).append_all([prompt] if reply is None else [prompt, reply], follow=True)
         backend = self.backend
         if not self.model_ready:
             prompt.id = await asyncio.to_thread(backend.add_user_message, text)

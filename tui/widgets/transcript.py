@@ -106,12 +106,16 @@ class Transcript(VerticalScroll):
     async def append(self, item: Item) -> Widget:
         return (await self.append_all([item]))[0]
 
-    async def append_all(self, items: list[Item]) -> list[Widget]:
-        """Add `items` at the end in one mount: one layout pass and one repaint for all of them."""
+    async def append_all(self, items: list[Item], follow: bool = False) -> list[Widget]:
+        """Add `items` at the end in one mount: one layout pass and one repaint for all of them. With
+        `follow` (the user sent them) the transcript goes to the end and follows it again, wherever the
+        user had scrolled to; otherwise it stays where the user reads."""
         self.items.extend(items)
-        at_bottom = self.scroll_y >= self.max_scroll_y - 2
+        at_bottom = follow or self.scroll_y >= self.max_scroll_y - 2
         views = [self._view(item) for item in items]
         await self.mount(*views)
+        if follow and not self.is_anchored and self.virtual_size.height > self.size.height:
+            self.anchor()  # scrolling up released it
         if at_bottom:
             self.call_after_refresh(self.scroll_end, animate=False)
             await self._unmount_oldest()

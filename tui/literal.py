@@ -8,9 +8,20 @@ stand-ins (the engine's `visible`).
 
 from __future__ import annotations
 
+import re
+
 from foldchat.engine import visible
 from textual.content import Content
 
 
 def literal(text: str) -> Content:
     return Content(visible(text))
+
+
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
+
+
+def md_literal(text: str) -> str:
+    """`text` shown as written in Markdown: every character Markdown reads as syntax is escaped
+    (`__future__` stayed "future" in bold; a snapshot item is data, not formatting)."""
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)

@@ -133,7 +133,8 @@ async def test_a_folded_agent_session_shows_its_trail_by_file_in_the_inspector(f
     """Issue 16's done-when: one artifacts line per file, edited paths all there, in the app."""
     from foldchat.engine.messages import parse_messages
     from foldchat.tui.app import AppOptions, make_app
-    from foldchat.tui.screens.fold_inspector import md_literal, snapshot_markdown
+    from foldchat.tui.literal import md_literal
+    from foldchat.tui.screens.fold_inspector import snapshot_markdown
 
     from fixtures.agent_shapes import trajectory
 

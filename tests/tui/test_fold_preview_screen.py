@@ -38,3 +38,20 @@ async def test_preview_then_discard_then_apply_the_exact_result(app_factory, fak
         await pilot.press("v")  # the inspector's Preview action
         await wait_for(pilot, lambda: isinstance(app.screen, FoldPreview))
         await pilot.press("escape")
+
+
+async def test_a_preview_of_nothing_to_fold_offers_nothing_to_apply(app_factory, fake):
+    """It said "Enter applies this fold" over "Nothing would fold", and closing it said it was discarded."""
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        await send(pilot, "just one question")
+        await send(pilot, "/resummarize --preview")
+        preview = await wait_for(pilot, lambda: isinstance(app.screen, FoldPreview) and app.screen)
+        summary = str(preview.query_one("#summary").render())
+        assert "Nothing would fold" in summary and "Enter applies" not in summary and "Esc closes" in summary
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen)
+        told = [n.message for n in app._notifications]
+        assert any(str(t).startswith("Nothing folded: ") for t in told) and not any("discarded" in str(t) for t in told)

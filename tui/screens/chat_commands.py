@@ -75,7 +75,8 @@ class SlashCommands:
                 self.notify("Nothing to fold: the conversation is empty")
                 return
             if not await self.app.push_screen_wait(FoldPreview(plan)):
-                self.notify("Fold preview discarded: nothing changed")
+                told = "Fold preview discarded" if plan.report.compressed else f"Nothing folded: {plan.report.reason}"
+                self.notify(f"{told}: nothing changed" if plan.report.compressed else told)
                 return
             report = await asyncio.to_thread(self.session.apply_fold, plan)
         except FoldchatError as error:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -13,7 +12,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Markdown, TextArea
 
-from ..literal import literal
+from ..literal import literal, md_literal
 
 
 @dataclass(frozen=True)
@@ -42,15 +41,6 @@ class InspectorAction:
     action: Literal["undo", "edit", "refold", "preview", "drop_rule"]
     fold_id: int
     text: str = ""
-
-
-_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
-
-
-def md_literal(text: str) -> str:
-    """`text` shown as written in Markdown: every character Markdown reads as syntax is escaped
-    (`__future__` stayed "future" in bold; a snapshot item is data, not formatting)."""
-    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
 
 
 def snapshot_markdown(view: FoldView) -> str:

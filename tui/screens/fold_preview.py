@@ -11,7 +11,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Markdown
 
-from ..literal import literal
+from ..literal import literal, md_literal
 
 if TYPE_CHECKING:
     from foldchat.engine import FoldPlan
@@ -38,7 +38,7 @@ def preview_markdown(plan: FoldPlan) -> str:
         value = getattr(snapshot, name)
         items = [value] if isinstance(value, str) and value else list(value or [])
         if items:
-            lines += [f"### {name.replace('_', ' ')}", *(f"- {item}" for item in items), ""]
+            lines += [f"### {name.replace('_', ' ')}", *(f"- {md_literal(item)}" for item in items), ""]
     return "\n".join(lines) or "_(empty snapshot)_"
 
 
@@ -60,9 +60,8 @@ class FoldPreview(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(literal("Fold preview (nothing applied yet)"), classes="title")
-            yield Label(
-                literal(preview_summary(self.plan) + "\nEnter applies this fold · Esc discards it"), id="summary"
-            )
+            keys = "Enter applies this fold · Esc discards it" if self.plan.report.compressed else "Esc closes"
+            yield Label(literal(f"{preview_summary(self.plan)}\n{keys}"), id="summary")
             with VerticalScroll(id="body"):
                 yield Markdown(visible(preview_markdown(self.plan)))
 

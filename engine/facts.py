@@ -15,6 +15,7 @@ _MONTHS = (
     "January|February|March|April|May|June|July|August|September|October|November|December|"
     "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
 )
+_NAME_LINKS = "van|von|de|del|della|di|du|da|das|do|dos|la|le|las|los|y"
 IDENTIFIER = re.compile(
     "|".join(
         [
@@ -37,7 +38,9 @@ IDENTIFIER = re.compile(
             r"`[^`\n]{1,80}`",  # code spans
             r"\b[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+\b",  # CamelCase names
             r"\b[a-z]+(?:_[a-z0-9]+)+\b",  # snake_case names
-            r"\b[A-Z][a-z]+(?: (?:van |de |von )?[A-Z][a-z]+)+\b",  # Person Names, Place Names
+            # Person Names, Place Names, with the small words of Romance and Dutch names (Casa dos Azulejos)
+            rf"\b[A-Z][a-zà-ÿ]+(?: (?:(?:{_NAME_LINKS}) )*[A-Z][a-zà-ÿ]+)+\b",
+            r"\b(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z][A-Z0-9]*[A-Z])[A-Z0-9]{5,12}\b",  # codes: KX7R2P, PRD58213
             r"\b[A-Z]{2,}\d*\b",  # acronyms: AWS, S3, GDPR
             r"\b#\d+\b|\b\d{3,}\b",  # issue numbers and long numbers
         ]

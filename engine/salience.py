@@ -32,7 +32,8 @@ _VALUE = re.compile(
     rf"|(?<![\w.\-/])\d+(?:[.,]\d+)?\s?(?:{_UNITS})\b"  # 3 tablespoons, 180°C, 25 minutes
     r"|(?<![\w.\-/])\d+(?:[.,]\d+)*(?![\w.])"  # a bare number still says something
     # a capitalised word that does not start a sentence: a person, a place, a product (Theo, Lisbon)
-    r"|(?<=[a-z,;:()] )(?!(?:I|I'm|I'd|I've|I'll|OK|Ok)\b)[A-Z][a-zà-ÿ]+(?:[ -][A-Z][a-zà-ÿ]+)*",
+    r"|(?<=[a-z,;:()] )(?!(?:I|I'm|I'd|I've|I'll|OK|Ok)\b)[A-Z][a-zà-ÿ]+"
+    r"(?:(?:[ -](?:(?:de|del|da|das|do|dos|la|las|los|van|von|y) )*)[A-Z][a-zà-ÿ]+)*",
 )
 _FIRST_PERSON_FACT = re.compile(
     r"\b(?:I|we)(?:'m| am|'ve| have| had|'d| was| were| are| live| work| moved| got| just| started| left| "

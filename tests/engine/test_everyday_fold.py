@@ -312,3 +312,13 @@ def test_a_forced_fold_of_a_short_chat_makes_it_smaller_not_refused():
     result = fold_context(messages, FoldRequest(COUNTER, 8_192, RulesSummarizer(), reserved_output=512, force=True))
     assert result.report.compressed, result.report.reason
     assert result.report.tokens_after < result.report.tokens_before
+
+
+def test_names_with_small_words_and_mixed_codes_are_values():
+    """A fold cut "Theo picked Casa dos Azulejos" to "Casa, Azulejos" and "confirmation code is KX7R2P" to
+    nothing: the name lost its small word, the code was no value at all."""
+    from foldchat.engine.salience import values
+
+    assert "Casa dos Azulejos" in values("Theo picked Casa dos Azulejos because he likes tiles. 2 nights €240.")
+    assert "Patio de las Naranjas" in values("done!! Patio de las Naranjas booked for 17-21, €760")
+    assert "KX7R2P" in values("booked!!! TAP, the Classic fare. confirmation code is KX7R2P. ok")

@@ -220,6 +220,7 @@ async def test_the_theme_and_an_unsent_draft_survive_a_restart(app_factory, fake
         composer = chat(app).query_one(Composer)
         await wait_for(pilot, lambda: composer.text == "half a thought")
         assert app.theme == "textual-light"
+        await wait_for(pilot, lambda: gauge(chat(app)).typing > 0)  # the restored draft is counted too
         await send(pilot, "/new")  # the draft stays with its conversation
         await wait_for(pilot, lambda: chat(app).backend.conversation_id is None and composer.text == "")
 

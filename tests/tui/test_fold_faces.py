@@ -197,3 +197,23 @@ async def test_the_inspector_shows_identifiers_literally_cuts_excerpts_at_words_
         assert first.endswith("…") and first[:-1].endswith("rest.")  # cut after a whole word
         await pilot.press("escape")
         assert marker is not None
+
+
+async def test_every_inspector_button_is_on_screen_at_80_columns(app_factory, fake):
+    """At 80 columns Close and Undo fold… were off the screen."""
+    from textual.widgets import Button
+
+    app = app_factory(window=4000)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        for n in range(3):
+            await send(pilot, f"{n} {LONG}")
+        await send(pilot, "/resummarize")
+        marker = (await wait_for(pilot, lambda: list(screen.query(FoldMarker))))[0]
+        marker.focus()
+        await pilot.press("enter")
+        inspector = await wait_for(pilot, lambda: isinstance(app.screen, FoldInspector) and app.screen)
+        await pilot.pause(0.2)
+        for button in inspector.query(Button):
+            assert button.region.right <= 80 and button.region.width > 0, (button.id, button.region)

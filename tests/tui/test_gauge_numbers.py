@@ -35,3 +35,10 @@ async def test_turns_left_stay_the_same_while_typing_for_the_same_context():
         shown = {line(app, GaugeState(**{**base.__dict__, "typing": typed})).split(" · ≈ ")[1].split(" ")[0]
                  for typed in (0, 5, 120, 290)}  # fmt: skip
         assert shown == {"10"}  # (6,553 - 3,000 - 512) // 300
+
+
+async def test_what_is_typed_and_cannot_fit_any_window_says_so_instead_of_folds_next_send():
+    app = GaugeOnly()
+    async with app.run_test(size=(160, 3)):
+        shown = line(app, GaugeState(tokens=171, typing=12_000, window=8192, reserved=60, trigger=6553, per_turn=300))
+        assert "too big to send" in shown and "folds" not in shown.split("fold at")[-1]

@@ -31,6 +31,9 @@ async def test_the_picker_shows_loading_then_the_models_or_why_not():
         await wait_for(
             pilot, lambda: options.option_count == 1 and "local" in str(options.get_option_at_index(0).prompt)
         )
+        await pilot.press(*"zz")  # matches nothing listed: what Enter will do is said
+        hint = picker.query_one("#warning", Label)
+        await wait_for(pilot, lambda: "Enter switches to 'zz'" in str(hint.content))
         app.pop_screen()
         failing = ModelPicker(broken, "local")
         await app.push_screen(failing)

@@ -303,6 +303,9 @@ class ChatScreen(SlashCommands, Screen[None]):
         finally:  # a count that fails must not leave every later prompt queued
             self.model_ready = True
             self.status = f"{name} · {session.target.window:,} token window"
+        typed = self.query_one(Composer).text  # a draft restored, or typed while the model started
+        if typed.strip() and not typed.startswith("/"):
+            self.count_typed(typed)
         if self.unanswered():
             if self.prompted:  # typed while the model was starting: it was meant to go
                 self.stream_reply()

@@ -75,7 +75,7 @@ class FoldInspector(ModalScreen[InspectorAction | None]):
     FoldInspector #drop { display: none; }
     FoldInspector.-dropping #drop { display: block; }
     FoldInspector Horizontal { height: auto; }
-    FoldInspector Button { margin: 0 1 0 0; }
+    FoldInspector Button { margin: 0 1 0 0; min-width: 6; }
     """
     BINDINGS = [
         Binding("escape", "back", "Back"),
@@ -109,12 +109,12 @@ class FoldInspector(ModalScreen[InspectorAction | None]):
             yield Input(placeholder="focus for the new fold (optional), Enter to fold", id="focus")
             yield Input(placeholder="number of the rule to drop (rules are numbered above), Enter", id="drop")
             with Horizontal():  # Tab from the editor reaches Save first; Undo (destructive) comes last
-                yield Button("Save edit (Ctrl+S)", id="save", variant="success", disabled=True)
+                yield Button("Save", id="save", variant="success", disabled=True)  # Ctrl+S, in the footer
                 yield Button("Edit", id="edit")
                 yield Button("Re-fold", id="refold")
                 yield Button("Preview", id="preview")
                 yield Button("Close", id="close")
-                yield Button("Undo fold…", id="undo", variant="warning")
+                yield Button("Undo…", id="undo", variant="warning")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         handlers = {"undo": self.action_undo, "edit": self.action_edit, "refold": self.action_refold,

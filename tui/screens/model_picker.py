@@ -65,8 +65,7 @@ class ModelPicker(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(literal(f"Switch model (now: {self.current}) · window · price · fit"))
-            yield Input(placeholder="type to filter, or any litellm model, e.g. anthropic/claude-sonnet-4-5",
-                        id="custom")  # fmt: skip
+            yield Input(placeholder="filter, or any litellm model (e.g. openai/gpt-4o)", id="custom")
             yield OptionList(*self._options(self.choices), id="models")
             yield Label("", id="warning")
 
@@ -108,8 +107,11 @@ class ModelPicker(ModalScreen[str | None]):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self.warned = None
-        self.query_one("#warning", Label).update("")
         self._filter(event.value)
+        typed = event.value.strip()
+        nothing = typed and self.choices and self.query_one(OptionList).option_count == 0
+        hint = f"no listed model matches; Enter switches to {typed!r} (any litellm model or alias)" if nothing else ""
+        self.query_one("#warning", Label).update(literal(hint))
 
     def on_key(self, event: events.Key) -> None:
         if event.key == "down" and self.query_one(Input).has_focus:  # from the filter to the list

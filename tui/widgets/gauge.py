@@ -101,6 +101,8 @@ class ContextGauge(Widget):
                 "auto-fold paused: /resummarize" if short else "auto-fold paused after 2 failures: /resummarize retries"
             )
             text.append(f" · {paused}", style="bold")
+        elif s.typing + s.reserved > s.window:  # no fold makes room for what is typed: say it before Enter
+            text.append(" · too big to send" if short else " · what is typed is too big to send", style="bold")
         elif left is not None:
             turns = f"≈{left} turns" if short else f"≈ {left} turns left"
             text.append(f" · {turns}" if s.used < s.trigger else f" · folds {'next' if short else 'on next'} send")

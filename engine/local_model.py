@@ -221,9 +221,7 @@ class LocalModelServer:
         """Start (if needed) and wait until the server answers; returns its base URL."""
         self.launch(progress)
         if self._kept_pid is not None:
-            if (
-                self.count_remotely([]) == []
-            ):  # still there (found early, before litellm loaded): its idle clock restarts
+            if self._answers():  # still there (found early, before litellm loaded): its idle clock restarts
                 self._ready = True
                 return self.base_url
             self._kept_pid, self.port, self.api_key = None, None, secrets.token_urlsafe(32)  # it timed out meanwhile
@@ -290,8 +288,7 @@ class LocalModelServer:
         if not same or not _alive(pid):
             return False
         fresh_key, self.api_key, self.port = self.api_key, key, port
-        # the count route answers beside a running reply; `/models` waits for the model lock behind it
-        if self.count_remotely([]) == []:
+        if self._answers():
             self._kept_pid = pid
             return True
         self.api_key, self.port = fresh_key, None
@@ -404,6 +401,11 @@ class LocalModelServer:
         with self._vocab_lock:
             vocab = self._vocab
         return len(vocab.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def _answers(self) -> bool:
+        """The server answers us (our key): asked on the count route, which answers beside a running reply
+        (`/models` waits for the model lock behind it)."""
+        return self.count_remotely([]) == []
 
     def count_remotely(self, texts: list[str]) -> list[int] | None:
         """The server's counts for `texts`; None when it cannot answer (the caller counts itself)."""

@@ -20,7 +20,6 @@ class Remembering:
     def __init__(self, inner: Summarizer) -> None:
         self.inner = inner
         self.answers: dict[Hashable, Snapshot] = {}
-        self.asked = 0  # calls that reached `inner`
 
     @property
     def name(self) -> str:
@@ -33,14 +32,12 @@ class Remembering:
     def summarize(self, request: SummaryRequest) -> Snapshot:
         key = ("summarize", _request_key(request))
         if key not in self.answers:
-            self.asked += 1
             self.answers[key] = self.inner.summarize(request)
         return self.answers[key]
 
     def consolidate(self, parts: Sequence[Snapshot], request: SummaryRequest) -> Snapshot:
         key = ("consolidate", tuple(render(part) for part in parts), _request_key(request, messages=False))
         if key not in self.answers:
-            self.asked += 1
             self.answers[key] = self.inner.consolidate(parts, request)
         return self.answers[key]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -29,7 +29,17 @@ from .invariants import violations
 from .messages import Message
 from .models import ModelRegistry
 from .policy import Decision, FoldHistory, FoldPolicy, Trigger, decide
-from .providers import Failed, Finished, ModelTarget, Notice, ProviderEvent, TextDelta, missing_key, stream_reply
+from .providers import (
+    Failed,
+    Finished,
+    ModelTarget,
+    Notice,
+    ProviderEvent,
+    TextDelta,
+    Waiting,
+    missing_key,
+    stream_reply,
+)
 from .recall import RECALL_TOOL, Original, answer_within, recall, recallable, supports_recall
 from .report import FoldReport
 from .snapshot import Snapshot, snapshot_text
@@ -52,6 +62,16 @@ KEPT_CALLING = (
 )
 
 ReplyEvent = ProviderEvent | ToolEvent
+
+
+@dataclass(frozen=True)
+class _Request:
+    """One request of a reply: what it offers and sends, counted once."""
+
+    tools: list[dict[str, Any]] | None
+    context: list[Message]
+    messages: list[dict[str, Any]]  # the context in the wire format
+    tokens: int
 
 
 @dataclass(frozen=True)
@@ -97,6 +117,9 @@ class ChatSession:
         """The stored id of the latest reply `reply` started (a face shows it before it has one)."""
         self._rules_cache: dict[str, TargetRules] = {}
         self._calls_tools: dict[tuple[str, bool], bool] = {}
+        self.read_estimate: Callable[[list[dict[str, Any]]], str | None] | None = None
+        """Set by the session for the local model: given a request's messages, what to say before a long
+        read of the context (the server reads what it has not read yet before its first word), or None."""
         self._origin_cache: dict[str, str | None] = {}
 
     # -- the two histories ------------------------------------------------------------------------
@@ -416,26 +439,27 @@ class ChatSession:
         offer = True
         for round_number in range(MAX_TOOL_ROUNDS + 2):
             offer = offer and round_number < MAX_TOOL_ROUNDS
-            tools, context = await asyncio.to_thread(self._request, target, stale, offer, rounds)
-            over = await asyncio.to_thread(self._over_window, target, context)
-            if over is not None:  # the provider would refuse it, with a less helpful error
+            request = await asyncio.to_thread(self._request, target, stale, offer, rounds)
+            if request.tokens > target.window:  # the provider would refuse it, with a less helpful error
                 self.reply_id = None
-                yield Failed(over, None)
+                yield Failed(self._over_window(target, request.tokens), None)
                 return
-            if round_number == 0 and any(left_out := images_left_out(context)):
-                yield Notice(self._images_notice(target, *left_out))
+            if round_number == 0:
+                for event in self._before_sending(target, request):
+                    yield event
             called: list[Finished] = []
-            async for event in self._reply_once(target, stale, tools, context, called):
+            async for event in self._reply_once(target, stale, request, called):
                 yield event
             if not called:
                 return
             stale = []
             yield ToolCalling(called[0].message.tool_calls)
             # off the event loop: the UI shows "recalling …" meanwhile; a cancel still lets the results land
-            last_chance = tools is None and not offer  # asked to answer without tools, it called one anyway
+            last_chance = request.tools is None and not offer  # told there are no tools, it called one anyway
             answered = await asyncio.to_thread(
-                self._answer_tools, target, called[0].message, tools is not None, context, not last_chance
-            )
+                self._answer_tools, target, called[0].message, request.tools is not None, request.tokens,
+                not last_chance,
+            )  # fmt: skip
             rounds += [answered.call_id, *(row for row, _ in answered.results)]
             offer = offer and answered.room_left
             yield answered
@@ -443,9 +467,7 @@ class ChatSession:
                 yield Failed(KEPT_CALLING, None)
                 return
 
-    def _request(
-        self, target: ModelTarget, stale: list[int], offer_tools: bool, rounds: list[int]
-    ) -> tuple[list[dict[str, Any]] | None, list[Message]]:
+    def _request(self, target: ModelTarget, stale: list[int], offer_tools: bool, rounds: list[int]) -> _Request:
         """The tools a request offers and the context it sends. Run off the event loop (the UI's), in one
         trip: the context reads the whole transcript back (~0.1 s at 2,000 messages).
 
@@ -455,10 +477,20 @@ class ChatSession:
         offered, so the model answers from the context it had."""
         tools = self.offered_tools(target) if offer_tools else None
         context = self.adapted_context(target, exclude=frozenset(stale))
-        if rounds and self._room(target, context) < 0:
+        tokens = self.registry.counter(target).count(context)  # counted once: every check below reads this
+        if rounds and self._room(target, tokens) < 0:
             context = self.adapted_context(target, exclude=frozenset([*stale, *rounds]))
-            tools = None
-        return tools, context
+            tokens, tools = self.registry.counter(target).count(context), None
+        return _Request(tools, context, [m.to_dict() for m in context], tokens)
+
+    def _before_sending(self, target: ModelTarget, request: _Request) -> list[ProviderEvent]:
+        """What the user is told before the first request of a reply: images left out, a long read ahead."""
+        told: list[ProviderEvent] = []
+        if any(left_out := images_left_out(request.context)):
+            told.append(Notice(self._images_notice(target, *left_out)))
+        if self.read_estimate is not None and (reading := self.read_estimate(request.messages)):
+            told.append(Waiting(reading))
+        return told
 
     def _images_notice(self, target: ModelTarget, linked: int, unseen: int) -> str:
         """What the user is told about the images `adapt` left out of a request to `target`."""
@@ -473,32 +505,27 @@ class ChatSession:
         total = linked + unseen
         return f"{total} image{'s' * (total != 1)} left out of this request: " + "; ".join(reasons)
 
-    def _over_window(self, target: ModelTarget, context: list[Message]) -> str | None:
-        """Why `context` cannot be sent to `target` (it alone is over the window), or None: a context is
-        never sent over the window, whatever folded it or did not."""
-        tokens = self.registry.counter(target).count(context)
-        if tokens <= target.window:
-            return None
+    def _over_window(self, target: ModelTarget, tokens: int) -> str:
+        """Why a context of `tokens` is not sent to `target`: a context is never sent over the window,
+        whatever folded it or did not."""
         return (
             f"not sent: the context is {tokens:,} tokens, over {target.name}'s {target.window:,}-token window; "
             "/resummarize folds it (or foldchat compress --force)"
         )
 
-    def _room(self, target: ModelTarget, context: list[Message]) -> int:
-        """Tokens the window has left after `context` and the reply's reserve (negative: over)."""
-        return target.window - self.registry.reserved_output(target) - self.registry.counter(target).count(context)
+    def _room(self, target: ModelTarget, tokens: int) -> int:
+        """Tokens the window has left after a context of `tokens` and the reply's reserve (negative: over)."""
+        return target.window - self.registry.reserved_output(target) - tokens
 
     async def _reply_once(
         self,
         target: ModelTarget,
         stale: list[int],
-        tools: list[dict[str, Any]] | None,
-        context: list[Message],
+        request: _Request,
         called: list[Finished],
     ) -> AsyncIterator[ProviderEvent]:
-        """One request (`context`, offering `tools`) and its streamed reply, saved as it arrives; a finished
-        reply that calls tools is put in `called` instead of being yielded (the round goes on)."""
-        messages = [m.to_dict() for m in context]
+        """One request and its streamed reply, saved as it arrives; a finished reply that calls tools is put
+        in `called` instead of being yielded (the round goes on)."""
         row = self.store.append(self.stored_id(), Message.assistant(""), status="streaming", model=target.name)
         self.reply_id = row
         if stale:
@@ -508,12 +535,12 @@ class ChatSession:
         ended = False
         try:
             async for event in stream_reply(
-                self._within_window(target, context),
-                messages,
+                self._within_window(target, request.tokens),
+                request.messages,
                 timeout=self.settings.request_timeout,
                 max_retries=self.settings.max_retries,
                 deadline=self.settings.request_deadline,
-                tools=tools,
+                tools=request.tools,
             ):
                 if isinstance(event, TextDelta):
                     text.append(event.text)
@@ -522,7 +549,7 @@ class ChatSession:
                         last_save = time.monotonic()
                 elif isinstance(event, Finished | Failed):
                     # saved before the caller sees it: a caller that stops reading loses nothing
-                    self._save_final(row, target, event, "".join(text), context)
+                    self._save_final(row, target, event, "".join(text), request.tokens)
                     ended = True
                     if isinstance(event, Finished) and event.message.tool_calls:
                         called.append(event)
@@ -561,13 +588,14 @@ class ChatSession:
         return recall(self.recallable(target), query, message, offset)
 
     def _answer_tools(
-        self, target: ModelTarget, call: Message, offered: bool, context: list[Message], more: bool = True
+        self, target: ModelTarget, call: Message, offered: bool, context_tokens: int, more: bool = True
     ) -> ToolCallsAnswered:
         """Answer and store every call of `call` (the stored reply `reply_id`), one tool message each, in order,
         so the pair is whole (DESIGN §3.3). Calls made when no tool was offered get an error result. The
-        answers together fit what the window has left after `context`, the call and the reply's reserve."""
+        answers together fit what the window has left after the context, the call and the reply's reserve."""
         counter = self.registry.counter(target)
-        room = self._room(target, [*context, call]) - counter.count([Message.tool("x", "") for _ in call.tool_calls])
+        framing = counter.count([call, *(Message.tool("x", "") for _ in call.tool_calls)])
+        room = self._room(target, context_tokens + framing)
         if offered:
             texts, room_left = answer_within(call.tool_calls, self.recallable(target), room, counter.count_text)
         else:
@@ -580,23 +608,23 @@ class ChatSession:
         assert self.reply_id is not None
         return ToolCallsAnswered(self.reply_id, call, tuple(results), more=more, room_left=room_left)
 
-    def _within_window(self, target: ModelTarget, context: list[Message]) -> ModelTarget:
+    def _within_window(self, target: ModelTarget, prompt_tokens: int) -> ModelTarget:
         """`target` asking for no more reply tokens than its window leaves after the prompt (an alias
         with 16,384 output tokens on an 8,192-token window asked for all of them)."""
         if target.max_output_tokens is None:
             return target
-        room = target.window - self.registry.counter(target).count(context)
+        room = target.window - prompt_tokens
         return target if target.max_output_tokens <= room else replace(target, max_output_tokens=max(1, room))
 
     def _save_final(
-        self, row: int, target: ModelTarget, event: Finished | Failed, text: str, prompt: list[Message]
+        self, row: int, target: ModelTarget, event: Finished | Failed, text: str, prompt_tokens: int
     ) -> None:
         if isinstance(event, Finished):
             usage = event.usage
             counter = self.registry.counter(target)
             tokens = usage.completion_tokens if usage else counter.count_message(event.message)
             # providers that report no usage are priced from our own counts
-            cost = usage.cost if usage else target.cost(counter.count(prompt), tokens)
+            cost = usage.cost if usage else target.cost(prompt_tokens, tokens)
             self.store.finish(row, event.message, "complete", tokens=tokens, cost=cost)
         else:
             self.store.finish(row, event.partial or Message.assistant(text), "error", error=event.error)

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from .providers import ModelTarget
 
 WARM_TIMEOUT = 600.0  # seconds one warm-up may take (a long context on a slow machine)
+LONG_READ_SECONDS = 5.0  # a wait for the local model to read its context that is worth saying before it starts
 READ_PER_CORE = {"smollm2": 90.0, "gemma": 185.0}
 """Prompt tokens a second per core (measured on 2 cores: SmolLM2-135M reads 4k tokens in 23 s, Gemma
 270M in 11 s): how long a context the server has not read yet takes before the first word."""
@@ -60,7 +61,6 @@ class PrefixWarmer:
         self.seconds: float | None = None
         """How long the last warm-up took (what the next send saved)."""
         self.warmed = 0
-        self.started = 0.0  # when the running warm-up began
         self.server_read: list[dict[str, Any]] = []
         """What the server read last, as far as we know (a warm-up asked for, a reply's context): what
         the next request does not pay for again."""
@@ -92,7 +92,7 @@ class PrefixWarmer:
                 if pending is None:
                     self._idle.set()
                     return
-            started = self.started = time.monotonic()
+            started = time.monotonic()
             if warm(*pending):
                 self.seconds = time.monotonic() - started
                 self.warmed += 1

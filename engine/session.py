@@ -19,7 +19,6 @@ model is the embedded local one), so a UI can show the transcript first. Every m
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
@@ -40,9 +39,9 @@ from .messages import Message
 from .models import ModelRegistry, keyed_models
 from .options import OpenOptions
 from .policy import Trigger
-from .prefix_warm import WARM_TIMEOUT, PrefixWarmer, read_seconds, unread_from
+from .prefix_warm import LONG_READ_SECONDS, WARM_TIMEOUT, PrefixWarmer, read_seconds, unread_from
 from .prefold import FoldInputs, PreFold, PreparedFold, ahead_policy, newest_turn
-from .providers import ModelTarget
+from .providers import Finished, ModelTarget, Waiting
 from .references import body
 from .remembered import Remembered
 from .report import FoldReport
@@ -63,7 +62,7 @@ log = logging.getLogger(__name__)
 class Session:
     def __init__(self, workspace: Workspace, conversation_id: int | None, model_name: str) -> None:
         self.workspace = workspace
-        self.chat = ChatSession(workspace.store, workspace.registry, workspace.settings, conversation_id)
+        self.chat = self._chat_for(conversation_id)
         self.model_name = model_name
         self._target: ModelTarget | None = None
         self.switched = False
@@ -101,6 +100,11 @@ class Session:
 
     def close(self) -> None:
         self.workspace.close()
+
+    def _chat_for(self, conversation_id: int | None) -> ChatSession:
+        chat = ChatSession(self.workspace.store, self.workspace.registry, self.workspace.settings, conversation_id)
+        chat.read_estimate = self._read_estimate
+        return chat
 
     # -- what the session is made of --------------------------------------------------------------
     @property
@@ -323,33 +327,29 @@ class Session:
 
     async def _after_read_ahead(self, events: AsyncIterator[ReplyEvent]) -> AsyncIterator[ReplyEvent]:
         # the server reads one request at a time: the reply goes after the read-ahead it builds on
-        import asyncio
-
         if self.warmer.running:
+            import asyncio
+
+            yield Waiting("the model is still reading the conversation ahead of this reply")
             await asyncio.to_thread(self.warmer.wait, WARM_TIMEOUT)
         async for event in events:
+            if isinstance(event, Finished) and self.warmer.server_read:
+                self.warmer.server_read.append(event.message.to_dict())  # the server holds its own reply too
             yield event
-        if self._target is not None and self._target.is_local:  # what the server holds now: this context
-            self.warmer.server_read = await asyncio.to_thread(self._sent_context)
 
-    def _sent_context(self) -> list[dict[str, Any]]:
-        return [m.to_dict() for m in self.chat.adapted_context(self.target)]
-
-    def unread(self) -> tuple[int, float] | None:
-        """For the local model: the context tokens the server has not read yet and about how many seconds
-        reading them takes before the first word (a resume or a fold with no read-ahead done: the whole
-        context); None for a hosted model. A face says so when the wait is long."""
+    def _read_estimate(self, messages: list[dict[str, Any]]) -> str | None:
+        """`ChatSession.read_estimate` for the local model: the tokens of `messages` its server has not read
+        yet (a resume or a fold with no read-ahead: all of them), said when reading them takes a while."""
         target = self._target
         if target is None or not target.is_local:
             return None
-        context = self._sent_context()
-        reading = self.warmer.running  # a read-ahead still on its way: the reply waits for the rest of it
-        start = 0 if reading else unread_from(self.warmer.server_read, context)
-        tokens = self.counter().count([Message.from_dict(m) for m in context[start:]])
+        unread = messages[unread_from(self.warmer.server_read, messages) :]
+        self.warmer.server_read = list(messages)  # what the server holds once this request is read
+        tokens = self.counter().count([Message.from_dict(m) for m in unread])
         seconds = read_seconds(tokens, self.settings.local.model, batch_threads())
-        if reading:
-            seconds = max(0.0, seconds - (time.monotonic() - self.warmer.started))
-        return tokens, seconds
+        if seconds < LONG_READ_SECONDS:
+            return None
+        return f"the local model reads {tokens:,} tokens of context first, about {seconds:.0f} s"
 
     @property
     def reply_id(self) -> int | None:
@@ -632,7 +632,7 @@ class Session:
             conversation = self.store.conversation(conversation_id)
             if conversation.model and conversation.model != self.target.name:
                 self.target = self.workspace.resolve_model(conversation.model)
-        self.chat = ChatSession(self.store, self.registry, self.settings, conversation_id)
+        self.chat = self._chat_for(conversation_id)
         self.read_ahead()
 
     def conversations(self, search: str | None = None) -> list[Conversation]:
@@ -665,4 +665,4 @@ class Session:
         older Foldchat that stored new conversations eagerly); it becomes a new, unstored one."""
         if self.conversation_id is not None and not self.transcript():
             self.workspace.delete(self.conversation_id)
-            self.chat = ChatSession(self.store, self.registry, self.settings, None)
+            self.chat = self._chat_for(None)

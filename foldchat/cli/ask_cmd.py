@@ -107,10 +107,6 @@ def ask(session: Session, prompt: str, system: str | None) -> int:
         )
         if report.rules_notice():
             print(f"foldchat: {visible(report.rules_notice() or '')}", file=sys.stderr)
-    unread = session.unread()
-    if unread is not None and unread[1] >= 5:  # a long wait is said before it starts
-        print(f"foldchat: the local model reads {unread[0]:,} tokens of context first, about {unread[1]:.0f} s",
-              file=sys.stderr)  # fmt: skip
     import asyncio  # only `ask` streams: list, show and export start faster without it
 
     return asyncio.run(stream(session))

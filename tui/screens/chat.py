@@ -95,9 +95,6 @@ class Throttle:
         return True
 
 
-LONG_READ_SECONDS = 5.0  # a wait for the local model's prompt reading that is worth saying before it starts
-
-
 class WaitingNote:
     """Until a reply's first event arrives (a local model may read a long prompt for a minute), its
     header and the status line say "waiting for the model… N s", ticking each second; `stop()` ends it.
@@ -107,7 +104,7 @@ class WaitingNote:
         self.screen, self.view, self.model = screen, view, model
         self.started = time.monotonic()
         self.active = True
-        self.reading = ""  # "reads 4,096 tokens first, about 20 s": a long wait said before it starts
+        self.reading = ""  # why it waits, when the engine says (`Waiting`): "reads 4,096 tokens first, about 20 s"
         self.timer = screen.set_interval(1.0, self.tick)
         # the status line joins at the first tick: a reply that starts within a second leaves it as it
         # was, so the frame that ends the turn does not span the screen from the status line to the gauge.
@@ -118,11 +115,10 @@ class WaitingNote:
         waited = self.text(time.monotonic() - self.started)
         return f"{self.reading} · {waited}" if self.reading else waited
 
-    def say_reading(self, tokens: int, seconds: float) -> None:
-        """The local model has `tokens` of context to read before its first word: say so when it is long."""
-        if seconds >= LONG_READ_SECONDS:
-            self.reading = f"the model reads {tokens:,} tokens of context first, about {seconds:.0f} s"
-            self.tick()
+    def say(self, reason: str) -> None:
+        """Why the wait (the model reads a long context first, or waits for its turn): shown before it starts."""
+        self.reading = reason
+        self.tick()
 
     @staticmethod
     def text(seconds: float) -> str:
@@ -681,9 +677,12 @@ class ChatScreen(SlashCommands, Screen[None]):
                 self.update_gauge(streaming=session.count_text(text))
 
         stream = view.reply_stream(UI_INTERVAL, recount)
-        waiting = await self.waiting_note(session, view)
+        waiting = WaitingNote(self, view, session.target.name)
         try:
             async for event in session.reply(regenerate=regenerate):
+                if isinstance(event, Waiting):  # still waiting, and now it is known why
+                    waiting.say(event.reason)
+                    continue
                 waiting.stop()
                 if isinstance(event, TextDelta):
                     view.data.text += visible(event.text)  # escape bytes from a model never reach the terminal
@@ -693,8 +692,6 @@ class ChatScreen(SlashCommands, Screen[None]):
                     await view.show_reasoning(view.data.reasoning, streaming=True)
                 elif isinstance(event, Notice):
                     self.notify(event.text, title="Sent without", severity="warning", timeout=12)
-                elif isinstance(event, Waiting):
-                    self.status = f"{event.reason} …"
                 elif isinstance(event, Retrying):
                     self.status = f"{event.reason}; retrying in {event.delay:.1f} s…"
                 elif isinstance(event, ToolCalling):  # the arguments are the model's: only the header shows them
@@ -725,14 +722,6 @@ class ChatScreen(SlashCommands, Screen[None]):
             if view.data.reasoning:
                 await view.show_reasoning(view.data.reasoning, streaming=False)
             self.update_gauge(streaming=0)
-
-    async def waiting_note(self, session: Session, view: MessageView) -> WaitingNote:
-        """The note a reply shows until its first word; with how long the local model reads first, if long."""
-        waiting = WaitingNote(self, view, session.target.name)
-        unread = await asyncio.to_thread(session.unread)  # a resume or a fold not read ahead yet
-        if unread is not None:
-            waiting.say_reading(*unread)
-        return waiting
 
     async def show_tool_round(self, session: Session, view: MessageView, event: ToolCallsAnswered) -> MessageView:
         """A recall round in the transcript, as any tool call is shown: the streamed view becomes the stored

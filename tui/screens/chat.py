@@ -440,7 +440,11 @@ class ChatScreen(SlashCommands, Screen[None]):
             await self.query_one(Transcript).append(MessageData(None, "user", visible(text), status="queued"))
             self.notify("Queued: it is sent as soon as the model is ready")
             return
-        if self.model_ready and (problem := await asyncio.to_thread(self.backend.too_big_to_send, text)):
+        if (
+            self.model_ready
+            and not self.surely_fits(text)
+            and (problem := await asyncio.to_thread(self.backend.too_big_to_send, text))
+        ):
             self.refuse_up_front(text, problem)
             return
         prompt = MessageData(None, "user", visible(text))
@@ -548,6 +552,12 @@ class ChatScreen(SlashCommands, Screen[None]):
     def model_status(self) -> str:
         session = self.backend
         return "" if session is None else f"{session.target.name} · {session.target.window:,} token window"
+
+    def surely_fits(self, text: str) -> bool:
+        """No count needed: a token is at least a byte, so a message of fewer bytes than the window has left
+        after the whole context (system prompts included) and the reserve fits, whatever is folded."""
+        state = self.gauge_state
+        return bool(state.window) and len(text.encode()) + 16 + state.tokens + state.reserved <= state.window
 
     def refuse_up_front(self, text: str, problem: str) -> None:
         """A message no fold can make room for: nothing is stored or sent; it stays in the composer only."""

@@ -47,6 +47,12 @@ IDENTIFIER = re.compile(
     )
 )
 
+# A labelled statement, also after a few words ("Rule:", "also important:", "most important thing and I
+# almost forgot:"): what follows the colon is what the person wants kept.
+LABEL_PATTERN = (
+    r"^\W*(?:[\w']+[ ,]+){0,3}?(?:rule|constraint|note|fact|preference|important|reminder)\b[^:.!?\n]{0,30}:"
+)
+LABEL = re.compile(LABEL_PATTERN, re.I)
 # Sentences that state a standing rule for the assistant.
 CONSTRAINT = re.compile(
     r"\b(always|never|don't|do not|must|mustn't|should not|shouldn't|avoid|prefer|only use|make sure|"
@@ -60,9 +66,9 @@ CONSTRAINT = re.compile(
 STANDING_RULE = re.compile(
     r"\b(?:always|never|from now on|going forward|from here on|for the rest of (?:this|the) conversation|"
     r"in (?:the )?future|(?:answer|reply|respond|write|talk|speak)(?: to me)?(?: only)? in|call me|"
-    r"address me as|refer to me as|(?:don't|do not) ever|no more|keep (?:it|this|that) in mind|"
-    r"remember (?:that|this|it)|don't forget)\b"
-    r"|^\s*(?:rule|constraint|note|fact|preference|important|reminder)\s*:",
+    r"address me as|refer to me as|(?:don't|do not) ever|no more|keep (?:it|this|that)(?: [\w-]+){0,2} (?:in mind|handy)|"
+    r"remember (?:that|this|it)|don't forget|on your radar)\b"
+    r"|" + LABEL_PATTERN,
     re.I,
 )
 # Constraints and preferences stated in broader words: obligations and limits, likes, units, time zones,
@@ -73,42 +79,81 @@ PREFERENCE_RULE = re.compile(
     r"(?:do not|don't) (?:use|suggest|recommend|add|book|include|mention|bring up|send|give)|prefers?|"
     r"i'd rather|would rather|wants?|please use|please keep|make sure|no more than|at most|at least|metric|"
     r"imperial|time ?zone|America/\w+|Europe/\w+|in (?:\w+ )?format|(?:budget|spending|price) (?:cap|limit)|"
-    r"budget is|deadline|for later|allergic|em[- ]dash(?:es)?|(?:has|have|needs?) to be|has to|non-negotiable|"
-    r"no exceptions|without asking)\b",
+    r"budget is|deadline|for later|allergic|em[- ]dash(?:es)?|(?:has|have|needs?) to be|has to|"
+    r"no exceptions|non[- ]negotiable|without asking|can only|only (?:be|on|after|before))\b",
     re.I,
 )
 RULE_CHARS = 500  # a rule longer than this is not a rule but a paste
 _QUESTION_START = re.compile(r"^(?:do|does|did|can|could|would|should|is|are|what|which|how|why|when|where)\b", re.I)
+# "can you, from now on, put the ticket number at the top?" asks for a standing rule, it does not ask a question
+_STANDING_REQUEST = re.compile(
+    r"^(?=.*\b(?:can|could|would|will) you\b)(?=.*\b(?:from now on|going forward|from here on|always|never)\b)",
+    re.I,
+)
+# a rule that points back at what was just said ("please remember that one", "put that on your radar")
+_POINTS_BACK = re.compile(
+    r"\b(?:remember (?:that|this|it)|keep (?:it|this|that)(?: [\w-]+){0,2} (?:in mind|handy)|on your radar|"
+    r"don't forget (?:that|it|this))\b",
+    re.I,
+)
+LABEL_LEAD_CHARS = 25  # a label followed by this little ("important: her thyroid pill.") takes the next sentence
 
 
 def standing_rules(text: str) -> list[str]:
     """The user's standing instructions, constraints and preferences in `text`, in order, whole.
 
-    The unit is the sentence, kept whole with the sentence before it in the same line when the rule has
-    no value of its own and that one does (a number, a day, a name: "no interviews on Tuesday mornings.
-    please remember that one"): "Budget cap is $500 total. Never exceed without explicit
-    approval." stays one rule with its $500. A question ("do you always …?") sets nothing; sentences
-    longer than `RULE_CHARS` are not rules. Whitespace is normalised."""
+    The unit is the sentence, kept whole with what it needs of the sentences before it: one that has no
+    value of its own takes the one before when that one does ("Budget cap is $500 total. Never exceed
+    without explicit approval." stays one rule with its $500); one that points back ("keep that format in
+    mind", "please remember that one", "put that on your radar") takes what it points at, the sentences
+    before it in the message as far as `RULE_CHARS` allows; a bare label ("most important thing:") takes
+    the sentence after it. A question ("do you always …?") sets nothing, a request phrased as one ("can you
+    always …?") does; sentences longer than `RULE_CHARS` are not rules. Whitespace is normalised."""
     rules: list[str] = []
+    before: list[str] = []  # the message's sentences so far, since its last question
+    lead = False  # the last rule was a bare label: this sentence is what it labels
     for line in text.splitlines():
-        previous = ""
+        line_start = len(before)
         for sentence in _sentences(line):
             flat = " ".join(sentence.split()).lstrip("-*• ")
-            is_rule = len(flat) <= RULE_CHARS and not _is_question(flat) and _states_rule(flat)
-            if is_rule:
-                joined = f"{previous} {flat}"
-                if (
-                    previous
-                    and not _HAS_NUMBER.search(flat)
-                    and _HAS_NUMBER.search(previous)
-                    and len(joined) <= RULE_CHARS
-                ):
-                    if rules and rules[-1] == previous:
-                        rules.pop()
-                    flat = joined
-                rules.append(flat)
-            previous = "" if _is_question(flat) else flat
+            if lead and len(joined := f"{rules[-1]} {flat}") <= RULE_CHARS:
+                rules[-1], lead = joined, False
+                before.append(flat)
+                continue
+            lead = False
+            if len(flat) <= RULE_CHARS and not _asks(flat) and _states_rule(flat):
+                taken = _what_it_needs(flat, before, line_start)
+                joined = " ".join([*taken, flat])
+                while taken and rules and rules[-1] in joined:  # a rule it takes in is one rule with it
+                    rules.pop()
+                if taken and rules and taken[0] in rules[-1]:  # it continues the last rule
+                    rules[-1] = " ".join([rules[-1], *taken[1:], flat])
+                else:
+                    rules.append(joined)
+                label = LABEL.match(flat)
+                lead = label is not None and len(flat) - label.end() < LABEL_LEAD_CHARS
+            if _is_question(flat):
+                before, line_start = [], 0
+            else:
+                before.append(flat)
     return rules
+
+
+def _what_it_needs(rule: str, before: list[str], line_start: int) -> list[str]:
+    """The sentences just before `rule` that it cannot be read without (see `standing_rules`); a value is
+    borrowed from the sentence before in the same line (`before[line_start:]`) only."""
+    if _POINTS_BACK.search(rule):
+        taken: list[str] = []
+        size = len(rule)
+        for sentence in reversed(before):
+            size += len(sentence) + 1
+            if size > RULE_CHARS:
+                break
+            taken.insert(0, sentence)
+        return taken
+    previous = before[-1] if len(before) > line_start else ""
+    fits = len(previous) + len(rule) < RULE_CHARS
+    return [previous] if fits and _HAS_NUMBER.search(previous) and not _HAS_NUMBER.search(rule) else []
 
 
 _HAS_NUMBER = re.compile(r"\d")
@@ -124,6 +169,11 @@ def _is_question(text: str) -> bool:
     return text.endswith("?") or (_QUESTION_START.match(text) is not None and "?" in text)
 
 
+def _asks(text: str) -> bool:
+    """A question that sets nothing (a request for a standing rule phrased as a question sets one)."""
+    return _is_question(text) and _STANDING_REQUEST.match(text) is None
+
+
 def _states_rule(text: str) -> bool:
     scanned = text[:SENTENCE_SCAN_CHARS]
     return STANDING_RULE.search(scanned) is not None or PREFERENCE_RULE.search(scanned) is not None
@@ -134,7 +184,7 @@ def is_standing_rule(item: str) -> bool:
     item = body(item)  # a snapshot item's message reference is not part of what the user said
     if item.startswith(REPLACED_MARK):  # a value a later message changed is history, not a rule in force
         return False
-    return len(item) <= RULE_CHARS and not _is_question(item) and _states_rule(item)
+    return len(item) <= RULE_CHARS and not _asks(item) and _states_rule(item)
 
 
 def is_pinned_rule(item: str) -> bool:

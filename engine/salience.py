@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import re
 
-from .facts import IDENTIFIER, without_blobs
+from .facts import IDENTIFIER, LABEL_PATTERN, without_blobs
 
 SCAN_CHARS = 2000
 
@@ -76,7 +76,7 @@ def is_overall_goal(text: str) -> bool:
     return OVERALL_GOAL.search(text[:SCAN_CHARS]) is not None
 
 
-_LABEL = re.compile(r"^\s*(?:rule|constraint|note|fact|preference|important|reminder|remember)\s*:", re.I)
+_LABEL = re.compile(LABEL_PATTERN + r"|^\s*remember\s*:", re.I)
 _PLEASANTRY = re.compile(
     r"^(?:(?:hi|hey|hello|hiya|yo|morning|good (?:morning|evening|night|afternoon)|thanks?(?: you)?(?: so much)?|"
     r"thx|ty|cheers|ok(?:ay)?|k|cool|great|awesome|nice|perfect|lovely|sweet|sure|yes|yep|yeah|no|nope|"
@@ -131,6 +131,12 @@ def salience(text: str) -> float:
     return score
 
 
+def is_keyed(text: str) -> bool:
+    """A statement that names a value by what it is ("my locker code is 8812", "Rule: …", "my X is Y")."""
+    flat = text[:SCAN_CHARS]
+    return bool(_KEYED_VALUE.search(flat) or _LABEL.match(flat) or (_MY_VALUE.search(flat) and values(flat)))
+
+
 def carries_value(text: str) -> bool:
     """A statement someone may rely on: it names a value, a first-person fact, a decision or a preference."""
     flat = text[:SCAN_CHARS]
@@ -180,7 +186,8 @@ def condense(text: str, limit: int) -> str:
     if len(flat) <= limit:
         return flat
     parts = statements(text)
-    ranked = sorted(range(len(parts)), key=lambda i: (-salience(parts[i]), i))
+    # a statement naming what someone will come back for (a code, "my X is", a labelled fact) goes first
+    ranked = sorted(range(len(parts)), key=lambda i: (not is_keyed(parts[i]), -salience(parts[i]), i))
     chosen: set[int] = set()
     used = 0
     for i in ranked:
@@ -206,7 +213,7 @@ _UPDATE_CUE = re.compile(
     r"\b(?:actually|instead|chang(?:e[sd]?|ing)|updat(?:e[sd]?|ing)|moved?|moving|no longer|rais(?:e[sd]?|ing)|"
     r"increas(?:e[sd]?|ing)|bump(?:ed|ing)?|lower(?:ed|ing)?|reduc(?:e[sd]?|ing)|push(?:ed)? (?:back|to)|"
     r"postpone[sd]?|reschedul\w*|correction|scratch that|make it|switch(?:ed)? to|rather than|turns out|"
-    r"replac(?:e[sd]?|ing)|from now on|going forward|anymore|"
+    r"replac(?:e[sd]?|ing)|renam\w*|from now on|going forward|anymore|"
     r"(?:is|are|was) now|new (?:code|number|date|time|address|name|cap|budget|limit|deadline|plan))\b",
     re.I,
 )
@@ -223,7 +230,8 @@ _KINDS = (
 
 
 @functools.lru_cache(maxsize=65_536)  # supersede asks it for every value of every pair of statements
-def _kind(value: str) -> str:
+def kind_of(value: str) -> str:
+    """What a value is a value of: money, time, date, number or name."""
     return next((name for name, pattern in _KINDS if pattern.search(value)), "other")
 
 
@@ -382,8 +390,11 @@ def replaces(newer: str, older: str, cue: bool = False) -> bool:
         return False
     # the new value is of a kind the old statement had (a price for a price, a time for a time) and the old
     # statement's value of that kind is not repeated: "raise the cap from $500 to $650" replaces "$500"
-    old_kinds = {_kind(v) for v in old_values}
-    if not any(_kind(v) in old_kinds and _kind(v) != "name" for v in changed) and not _renamed(changed, old_values):
+    old_kinds = {kind_of(v) for v in old_values}
+    # a name for a name only when this statement itself says it changes something: "a change of plan" two
+    # sentences earlier does not make every name the message mentions a replacement
+    same_kind = any(kind_of(v) in old_kinds and kind_of(v) != "name" for v in changed)
+    if not same_kind and not (_renamed(changed, old_values) and has_update_cue(newer)):
         return False
     shared = topic(newer) & topic(older)
     return len(shared) >= 2 or any(w in _SLOTS or len(w) >= 6 for w in shared)
@@ -425,4 +436,4 @@ _SLOTS = frozenset(
 
 def _renamed(changed: set[str], old_values: set[str]) -> bool:
     """A name changed for a name ("switch Seville to Patio de las Naranjas"): only names on both sides."""
-    return all(_kind(v) == "name" for v in changed) and any(_kind(v) == "name" for v in old_values)
+    return all(kind_of(v) == "name" for v in changed) and any(kind_of(v) == "name" for v in old_values)

@@ -13,14 +13,16 @@ in one line by their message numbers. Pinned text and the user's standing rules 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import partial
 
 from .facts import REPLACED_MARK, clip, is_pinned_rule
 from .references import body, merge_referenced, numbers_in, rewrite, tag
-from .salience import condense, salience, values
+from .salience import condense, salience, statements, values
 from .snapshot import Snapshot
 from .summarizers.artifacts import RANK_CHANGED, terse, trail_rank
+from .supersede import stale_values_marked
 
 Size = Callable[[Snapshot], int]
 STATEMENT_SECTIONS = ("user_requests", "key_knowledge", "decisions", "errors_and_fixes", "task_state")
@@ -251,11 +253,24 @@ VALUES = "values: "
 
 
 def _values_only(text: str) -> str:
-    """An item cut to the values it names, in order: what is left of a statement before it is dropped."""
+    """An item cut to the values it names, in order: what is left of a statement before it is dropped.
+
+    A value a later message replaced keeps its mark, and an update keeps saying it is current."""
     if text.startswith(VALUES):
         return text
-    found = values(_said(text))
-    return f"{VALUES}{', '.join(found)}" if found else text
+    found: dict[str, None] = {}
+    for statement in statements(_said(text)):
+        mark = _REPLACED_STATEMENT.match(statement)
+        for value in values(statement[mark.end() :] if mark else statement):
+            found.setdefault(f"{value} {mark.group(0).strip()}" if mark else value, None)
+    if not found:
+        return text
+    current = _CURRENT_END.search(text)
+    return f"{VALUES}{', '.join(found)}{current.group(0) if current else ''}"
+
+
+_REPLACED_STATEMENT = re.compile(rf"^{re.escape(REPLACED_MARK)} #\d+\] ")
+_CURRENT_END = re.compile(r" \[current; replaces [^\]]*\]$")
 
 
 def _to_values(snapshot: Snapshot, budget: int, size: Size, carried: frozenset[str] = frozenset()) -> Snapshot:
@@ -272,7 +287,7 @@ def _to_values(snapshot: Snapshot, budget: int, size: Size, carried: frozenset[s
         lists = {n: list(getattr(snapshot, n)) for n in STATEMENT_SECTIONS}
         for _, _, name, i in ranked[:count]:
             lists[name][i] = rewrite(lists[name][i], _values_only)
-        return snapshot.model_copy(update=lists)
+        return stale_values_marked(snapshot.model_copy(update=lists))
 
     return cut(_fewest(len(ranked), lambda n: size(cut(n)) <= budget))
 

@@ -16,7 +16,7 @@ from functools import partial
 
 from .facts import REPLACED_MARK
 from .references import body, numbers_in, rewrite
-from .salience import has_update_cue, replaces, statements, topic, values
+from .salience import has_update_cue, kind_of, replaces, statements, topic, values
 from .snapshot import Snapshot
 
 SECTIONS = ("constraints_and_preferences", "key_knowledge", "decisions", "user_requests")
@@ -44,7 +44,8 @@ def supersede(snapshot: Snapshot) -> Snapshot:
         at = max(numbers_in(newer), default=0)
         # the message says it changes something; its statements that carry a value are what changed
         text = _CURRENT.sub("", body(newer))
-        said = [s for s in statements(text) if not s.endswith("?")] if has_update_cue(text) else []
+        # "can we rename stock_items to inventory_items?" asks for the change: a question with a cue of its own
+        said = [s for s in statements(text) if "?" not in s or _asks_to_change(s)] if has_update_cue(text) else []
         replaced: set[int] = set()
         # a replaced statement shares a content word with what replaces it (`replaces`): the others are
         # skipped before any pair is compared (a 1 MB chat made 1.2 million comparisons)
@@ -68,7 +69,100 @@ def supersede(snapshot: Snapshot) -> Snapshot:
         if replaced:
             shown = ", ".join(f"#{n}" for n in sorted(replaced))
             lists[name][i] = rewrite(lists[name][i], partial(_marked_current, shown=shown))
-    return snapshot.model_copy(update=lists)
+    return stale_values_marked(snapshot.model_copy(update=lists))
+
+
+VALUES = "values: "
+
+
+def stale_values_marked(snapshot: Snapshot) -> Snapshot:
+    """`snapshot` with every older mention of a value a later message replaced marked as history.
+
+    An item cut to its values ("values: TAP, $1,824, $7,500 (#20)") or an echo of the old value in another
+    statement ("Remaining under the $7,500 cap") would present it as current beside the new one: in a
+    values list the stale value is marked inline, a statement about the same thing is marked whole. Applied
+    on every fold from what the marks say, so carried items and items cut later are covered too."""
+    lists = {name: list(getattr(snapshot, name)) for name in SECTIONS}
+    changed = False
+    for at, stale, about in _replaced_values(lists):
+        for name in SECTIONS:
+            for j, item in enumerate(lists[name]):
+                if max(numbers_in(item), default=at) >= at:
+                    continue
+                marked = (
+                    _values_marked(item, stale, at)
+                    if body(item).startswith(VALUES)
+                    else _mark_statements(item, partial(_echoes, stale=stale, about=about), at)
+                )
+                if marked != item:
+                    lists[name][j], changed = marked, True
+    return snapshot.model_copy(update=lists) if changed else snapshot
+
+
+def _echoes(statement: str, stale: frozenset[str], about: frozenset[str]) -> bool:
+    """A statement naming a stale value about what the replaced statement was about."""
+    return bool(stale & set(values(statement))) and bool(topic(statement) & about)
+
+
+def _replaced_values(lists: dict[str, list[str]]) -> list[tuple[int, frozenset[str], frozenset[str]]]:
+    """For each message that replaced values: its number, the values it made history (of the kinds it
+    changed, "from $500 to $650" makes "$500" stale), and the content words of what it replaced."""
+    replaced: dict[int, list[str]] = {}
+    current: dict[int, str] = {}
+    for items in lists.values():
+        for item in items:
+            if _CURRENT.search(body(item)):
+                current[max(numbers_in(item), default=0)] = _CURRENT.sub("", body(item))
+            for statement in statements(body(item)):
+                found = _MARKED.match(statement)
+                if found:
+                    replaced.setdefault(int(found.group(1)), []).append(statement[found.end() :])
+    out = []
+    for at, olds in replaced.items():
+        if at not in current:
+            continue
+        old_values = {v for old in olds for v in values(old)}
+        new = set(values(current[at])) - old_values
+        kinds = {kind_of(v) for v in new}
+        renamed = _renames(new, olds)
+        stale = frozenset(v for v in old_values if (kind_of(v) in kinds and kind_of(v) != "name") or v in renamed)
+        if stale:
+            out.append((at, stale, frozenset().union(*(topic(old) for old in olds))))
+    return out
+
+
+def _renames(new: set[str], olds: list[str]) -> set[str]:
+    """Identifiers of the replaced statements when the new ones are identifiers too (a table renamed)."""
+    if not any("_" in v or "`" in v for v in new):
+        return set()
+    return {v for old in olds for v in values(old) if "_" in v or "`" in v}
+
+
+_MARKED = re.compile(rf"^{re.escape(REPLACED_MARK)} #(\d+)\] ")
+
+
+def _values_marked(item: str, stale: frozenset[str], at: int) -> str:
+    """A values list with each stale value followed by `[replaced by #at]` (once)."""
+
+    bare = {v.strip("`") for v in stale}
+
+    def mark(text: str) -> str:
+        listed = text[len(VALUES) :].split(", ")
+        return VALUES + ", ".join(f"{v} {REPLACED_MARK} #{at}]" if v.strip("`") in bare else v for v in listed)
+
+    return rewrite(item, mark)
+
+
+_CHANGE_REQUEST = re.compile(
+    r"\b(?:can|could) (?:we|you)\b.{0,80}?\b(?:renam\w*|chang\w*|switch\w*|mov\w*|rais\w*|lower\w*|bump\w*|"
+    r"push\w*|replac\w*)\b.{0,120}?\bto\b",
+    re.I,
+)
+
+
+def _asks_to_change(statement: str) -> bool:
+    """ "So can we rename the stock_items table to inventory_items?" asks for the change it names."""
+    return _CHANGE_REQUEST.search(statement[:400]) is not None
 
 
 _SPEAKER = re.compile(r"^(assistant(?: code)?: )")

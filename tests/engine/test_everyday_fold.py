@@ -12,10 +12,12 @@ from foldchat.engine.fold import FoldRequest, fold_context
 from foldchat.engine.messages import Message, parse_messages
 from foldchat.engine.recall import Original, recall, search
 from foldchat.engine.references import body, numbers_in
+from foldchat.engine.salience import condense
 from foldchat.engine.snapshot import Snapshot
 from foldchat.engine.snapshot_check import check_snapshot
 from foldchat.engine.snapshot_fit import fit_snapshot
 from foldchat.engine.summarizers import RulesSummarizer, SummaryRequest
+from foldchat.engine.supersede import supersede
 from foldchat.engine.tokens import LiteLLMCounter
 
 COUNTER = LiteLLMCounter("gpt-4o")
@@ -127,6 +129,49 @@ def test_rules_and_preferences_in_broader_words_are_recognised():
     assert standing_rules("Do you prefer trains?") == []
 
 
+def test_a_request_for_a_standing_rule_phrased_as_a_question_sets_it():
+    asked = "also, from now on can you put the ticket number at the top of every reply?"
+    assert standing_rules(f"yes push it. {asked} it helps my wife") == [asked]
+    assert standing_rules("do you always put the ticket number first?") == []
+
+
+def test_a_rule_that_points_back_keeps_what_it_points_at():
+    account = (
+        "account number is BL-4471-0928. it's in my wife's name, Aisha Keller. keep that account number handy, "
+        "this is going to turn into a saga."
+    )
+    assert standing_rules(account) == [account]
+    [birthday] = standing_rules(
+        "ok another thing. Ivy's birthday is April 12, she's turning 6. Party at our house, probably 12 kids. "
+        "Put that on your radar please"
+    )
+    assert "April 12" in birthday and "turning 6" in birthday and "12 kids" in birthday
+    [interviews] = standing_rules(
+        "I can't do Tuesday mornings, that's the ops review.\nso: no interviews on Tuesday mornings, ever. "
+        "please remember that one"
+    )
+    assert "no interviews on Tuesday mornings" in interviews
+
+
+def test_a_label_after_a_few_words_takes_what_it_labels():
+    [pill] = standing_rules(
+        "oh wait, most important thing and I almost forgot: her thyroid pill. it's methimazole, a tiny pink "
+        "tablet, 2.5 mg. she will try to spit it out."
+    )
+    assert "methimazole" in pill and "2.5 mg" in pill and "spit" not in pill
+    assert standing_rules("also important: I have celiac disease.") == ["also important: I have celiac disease."]
+
+
+def test_shortening_keeps_the_statement_that_names_a_value_by_what_it_is():
+    text = (
+        "1. TAP both ways. Leaves BOS 21:40, arrives LIS 09:25 next day, nonstop. Return MAD 12:05, lands BOS "
+        "16:40. $912 per person\n2. Iberia. BOS 18:30 → MAD 07:50, landing 09:10. $845 per person\n"
+        "Also my TAP Miles&Go number is 40172236 if that matters, I have like 18,000 miles in there from a work "
+        "trip to Ponta Delgada last year"
+    )
+    assert "40172236" in condense(text, 240)
+
+
 # -- updates replace ----------------------------------------------------------------------------------------
 
 
@@ -167,6 +212,47 @@ def test_an_update_in_a_later_fold_replaces_a_value_an_earlier_fold_carried():
     for line in text.splitlines():
         if "4411-OWL" in line and "8812-KESTREL" not in line:
             assert "[replaced by #33]" in line, line
+
+
+def test_a_value_cut_to_a_values_list_is_marked_when_a_later_message_replaced_it():
+    snapshot = Snapshot(
+        constraints_and_preferences=[
+            "[replaced by #101] our hard cap is $7,500 total for both of us. (#5)",
+            "Same deal as before though: don't go over $8,200 without asking me. [current; replaces #5] (#101)",
+        ],
+        key_knowledge=["values: TAP, KX7R2P, $1,824, $7,500, $5,676, Schengen (#20)"],
+    )
+    [values_list] = supersede(snapshot).key_knowledge
+    assert "$7,500 [replaced by #101]" in values_list and "$1,824 [replaced" not in values_list
+
+
+def test_a_statement_cut_to_its_values_keeps_its_marks():
+    snapshot = Snapshot(
+        user_requests=[
+            "[replaced by #9] the cap is $70 a month including the router, and we have the 500 plan (#3)",
+            "ok the new cap is $85 a month [current; replaces #3] (#9)",
+        ]
+        + [f"filler request number {n} about the weather in Lisbon on day {n} (#{20 + n})" for n in range(12)]
+    )
+    fitted = fit_snapshot(snapshot, size(snapshot) - 60, size)
+    text = rendered(fitted)
+    for line in text.splitlines():
+        if "$70" in line:
+            assert "[replaced by #9]" in line, line
+
+
+def test_asking_to_rename_is_an_update_asking_about_a_rename_is_not():
+    out = summary(
+        "The main table is stock_items, keep that in mind for later.",
+        "Noted, stock_items it is.",
+        "a change of plan. So can we rename the stock_items table to inventory_items?",
+        "Sure: ALTER TABLE stock_items RENAME TO inventory_items;",
+        "do I have to rename the sequence too? \\d shows stock_items_id_seq",
+        "Yes, ALTER SEQUENCE stock_items_id_seq RENAME TO inventory_items_id_seq;",
+    )
+    rules = out.constraints_and_preferences
+    assert any(r.startswith("[replaced by #3]") and "stock_items" in r for r in rules), rules
+    assert not any("[replaced by #5]" in item for item in [*rules, *out.user_requests, *out.key_knowledge])
 
 
 # -- the room, and fold after fold ---------------------------------------------------------------------------

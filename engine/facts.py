@@ -25,6 +25,7 @@ IDENTIFIER = re.compile(
             r"(?<![\w.+-])[\w.+-]+@[\w-]+\.[\w.-]+",  # emails
             r"\b[A-Z][A-Z0-9]{1,9}-\d+\b",  # ticket ids: PROJ-1234
             r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?\b",  # ISO dates
+            r"(?<![\w)])(?:\+\d{1,3}[ .-]?)?\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}\b",  # phone numbers: (617) 555-0148
             rf"\b(?:{_MONTHS})\.? \d{{1,2}}(?:st|nd|rd|th)?(?:,? \d{{4}})?\b",  # March 3, 2025
             rf"\b\d{{1,2}}(?:st|nd|rd|th)? (?:{_MONTHS})(?: \d{{4}})?\b",  # 3 March 2025
             r"\b\d{1,2}/\d{1,2}/\d{2,4}\b",
@@ -36,6 +37,7 @@ IDENTIFIER = re.compile(
             r"[$€£]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|bn|million|billion))?",  # money
             r"(?<![\d,.])\b\d[\d,]*(?:\.\d+)?\s?(?:%|ms|s|GB|MB|KB|TB|GiB|MiB|km|kg|h|USD|EUR|GBP)\b",
             r"`[^`\n]{1,80}`",  # code spans
+            r"\b[A-Z][A-Za-z]+ (?=[A-Z0-9-]*\d)[A-Z][A-Z0-9-]{1,10}\b",  # a product and its model: NetPoint AX30
             r"\b[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+\b",  # CamelCase names
             r"\b[a-z]+(?:_[a-z0-9]+)+\b",  # snake_case names
             # Person Names, Place Names, with the small words of Romance and Dutch names (Casa dos Azulejos)
@@ -176,7 +178,14 @@ def _asks(text: str) -> bool:
 
 def _states_rule(text: str) -> bool:
     scanned = text[:SENTENCE_SCAN_CHARS]
-    return STANDING_RULE.search(scanned) is not None or PREFERENCE_RULE.search(scanned) is not None
+    found = STANDING_RULE.search(scanned) or PREFERENCE_RULE.search(scanned)
+    return found is not None and not _DESCRIBES_SOMEONE.search(scanned, 0, found.end())
+
+
+# "she will never forward it", "he always forgets": what someone else does, not a rule for the assistant
+_DESCRIBES_SOMEONE = re.compile(
+    r"\b(?:he|she|they|it)(?:'ll| will| would| does| did| is| was)?(?: \w+ly)? (?:never|always|no more)\b", re.I
+)
 
 
 def is_standing_rule(item: str) -> bool:

@@ -24,12 +24,12 @@ _UNITS = (
     r"teaspoons?|pounds?|ounces?|grams?|kilos?|miles?|minutes?|mins?|hours?|hrs?|h|days?|nights?|weeks?|"
     r"months?|years?|yrs?|seconds?|secs?|s|ms|people|persons?|guests?|adults?|kids?|pieces?|servings?|"
     r"slices?|eggs?|cloves?|cans?|bags?|tickets?|seats?|rooms?|beds?|floors?|stars?|points?|euros?|dollars?|"
-    r"pounds?|usd|eur|gbp|mbps|gbps|gb|mb|kb|tb|ghz|mhz|w|kw|kwh|v|mah|am|pm|st|nd|rd|th|k\b"
+    r"pounds?|usd|eur|gbp|mbps|gbps|gb|mb|kb|tb|ghz|mhz|w|kw|kwh|v|mah|dbm|db|am|pm|st|nd|rd|th|k\b"
 )
 _VALUE = re.compile(
     r"\b\d{1,2}(?::\d{2})\s?(?:[ap]\.?m\.?)?\b|\b\d{1,2}\s?[ap]\.?m\.?\b"  # 9:40, 7 pm
     r"|\b(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b"
-    rf"|(?<![\w.\-/])\d+(?:[.,]\d+)?\s?(?:{_UNITS})\b"  # 3 tablespoons, 180°C, 25 minutes
+    rf"|(?<![\w.\-/])-?\d+(?:[.,]\d+)?\s?(?i:{_UNITS})\b"  # 3 tablespoons, 180°C, 25 minutes, 38.6 Mbps
     r"|(?<![\w.\-/])\d+(?:[.,]\d+)*(?![\w.])"  # a bare number still says something
     # a capitalised word that does not start a sentence: a person, a place, a product (Theo, Lisbon)
     r"|(?<=[a-z,;:()] )(?!(?:I|I'm|I'd|I've|I'll|OK|Ok)\b)[A-Z][a-zà-ÿ]+"
@@ -99,10 +99,73 @@ def values(text: str) -> tuple[str, ...]:
     for pattern in (IDENTIFIER, _VALUE):
         for match in pattern.finditer(scanned):
             token = match.group(0).strip().rstrip(".,;:")
-            if len(token) >= 2 or token.isdigit():
+            if (len(token) >= 2 or token.isdigit()) and token.lower() not in _NOT_VALUES:
                 found.setdefault(token, None)
     # one value found by two patterns ("Sept 11" and "11") counts once
     return tuple(t for t in found if not any(t != other and t in other for other in found))
+
+
+# capitalised for emphasis or at a clause's start, not a name: "it IS slow", "NOT that", "… (The router"
+_NOT_VALUES = frozenset(
+    [
+        "is",
+        "isn't",
+        "not",
+        "and",
+        "but",
+        "or",
+        "the",
+        "a",
+        "an",
+        "it",
+        "its",
+        "that",
+        "this",
+        "these",
+        "those",
+        "there",
+        "then",
+        "they",
+        "you",
+        "we",
+        "he",
+        "she",
+        "his",
+        "her",
+        "our",
+        "really",
+        "very",
+        "so",
+        "also",
+        "just",
+        "only",
+        "about",
+        "check",
+        "buy",
+        "yes",
+        "no",
+        "ok",
+        "okay",
+        "please",
+        "thanks",
+        "sorry",
+        "also",
+        "because",
+        "if",
+        "when",
+        "what",
+        "which",
+        "who",
+        "how",
+        "why",
+        "where",
+        "all",
+        "any",
+        "some",
+        "every",
+        "each",
+    ]
+)
 
 
 def is_pleasantry(text: str) -> bool:
@@ -188,15 +251,7 @@ def condense(text: str, limit: int) -> str:
     parts = statements(text)
     # a statement naming what someone will come back for (a code, "my X is", a labelled fact) goes first
     ranked = sorted(range(len(parts)), key=lambda i: (not is_keyed(parts[i]), -salience(parts[i]), i))
-    chosen: set[int] = set()
-    used = 0
-    for i in ranked:
-        if salience(parts[i]) == 0 and chosen:
-            break
-        cost = len(parts[i]) + 2
-        if used + cost <= limit:
-            chosen.add(i)
-            used += cost
+    chosen, gist = _choose(parts, ranked, limit)
     if not chosen:
         best = parts[ranked[0]] if parts else flat
         return best[: max(1, limit - 1)].rstrip() + "…"
@@ -204,9 +259,33 @@ def condense(text: str, limit: int) -> str:
     for i, part in enumerate(parts):
         if i in chosen:
             out.append(part)
-        elif not out or out[-1] != "…":
+            continue
+        if not out or out[-1] != "…":
             out.append("…")
+        if i in gist:
+            out += [gist[i], "…"]
     return " ".join(out)
+
+
+def _choose(parts: list[str], ranked: list[int], limit: int) -> tuple[set[int], dict[int, str]]:
+    """The statements kept whole, most informative first, then for those left out their values (a gist)
+    while they fit: "… (7pm, Hacienda Santa Clotilde) …" beats "…"."""
+    chosen: set[int] = set()
+    used = 0
+    for i in ranked:
+        if salience(parts[i]) == 0 and chosen:
+            break
+        if used + len(parts[i]) + 2 <= limit:
+            chosen.add(i)
+            used += len(parts[i]) + 2
+    gist: dict[int, str] = {}
+    kept = " ".join(parts[i] for i in chosen)
+    for i in ranked if chosen else []:
+        found = [v for v in values(parts[i]) if v not in kept] if i not in chosen and "[" not in parts[i] else []
+        if found and salience(parts[i]) > 0 and used + len(short := f"({', '.join(found)})") + 4 <= limit:
+            gist[i], kept = short, f"{kept} {short}"
+            used += len(short) + 4
+    return chosen, gist
 
 
 _UPDATE_CUE = re.compile(

@@ -12,7 +12,7 @@ from foldchat.engine.fold import FoldRequest, fold_context
 from foldchat.engine.messages import Message, parse_messages
 from foldchat.engine.recall import Original, recall, search
 from foldchat.engine.references import body, numbers_in
-from foldchat.engine.salience import condense
+from foldchat.engine.salience import condense, values
 from foldchat.engine.snapshot import Snapshot
 from foldchat.engine.snapshot_check import check_snapshot
 from foldchat.engine.snapshot_fit import fit_snapshot
@@ -170,6 +170,30 @@ def test_shortening_keeps_the_statement_that_names_a_value_by_what_it_is():
         "trip to Ponta Delgada last year"
     )
     assert "40172236" in condense(text, 240)
+
+
+def test_values_are_whole_phone_numbers_units_and_models_not_shouted_words():
+    found = values(
+        "best callback number is my cell, (617) 555-0148. ran it: 38.6 Mbps down, the NetPoint AX30 reads "
+        "-27.8 dBm. it IS slow and NOT fixed. The router restarted."
+    )
+    assert {"(617) 555-0148", "38.6 Mbps", "NetPoint AX30", "-27.8 dBm"} <= set(found)
+    assert not {"IS", "NOT", "The", "617", "555"} & set(found)
+
+
+def test_what_someone_else_always_or_never_does_is_not_a_rule():
+    assert standing_rules("ugh she will never forward it, she has like 4000 unread emails.") == []
+    assert standing_rules("never suggest a factory reset.") == ["never suggest a factory reset."]
+
+
+def test_a_statement_left_out_of_a_shortened_item_keeps_its_values():
+    text = (
+        "Wedding is Saturday September 20 in Seville. Ceremony is at 7pm at a place called Hacienda Santa "
+        "Clotilde, it's outside the city somewhere in the hills past the olive groves, Inés said like 20 min by car "
+        "but she is always optimistic about driving times. ok cool"
+    )
+    short = condense(text, 110)
+    assert len(short) <= 110 and "7pm" in short and "Hacienda Santa Clotilde" in short, short
 
 
 # -- updates replace ----------------------------------------------------------------------------------------

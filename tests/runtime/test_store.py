@@ -300,13 +300,13 @@ def test_after_a_change_only_the_rows_that_changed_are_decoded_again(store, tmp_
     """A turn writes three times (the prompt, the reply's row, its end) and reads after each: decoding
     every message again cost 11 ms at 1,000 messages (issue 12). Any changed column, payload or not,
     by this store or another connection, is decoded again; the rest is reused."""
-    import foldchat.engine.store as store_module
+    import foldchat.engine.store.store as store_module
 
     cid = store.create_conversation()
     ids = [store.append(cid, Message.user(f"question {n}")) for n in range(3)]
     decoded: list[int] = []
-    decode = store_module._stored_message
-    monkeypatch.setattr(store_module, "_stored_message", lambda row: decoded.append(row["id"]) or decode(row))
+    decode = store_module.stored_message_of
+    monkeypatch.setattr(store_module, "stored_message_of", lambda row: decoded.append(row["id"]) or decode(row))
     before = store.messages(cid)
     assert decoded == ids  # the first read decodes all
 

@@ -1,10 +1,10 @@
-"""SQLite storage (DESIGN §9): conversations, the append-only transcript, and the fold chain.
+"""The store: conversations, the append-only transcript, and the fold chain, in one SQLite file (DESIGN §9).
 
 - WAL, foreign keys, a busy timeout on every connection so two Foldchat processes can share one file.
   Readers never take the write lock: opening an up-to-date file only reads, and a write transaction
   (`BEGIN IMMEDIATE`) is started only to write. A failed COMMIT is rolled back, so the connection
   stays usable, and reported as a `StorageError` (`DiskFull` when the disk is full).
-- Schema versioned with `PRAGMA user_version`; `MIGRATIONS` is an ordered list, applied forward.
+- Schema: named migrations, applied in order and recorded (`migrations`).
 - Private: the file, its -wal and -shm are 0600 whatever the umask (tightened on open).
 - Messages keep their full OpenAI dict (`payload`, JSON) plus status, model, tokens and cost. Only a
   reply that is still `streaming` is ever updated (its text grows, then its status is set once).
@@ -19,227 +19,32 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from .errors import DiskFull, StorageError
-from .messages import Message
-from .terminal import whole_text
-
-Status = Literal["complete", "streaming", "interrupted", "error", "unsent"]
-
-BUSY_TIMEOUT_SECONDS = 10.0
-SQLITE_MAX_INTEGER = 2**63 - 1
-_SQLITE_FULL = 13
-
-
-def _run_script(db: sqlite3.Connection, script: str) -> None:
-    # executescript() would COMMIT the migration's transaction halfway; run statements one by one
-    for statement in script.split(";"):
-        if statement.strip():
-            db.execute(statement)
-
-
-def _v1(db: sqlite3.Connection) -> None:
-    _run_script(
-        db,
-        """
-        CREATE TABLE conversations (
-            id INTEGER PRIMARY KEY,
-            title TEXT NOT NULL DEFAULT '',
-            model TEXT,
-            created_at REAL NOT NULL,
-            updated_at REAL NOT NULL
-        );
-        CREATE TABLE messages (
-            id INTEGER PRIMARY KEY,
-            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
-            role TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant', 'tool')),
-            payload TEXT NOT NULL,
-            status TEXT NOT NULL DEFAULT 'complete'
-                CHECK (status IN ('complete', 'streaming', 'interrupted', 'error')),
-            error TEXT,
-            model TEXT,
-            tokens INTEGER,
-            cost REAL NOT NULL DEFAULT 0,
-            owner_pid INTEGER,
-            created_at REAL NOT NULL,
-            updated_at REAL NOT NULL
-        );
-        CREATE INDEX messages_by_conversation ON messages(conversation_id, id);
-        CREATE TABLE folds (
-            id INTEGER PRIMARY KEY,
-            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
-            parent_fold_id INTEGER REFERENCES folds(id),
-            depth INTEGER NOT NULL,
-            first_message_id INTEGER NOT NULL,
-            last_message_id INTEGER NOT NULL,
-            snapshot TEXT NOT NULL,
-            edited_text TEXT,
-            summarizer TEXT NOT NULL,
-            trigger TEXT NOT NULL,
-            tokens_before INTEGER NOT NULL,
-            tokens_after INTEGER NOT NULL,
-            created_at REAL NOT NULL,
-            undone_at REAL
-        );
-        CREATE INDEX folds_by_conversation ON folds(conversation_id, id);
-        """,
-    )
-
-
-def _v2(db: sqlite3.Connection) -> None:
-    _run_script(
-        db,
-        """
-        CREATE TABLE pins (
-            message_id INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
-            created_at REAL NOT NULL
-        );
-        """,
-    )
-
-
-def _v3(db: sqlite3.Connection) -> None:
-    # a regenerated reply replaces the old one in the context; the old one stays in the transcript
-    db.execute("ALTER TABLE messages ADD COLUMN superseded_by INTEGER REFERENCES messages(id)")
-
-
-def _v4(db: sqlite3.Connection) -> None:
-    # the status CHECK gains 'unsent'; SQLite cannot alter a CHECK, so the table is rebuilt
-    # (`_migrate` turns foreign keys off around it, so dropping the old table cascades nothing)
-    _run_script(
-        db,
-        """
-        CREATE TABLE messages_v4 (
-            id INTEGER PRIMARY KEY,
-            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
-            role TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant', 'tool')),
-            payload TEXT NOT NULL,
-            status TEXT NOT NULL DEFAULT 'complete'
-                CHECK (status IN ('complete', 'streaming', 'interrupted', 'error', 'unsent')),
-            error TEXT,
-            model TEXT,
-            tokens INTEGER,
-            cost REAL NOT NULL DEFAULT 0,
-            owner_pid INTEGER,
-            created_at REAL NOT NULL,
-            updated_at REAL NOT NULL,
-            superseded_by INTEGER REFERENCES messages(id)
-        );
-        INSERT INTO messages_v4 (id, conversation_id, role, payload, status, error, model, tokens, cost, owner_pid,
-            created_at, updated_at, superseded_by)
-            SELECT id, conversation_id, role, payload, status, error, model, tokens, cost, owner_pid, created_at,
-            updated_at, superseded_by FROM messages;
-        DROP TABLE messages;
-        ALTER TABLE messages_v4 RENAME TO messages;
-        CREATE INDEX messages_by_conversation ON messages(conversation_id, id);
-        """,
-    )
-
-
-# the words of a message, not its JSON: "role" or "content" must not match everything
-_MESSAGE_WORDS = (
-    "(SELECT group_concat(t.value, char(10)) FROM json_tree({row}.payload) t"
-    " WHERE t.type = 'text' AND t.key IN ('content', 'text'))"
+from ..errors import StorageError
+from ..messages import Message
+from .connection import connect, storage_error, tighten
+from .migrations import migrate
+from .records import (
+    Conversation,
+    SearchHit,
+    Status,
+    StoredFold,
+    StoredMessage,
+    conversation_of,
+    stored_fold_of,
+    stored_message_of,
+    title_of,
 )
+from .search import CONVERSATION_ROWS, conversation_hits
 
-
-def _v5(db: sqlite3.Connection) -> None:
-    # full-text search over what was said; triggers keep the index in step with every insert, update
-    # (a streaming reply grows) and delete (a conversation deleted cascades to its messages)
-    new_row = (
-        "INSERT INTO messages_fts (rowid, conversation_id, body)"
-        f" VALUES (new.id, new.conversation_id, COALESCE({_MESSAGE_WORDS.format(row='new')}, ''))"
-    )
-    words = _MESSAGE_WORDS.format(row="m")
-    for statement in (  # one by one: the triggers' bodies hold semicolons
-        "CREATE VIRTUAL TABLE messages_fts USING fts5(conversation_id UNINDEXED, body, tokenize = 'unicode61')",
-        "INSERT INTO messages_fts (rowid, conversation_id, body)"
-        f" SELECT m.id, m.conversation_id, COALESCE({words}, '') FROM messages m",
-        f"CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN {new_row}; END",
-        "CREATE TRIGGER messages_fts_update AFTER UPDATE OF payload ON messages BEGIN"
-        f" DELETE FROM messages_fts WHERE rowid = old.id; {new_row}; END",
-        "CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN"
-        " DELETE FROM messages_fts WHERE rowid = old.id; END",
-    ):
-        db.execute(statement)
-
-
-def _v6(db: sqlite3.Connection) -> None:
-    # a standing rule the user dropped stays dropped: a re-fold from the originals would find it again
-    _run_script(
-        db,
-        """
-        CREATE TABLE dropped_rules (
-            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
-            rule TEXT NOT NULL,
-            created_at REAL NOT NULL,
-            PRIMARY KEY (conversation_id, rule)
-        );
-        """,
-    )
-
-
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_v1, _v2, _v3, _v4, _v5, _v6]
-
-
-@dataclass(frozen=True)
-class Conversation:
-    id: int
-    title: str
-    model: str | None
-    created_at: float
-    updated_at: float
-    message_count: int = 0
-
-
-@dataclass(frozen=True)
-class SearchHit:
-    """A conversation found by `Store.search`: the line of the message that matched ("" for a title)."""
-
-    conversation: Conversation
-    excerpt: str
-    message_id: int | None = None
-
-
-@dataclass(frozen=True)
-class StoredMessage:
-    id: int
-    conversation_id: int
-    message: Message
-    status: Status
-    model: str | None
-    tokens: int | None
-    cost: float
-    error: str | None
-    created_at: float
-    superseded_by: int | None = None
-
-
-@dataclass(frozen=True)
-class StoredFold:
-    id: int
-    conversation_id: int
-    parent_fold_id: int | None
-    depth: int
-    first_message_id: int
-    last_message_id: int
-    snapshot: dict[str, Any]
-    edited_text: str | None
-    summarizer: str
-    trigger: str
-    tokens_before: int
-    tokens_after: int
-    created_at: float
-    undone_at: float | None
+SQLITE_MAX_INTEGER = 2**63 - 1
 
 
 def _pid_alive(pid: int | None) -> bool:
@@ -254,26 +59,6 @@ def _pid_alive(pid: int | None) -> bool:
     except PermissionError:
         return True
     return True
-
-
-class _TextSafeConnection(sqlite3.Connection):
-    """A connection that stores text UTF-8 cannot encode (lone surrogates, see terminal.py) with them
-    repaired instead of refusing the row: a reply, an import or a title holding one was lost with a
-    UnicodeEncodeError. Binding fails before the statement runs, so the retry is the only write.
-    (`executemany` is left alone: it writes the rows before a bad one, so a retry would write them
-    twice; the store passes it numbers only.)"""
-
-    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
-        try:
-            return super().execute(sql, parameters)
-        except UnicodeEncodeError:
-            return super().execute(sql, _repaired(parameters))
-
-
-def _repaired(parameters: Any) -> Any:
-    if isinstance(parameters, Mapping):
-        return {key: whole_text(v) if isinstance(v, str) else v for key, v in parameters.items()}
-    return [whole_text(v) if isinstance(v, str) else v for v in parameters]
 
 
 _Decoded = dict[int, tuple[tuple[Any, ...], StoredMessage]]
@@ -292,54 +77,16 @@ class Store:
         self._last_read: tuple[tuple[int, tuple[int, int]], _Decoded] | None = None
         """The last `messages` read: (conversation, when), and its messages by id in order, each with the
         row it was decoded from."""
-        _create_folder(self.path)
+        self.db = connect(self.path)
         try:
-            self.db = sqlite3.connect(
-                self.path,
-                timeout=BUSY_TIMEOUT_SECONDS,
-                isolation_level=None,
-                check_same_thread=False,
-                factory=_TextSafeConnection,
-            )
-        except sqlite3.Error as error:
-            raise StorageError(f"cannot open the database {self.path}: {error}") from None
-        try:
-            self.db.row_factory = sqlite3.Row
-            mode = self.db.execute("PRAGMA journal_mode").fetchone()[0]  # creates a new file
-            # private before -wal and -shm exist: SQLite gives them the database file's mode
-            _tighten(self.path)
-            if mode != "wal":  # switching needs the write lock
-                self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA foreign_keys=ON")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self._migrate()
+            migrate(self.db, self.path, self.transaction)
             self.recover_interrupted()
-            _tighten(self.path)
+            tighten(self.path)
         except (sqlite3.Error, StorageError) as error:
             self.db.close()
             if isinstance(error, StorageError):
                 raise
-            raise _storage_error(f"cannot open the database {self.path}", error) from None
-
-    # -- schema -----------------------------------------------------------------------------------
-    def _migrate(self) -> None:
-        version = self.db.execute("PRAGMA user_version").fetchone()[0]
-        if version > len(MIGRATIONS):
-            raise StorageError(f"{self.path} was written by a newer Foldchat (schema {version}); upgrade Foldchat")
-        if version == len(MIGRATIONS):
-            return  # up to date: opening only reads
-        # table rebuilds must not cascade deletes; this pragma is a no-op inside a transaction
-        self.db.execute("PRAGMA foreign_keys=OFF")
-        try:
-            with self.transaction():
-                version = self.db.execute("PRAGMA user_version").fetchone()[0]  # another process may have won
-                for number, migration in enumerate(MIGRATIONS[version:], start=version + 1):
-                    migration(self.db)
-                    self.db.execute(f"PRAGMA user_version = {number}")
-                if self.db.execute("PRAGMA foreign_key_check").fetchone() is not None:
-                    raise StorageError(f"{self.path}: the schema migration broke a reference; nothing was changed")
-        finally:
-            self.db.execute("PRAGMA foreign_keys=ON")
+            raise storage_error(f"cannot open the database {self.path}", error) from None
 
     @property
     def schema_version(self) -> int:
@@ -353,14 +100,14 @@ class Store:
             try:
                 self.db.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as error:
-                raise _storage_error(f"cannot write to {self.path}", error) from None
+                raise storage_error(f"cannot write to {self.path}", error) from None
             try:
                 yield self.db
                 self.db.execute("COMMIT")
             except BaseException as error:
                 self._rollback()
                 if isinstance(error, sqlite3.Error):
-                    raise _storage_error(f"cannot write to {self.path}", error) from None
+                    raise storage_error(f"cannot write to {self.path}", error) from None
                 raise
             finally:
                 self._writes += 1
@@ -376,7 +123,7 @@ class Store:
             try:
                 return self.db.execute(sql, params).fetchall()
             except sqlite3.Error as error:
-                raise _storage_error(f"cannot read {self.path}", error) from None
+                raise storage_error(f"cannot read {self.path}", error) from None
             except OverflowError:  # an id beyond SQLite's 64-bit integers matches nothing
                 raise StorageError(f"no such record in {self.path}: a number is out of range") from None
 
@@ -407,35 +154,18 @@ class Store:
         row = rows[0] if rows else None
         if row is None:
             raise StorageError(f"no conversation {conversation_id} (foldchat list shows them)")
-        return _conversation(row)
+        return conversation_of(row)
 
     def conversations(self, search: str | None = None, limit: int = 200) -> list[Conversation]:
         if search:
             return [hit.conversation for hit in self.search(search, limit)]
-        query = f"{_CONVERSATION_ROWS} ORDER BY c.updated_at DESC, c.id DESC LIMIT ?"
-        return [_conversation(row) for row in self.query(query, (limit,))]
+        query = f"{CONVERSATION_ROWS} ORDER BY c.updated_at DESC, c.id DESC LIMIT ?"
+        return [conversation_of(row) for row in self.query(query, (limit,))]
 
     def search(self, text: str, limit: int = 200) -> list[SearchHit]:
         """Conversations whose title contains `text` or whose messages hold its words (full-text, FTS5),
         most recent first, each with the line of its best-matching message."""
-        pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        titles = self.query(f"{_CONVERSATION_ROWS} WHERE c.title LIKE ? ESCAPE '\\'", (pattern,))
-        found = {row["id"]: SearchHit(_conversation(row), "") for row in titles}
-        match = fts_query(text)
-        if match:
-            rows = self.query(
-                "SELECT f.rowid AS message_id, f.conversation_id AS cid,"
-                " highlight(messages_fts, 1, char(1), char(2)) AS marked FROM messages_fts f"
-                " WHERE messages_fts MATCH ? ORDER BY f.rank LIMIT ?",
-                (match, limit * 20),
-            )
-            for row in rows:
-                cid = int(row["cid"])
-                if cid not in found or found[cid].message_id is None:  # the best-ranked message wins
-                    conversation = found[cid].conversation if cid in found else self.conversation(cid)
-                    found[cid] = SearchHit(conversation, matching_line(row["marked"]), int(row["message_id"]))
-        hits = sorted(found.values(), key=lambda h: (h.conversation.updated_at, h.conversation.id), reverse=True)
-        return hits[:limit]
+        return conversation_hits(self.query, self.conversation, text, limit)
 
     def recent_models(self, limit: int = 8) -> list[str]:
         """The models of the most recently used conversations, newest first, each once."""
@@ -597,7 +327,9 @@ class Store:
                 for row in rows:
                     values = tuple(row)
                     hit = known.get(row["id"])
-                    decoded[row["id"]] = hit if hit is not None and hit[0] == values else (values, _stored_message(row))
+                    decoded[row["id"]] = (
+                        hit if hit is not None and hit[0] == values else (values, stored_message_of(row))
+                    )
                 last = self._last_read = (read, decoded)
             return [stored for _, stored in last[1].values()]
 
@@ -610,7 +342,7 @@ class Store:
         rows = self.query("SELECT * FROM messages WHERE id = ?", (message_id,))
         if not rows:
             raise StorageError(f"no message {message_id}")
-        return _stored_message(rows[0])
+        return stored_message_of(rows[0])
 
     # -- folds ------------------------------------------------------------------------------------
     def add_fold(
@@ -643,7 +375,7 @@ class Store:
         query = "SELECT * FROM folds WHERE conversation_id = ?"
         if not include_undone:
             query += " AND undone_at IS NULL"
-        return [_stored_fold(row) for row in self.query(query + " ORDER BY id", (conversation_id,))]
+        return [stored_fold_of(row) for row in self.query(query + " ORDER BY id", (conversation_id,))]
 
     def active_fold(self, conversation_id: int) -> StoredFold | None:
         folds = self.folds(conversation_id)
@@ -653,7 +385,7 @@ class Store:
         rows = self.query("SELECT * FROM folds WHERE id = ?", (fold_id,))
         if not rows:
             raise StorageError(f"no fold {fold_id}")
-        return _stored_fold(rows[0])
+        return stored_fold_of(rows[0])
 
     def undo_fold(self, fold_id: int) -> None:
         """Undo a fold (and any fold built on top of it); the records stay, marked undone."""
@@ -719,90 +451,6 @@ def _insert_message(
     db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id))
     if message.role == "user":
         db.execute(
-            "UPDATE conversations SET title = ? WHERE id = ? AND title = ''", (_title(message.text), conversation_id)
+            "UPDATE conversations SET title = ? WHERE id = ? AND title = ''", (title_of(message.text), conversation_id)
         )
     return int(cursor.lastrowid or 0)
-
-
-def _create_folder(path: Path) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    except OSError as error:
-        raise StorageError(f"cannot create the folder of the database {path}: {error.strerror or error}") from None
-
-
-def _tighten(path: Path) -> None:
-    """New files and those of an older install (0644) become 0600."""
-    for name in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
-        try:
-            mode = os.stat(name).st_mode & 0o777
-            if mode & 0o077:
-                os.chmod(name, mode & 0o700)
-        except (FileNotFoundError, PermissionError):
-            continue  # gone, or a file we may not change (read-only, someone else's): use it as it is
-
-
-def _storage_error(doing: str, error: sqlite3.Error) -> StorageError:
-    """A one-line `StorageError` for a SQLite failure; a full disk says so plainly."""
-    if getattr(error, "sqlite_errorcode", None) == _SQLITE_FULL:
-        return DiskFull(f"{doing}: the disk is full (SQLite: {error}); free some space and try again")
-    return StorageError(f"{doing}: {error}")
-
-
-_CONVERSATION_ROWS = (
-    "SELECT c.*, (SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id) AS n FROM conversations c"
-)
-_WORD = re.compile(r"[^\W_]+")  # what FTS5's unicode61 tokenizer calls a word
-EXCERPT_CHARS = 100
-
-
-def fts_query(text: str) -> str:
-    """An FTS5 query for what the user typed: every word must appear, the last one may be unfinished
-    (search as you type) when the text ends inside it. Operators and quotes are taken literally."""
-    words = _WORD.findall(text[:1000])
-    if not words:
-        return ""
-    phrases = [f'"{word}"' for word in words]
-    if _WORD.fullmatch(text[-1:]):
-        phrases[-1] += "*"
-    return " ".join(phrases)
-
-
-def matching_line(marked: str) -> str:
-    """The line holding the first match (FTS5 `highlight` marks matches with \\x01..\\x02), cut to
-    `EXCERPT_CHARS` around the match, markers removed."""
-    at = marked.find("\x01")
-    start = marked.rfind("\n", 0, max(at, 0)) + 1
-    end = marked.find("\n", max(at, 0))
-    line = marked[start : end if end >= 0 else len(marked)]
-    at = line.find("\x01")
-    line = line.replace("\x01", "").replace("\x02", "").strip()
-    if len(line) <= EXCERPT_CHARS:
-        return line
-    begin = max(0, min(at - EXCERPT_CHARS // 3, len(line) - EXCERPT_CHARS))
-    return ("…" if begin else "") + line[begin : begin + EXCERPT_CHARS] + "…"
-
-
-def _title(text: str) -> str:
-    line = " ".join(text.split())
-    return line[:60] + ("…" if len(line) > 60 else "")
-
-
-def _conversation(row: sqlite3.Row) -> Conversation:
-    return Conversation(row["id"], row["title"], row["model"], row["created_at"], row["updated_at"], row["n"])
-
-
-def _stored_message(row: sqlite3.Row) -> StoredMessage:
-    message = Message.from_dict(json.loads(row["payload"]), key=row["id"])
-    return StoredMessage(
-        row["id"], row["conversation_id"], message, row["status"], row["model"], row["tokens"], row["cost"],
-        row["error"], row["created_at"], row["superseded_by"],
-    )  # fmt: skip
-
-
-def _stored_fold(row: sqlite3.Row) -> StoredFold:
-    return StoredFold(
-        row["id"], row["conversation_id"], row["parent_fold_id"], row["depth"], row["first_message_id"],
-        row["last_message_id"], json.loads(row["snapshot"]), row["edited_text"], row["summarizer"], row["trigger"],
-        row["tokens_before"], row["tokens_after"], row["created_at"], row["undone_at"],
-    )  # fmt: skip

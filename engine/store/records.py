@@ -1,0 +1,88 @@
+"""What the store hands out: conversations, messages and folds as frozen records, read from their rows."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ..messages import Message
+
+Status = Literal["complete", "streaming", "interrupted", "error", "unsent"]
+
+
+@dataclass(frozen=True)
+class Conversation:
+    id: int
+    title: str
+    model: str | None
+    created_at: float
+    updated_at: float
+    message_count: int = 0
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """A conversation found by `Store.search`: the line of the message that matched ("" for a title)."""
+
+    conversation: Conversation
+    excerpt: str
+    message_id: int | None = None
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    id: int
+    conversation_id: int
+    message: Message
+    status: Status
+    model: str | None
+    tokens: int | None
+    cost: float
+    error: str | None
+    created_at: float
+    superseded_by: int | None = None
+
+
+@dataclass(frozen=True)
+class StoredFold:
+    id: int
+    conversation_id: int
+    parent_fold_id: int | None
+    depth: int
+    first_message_id: int
+    last_message_id: int
+    snapshot: dict[str, Any]
+    edited_text: str | None
+    summarizer: str
+    trigger: str
+    tokens_before: int
+    tokens_after: int
+    created_at: float
+    undone_at: float | None
+
+
+def title_of(text: str) -> str:
+    line = " ".join(text.split())
+    return line[:60] + ("…" if len(line) > 60 else "")
+
+
+def conversation_of(row: sqlite3.Row) -> Conversation:
+    return Conversation(row["id"], row["title"], row["model"], row["created_at"], row["updated_at"], row["n"])
+
+
+def stored_message_of(row: sqlite3.Row) -> StoredMessage:
+    message = Message.from_dict(json.loads(row["payload"]), key=row["id"])
+    return StoredMessage(
+        row["id"], row["conversation_id"], message, row["status"], row["model"], row["tokens"], row["cost"],
+        row["error"], row["created_at"], row["superseded_by"],
+    )  # fmt: skip
+
+
+def stored_fold_of(row: sqlite3.Row) -> StoredFold:
+    return StoredFold(
+        row["id"], row["conversation_id"], row["parent_fold_id"], row["depth"], row["first_message_id"],
+        row["last_message_id"], json.loads(row["snapshot"]), row["edited_text"], row["summarizer"], row["trigger"],
+        row["tokens_before"], row["tokens_after"], row["created_at"], row["undone_at"],
+    )  # fmt: skip

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 
-from foldchat.engine.fold import FoldRequest, fold_context
+from foldchat.engine.fold.pipeline import FoldRequest, fold_context
 from foldchat.engine.messages import Message, parse_messages
 from foldchat.engine.summarizers import RulesSummarizer
 from foldchat.engine.tokens import LiteLLMCounter

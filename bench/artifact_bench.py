@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "fixtures"))
 
 from agent_shapes import SHAPES, trajectory
-from foldchat.engine.fold import FoldRequest, fold_context
+from foldchat.engine.fold.pipeline import FoldRequest, fold_context
 from foldchat.engine.messages import parse_messages
 from foldchat.engine.policy import FoldPolicy
 from foldchat.engine.summarizers import RulesSummarizer

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from foldchat.engine.config import LocalModelSettings
-from foldchat.engine.local_model import ensure_gguf
+from foldchat.engine.local.model import ensure_gguf
 
 KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "MISTRAL_API_KEY")
 

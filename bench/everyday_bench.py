@@ -41,7 +41,7 @@ if "--tree" in sys.argv:  # another checkout's engine (e.g. the last release), b
 
     use_tree(Path(sys.argv[sys.argv.index("--tree") + 1]).resolve())
 
-from foldchat.engine.fold import FoldRequest, fold_context
+from foldchat.engine.fold.pipeline import FoldRequest, fold_context
 from foldchat.engine.messages import Message, parse_messages
 from foldchat.engine.policy import FoldHistory, FoldPolicy
 from foldchat.engine.recall import Original

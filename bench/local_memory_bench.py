@@ -16,7 +16,7 @@ import urllib.request
 from pathlib import Path
 
 from foldchat.engine.config import LocalModelSettings
-from foldchat.engine.local_model import SERVED_NAME, LocalModelServer
+from foldchat.engine.local.model import SERVED_NAME, LocalModelServer
 
 LINE = "Line {n}: the river flows past the old mill and the bakery opens at seven."
 

@@ -47,7 +47,8 @@ def loops(text: str) -> bool:
 
 async def reply(registry, target, prompt: str) -> str:
     from foldchat.engine.messages import Message
-    from foldchat.engine.providers import Finished, stream_reply
+    from foldchat.engine.providers.events import Finished
+    from foldchat.engine.providers.stream import stream_reply
 
     text = ""
     async for event in stream_reply(target, [Message.user(prompt).to_dict()]):
@@ -58,7 +59,7 @@ async def reply(registry, target, prompt: str) -> str:
 
 def measure(model: str, runs: int) -> tuple[dict[str, float], list[tuple[str, str]]]:
     from foldchat.engine.config import LocalModelSettings, Settings
-    from foldchat.engine.models import ModelRegistry
+    from foldchat.engine.providers.registry import ModelRegistry
 
     settings = Settings(local=LocalModelSettings(model=model))  # type: ignore[arg-type]
     registry = ModelRegistry(settings)

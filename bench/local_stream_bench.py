@@ -16,8 +16,10 @@ import sys
 import time
 
 from foldchat.engine.config import LocalModelSettings
-from foldchat.engine.local_model import SERVED_NAME, LocalModelServer
-from foldchat.engine.providers import ModelTarget, TextDelta, stream_reply
+from foldchat.engine.local.model import SERVED_NAME, LocalModelServer
+from foldchat.engine.providers.events import TextDelta
+from foldchat.engine.providers.stream import stream_reply
+from foldchat.engine.providers.target import ModelTarget
 
 PROMPTS = ["Tell me about the sea.", "What is a good breakfast?", "Name a famous painter.", "What is rain?"]
 

@@ -20,12 +20,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from foldchat.engine import snapshot as snap
-from foldchat.engine.adapt import TargetRules, adapt
 from foldchat.engine.chat import ChatSession
 from foldchat.engine.config import Settings
-from foldchat.engine.fold import FoldRequest, fold_context
+from foldchat.engine.fold.pipeline import FoldRequest, fold_context
 from foldchat.engine.messages import parse_messages
-from foldchat.engine.models import ModelRegistry
+from foldchat.engine.providers.adapt import TargetRules, adapt
+from foldchat.engine.providers.registry import ModelRegistry
 from foldchat.engine.store import Store
 from foldchat.engine.summarizers import RulesSummarizer, SummaryRequest
 from foldchat.engine.summarizers.llm import LLMSummarizer, WithFallback, parse_snapshot

@@ -49,7 +49,7 @@ def strip(text: str) -> str:
 
 def measure(label: str, raw: list[dict]) -> None:
     from foldchat.engine import snapshot as snap
-    from foldchat.engine.fold import FoldRequest, fold_context
+    from foldchat.engine.fold.pipeline import FoldRequest, fold_context
     from foldchat.engine.messages import parse_messages
     from foldchat.engine.summarizers import RulesSummarizer, SummaryRequest
     from foldchat.engine.tokens import LiteLLMCounter

@@ -24,10 +24,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from foldchat.engine.chat import ChatSession
 from foldchat.engine.config import LocalModelSettings, ModelAlias, Settings
 from foldchat.engine.lazy import load_litellm
-from foldchat.engine.local_model import ensure_gguf
+from foldchat.engine.local.model import ensure_gguf
 from foldchat.engine.messages import Message
-from foldchat.engine.models import ModelRegistry
-from foldchat.engine.providers import ModelTarget, TextDelta, stream_reply
+from foldchat.engine.providers.events import TextDelta
+from foldchat.engine.providers.registry import ModelRegistry
+from foldchat.engine.providers.stream import stream_reply
+from foldchat.engine.providers.target import ModelTarget
 from foldchat.engine.store import Store
 
 from servers.fake_openai import FakeOpenAI

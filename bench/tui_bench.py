@@ -119,7 +119,7 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
-MODEL_SERVER = b"foldchat.engine.local_server"
+MODEL_SERVER = b"foldchat.engine.local.server"
 
 
 def own_processes(pid: int) -> list[int]:
@@ -379,7 +379,7 @@ def bench_floor(
 def bench_elia(elia: str, tmp: Path, prompts: list[str] = TURNS) -> dict[str, float]:
     sys.path.insert(0, str(ROOT))
     from foldchat.engine.config import LocalModelSettings
-    from foldchat.engine.local_model import LocalModelServer
+    from foldchat.engine.local.model import LocalModelServer
 
     server = LocalModelServer(LocalModelSettings())
     base = server.start()

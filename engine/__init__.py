@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from .chat import FoldPlan, ReplyEvent, Usage
-    from .compress import CompressOptions, compress_messages
     from .config import load_settings
     from .crash_log import crash_line, write_crash_log
     from .errors import (
@@ -33,23 +32,15 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from .events import FoldCompleted, FoldEvent, FoldProgress, FoldStarted, ToolCalling, ToolCallsAnswered
     from .events import FoldFailed as FoldFailedEvent
     from .export import status_suffix
-    from .fold import FoldRequest, FoldResult, fold_context
+    from .fold.compress import CompressOptions, compress_messages
+    from .fold.pipeline import FoldRequest, FoldResult, fold_context
+    from .fold.report import FoldReport
     from .messages import Message, ToolCall, dump_messages, parse_messages
     from .options import OpenOptions
     from .policy import Decision, FoldHistory, FoldPolicy, Trigger, decide
-    from .providers import (
-        Failed,
-        Finished,
-        ModelTarget,
-        Notice,
-        ProviderEvent,
-        ReasoningDelta,
-        Retrying,
-        TextDelta,
-        Waiting,
-    )
+    from .providers.events import Failed, Finished, Notice, ProviderEvent, ReasoningDelta, Retrying, TextDelta, Waiting
+    from .providers.target import ModelTarget
     from .recovery import save_unsaved_text
-    from .report import FoldReport
     from .session import Session
     from .snapshot import SECTIONS as SNAPSHOT_SECTIONS
     from .snapshot import Snapshot, is_snapshot_message
@@ -67,23 +58,23 @@ _EXPORTS = {
     "ModelEntry": "workspace",
     "Usage": "chat",
     "FoldPlan": "chat",
-    "CompressOptions": "compress",
-    "compress_messages": "compress",
+    "CompressOptions": "fold.compress",
+    "compress_messages": "fold.compress",
     # values the faces receive
     "Conversation": "store",
     "SearchHit": "store",
     "StoredFold": "store",
     "StoredMessage": "store",
-    "ModelTarget": "providers",
-    "ProviderEvent": "providers",
-    "TextDelta": "providers",
-    "ReasoningDelta": "providers",
-    "Retrying": "providers",
-    "Waiting": "providers",
-    "Notice": "providers",
-    "Finished": "providers",
-    "Failed": "providers",
-    "missing_key": "providers",
+    "ModelTarget": "providers.target",
+    "ProviderEvent": "providers.events",
+    "TextDelta": "providers.events",
+    "ReasoningDelta": "providers.events",
+    "Retrying": "providers.events",
+    "Waiting": "providers.events",
+    "Notice": "providers.events",
+    "Finished": "providers.events",
+    "Failed": "providers.events",
+    "missing_key": "providers.stream",
     "ReplyEvent": "chat",
     "ToolCalling": "events",
     "ToolCallsAnswered": "events",
@@ -109,10 +100,10 @@ _EXPORTS = {
     "FoldProgress": "events",
     "FoldStarted": "events",
     # the fold pipeline and its parts
-    "FoldReport": "report",
-    "FoldRequest": "fold",
-    "FoldResult": "fold",
-    "fold_context": "fold",
+    "FoldReport": "fold.report",
+    "FoldRequest": "fold.pipeline",
+    "FoldResult": "fold.pipeline",
+    "fold_context": "fold.pipeline",
     "Message": "messages",
     "ToolCall": "messages",
     "dump_messages": "messages",

@@ -17,31 +17,23 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from . import snapshot as snap
-from .adapt import TargetRules, adapt, images_left_out, rules_for_target
 from .alternation import current_turn_start, repair
-from .condense import condense_oversized
 from .config import Settings
 from .errors import FoldFailed
 from .events import EventSink, ToolCalling, ToolCallsAnswered, ToolEvent, ignore_events
-from .fold import FoldRequest, FoldResult, fold_context
-from .fold_layout import FoldLayout, NewFold, covered_messages, new_fold, transcript_numbers
+from .fold.condense import condense_oversized
+from .fold.layout import FoldLayout, NewFold, covered_messages, new_fold, transcript_numbers
+from .fold.pipeline import FoldRequest, FoldResult, fold_context
+from .fold.report import FoldReport
 from .invariants import violations
 from .messages import Message
-from .models import ModelRegistry
 from .policy import Decision, FoldHistory, FoldPolicy, Trigger, decide
-from .providers import (
-    Failed,
-    Finished,
-    ModelTarget,
-    Notice,
-    ProviderEvent,
-    TextDelta,
-    Waiting,
-    missing_key,
-    stream_reply,
-)
+from .providers.adapt import TargetRules, adapt, images_left_out, rules_for_target
+from .providers.events import Failed, Finished, Notice, ProviderEvent, TextDelta, Waiting
+from .providers.registry import ModelRegistry
+from .providers.stream import missing_key, stream_reply
+from .providers.target import ModelTarget
 from .recall import RECALL_TOOL, Original, answer_within, recall, recallable, supports_recall
-from .report import FoldReport
 from .snapshot import Snapshot, snapshot_text
 from .store import Store, StoredFold, StoredMessage
 from .summarizer_model import small_model
@@ -639,7 +631,7 @@ def choose_summarizer(settings: Settings, registry: ModelRegistry, target: Model
     Auto: on a hosted model, the LLM summarizer with config's `summarizer_model` or else the provider's
     small model from litellm's map (`summarizer_model.small_model`), falling back to rules as `llm` does;
     on the local model, or without the key the summarizer needs, rules. Every snapshot, whoever wrote it,
-    is then checked by the fold pipeline (`snapshot_check`)."""
+    is then checked by the fold pipeline (`fold.check`)."""
     if settings.summarizer == "rules":
         return RulesSummarizer()
     name = settings.summarizer_model

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .fold.report import FoldReport
 from .messages import Message, ToolCall
-from .report import FoldReport
 
 
 @dataclass(frozen=True)

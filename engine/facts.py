@@ -75,7 +75,7 @@ STANDING_RULE = re.compile(
 )
 # Constraints and preferences stated in broader words: obligations and limits, likes, units, time zones,
 # formats, budgets, deadlines. Carried verbatim like standing rules, within a share of the snapshot
-# (`snapshot_fit`): an agent's task prompt says "must" and "do not" a hundred times.
+# (`fold.fit`): an agent's task prompt says "must" and "do not" a hundred times.
 PREFERENCE_RULE = re.compile(
     r"\b(?:must(?:n't| not)?|only (?:use|answer|reply|write|want|eat|drink|fly|book|take|suggest|recommend|in)|"
     r"(?:do not|don't) (?:use|suggest|recommend|add|book|include|mention|bring up|send|give)|prefers?|"
@@ -159,12 +159,6 @@ def _what_it_needs(rule: str, before: list[str], line_start: int) -> list[str]:
 
 
 _HAS_NUMBER = re.compile(r"\d")
-
-
-def values(text: str) -> tuple[str, ...]:
-    from .salience import values as found  # salience reads this module's patterns
-
-    return found(text)
 
 
 def _is_question(text: str) -> bool:

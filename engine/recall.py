@@ -22,7 +22,7 @@ from typing import Any
 
 from . import untrusted_json
 from .messages import Message, ToolCall
-from .providers import ModelTarget
+from .providers.target import ModelTarget
 
 RECALL_CHARS = 4_000
 MAX_MATCHES = 20

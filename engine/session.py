@@ -32,19 +32,20 @@ from .errors import FoldchatError, UsageError
 from .events import EventSink, FoldCompleted, FoldStarted, ignore_events
 from .events import FoldFailed as FoldFailedEvent
 from .facts import is_standing_rule
-from .fold_layout import covered_ids, covered_messages, transcript_numbers
+from .fold.layout import covered_ids, covered_messages, transcript_numbers
+from .fold.prefold import FoldInputs, PreFold, PreparedFold, ahead_policy, newest_turn
+from .fold.report import FoldReport
 from .lazy import load_litellm
-from .local_model import Progress, batch_threads
+from .local.model import Progress, batch_threads
+from .local.prefix_warm import LONG_READ_SECONDS, WARM_TIMEOUT, PrefixWarmer, read_seconds, unread_from
 from .messages import Message
-from .models import ModelRegistry, keyed_models
 from .options import OpenOptions
 from .policy import Trigger
-from .prefix_warm import LONG_READ_SECONDS, WARM_TIMEOUT, PrefixWarmer, read_seconds, unread_from
-from .prefold import FoldInputs, PreFold, PreparedFold, ahead_policy, newest_turn
-from .providers import Finished, ModelTarget, Waiting
+from .providers.events import Finished, Waiting
+from .providers.registry import ModelRegistry, keyed_models
+from .providers.target import ModelTarget
 from .references import body
 from .remembered import Remembered
-from .report import FoldReport
 from .snapshot import Snapshot, snapshot_text
 from .store import Conversation, SearchHit, Store, StoredFold, StoredMessage
 from .summarizers import RulesSummarizer

@@ -14,7 +14,8 @@ import re
 from typing import Any
 
 from .lazy import load_litellm
-from .providers import ModelTarget, base_from_environment
+from .providers.stream import base_from_environment
+from .providers.target import ModelTarget
 
 MIN_SUMMARIZER_WINDOW = 32_000
 _SKIP = re.compile(r"\d{4}-?\d{2}-?\d{2}|preview|realtime|audio|search|latest|exp|tts|transcribe", re.I)

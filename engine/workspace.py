@@ -16,12 +16,12 @@ from typing import Any
 from .config import Settings, load_settings
 from .errors import UsageError
 from .export import export_conversation, write_export
-from .fold_layout import covered_messages, transcript_numbers
+from .fold.layout import covered_messages, transcript_numbers
 from .importer import import_conversations
-from .models import ModelRegistry, check_model_name
 from .options import OpenOptions
 from .paths import default_database
-from .providers import ModelTarget
+from .providers.registry import ModelRegistry, check_model_name
+from .providers.target import ModelTarget
 from .remembered import Remembered
 from .store import Conversation, SearchHit, Store, StoredFold, StoredMessage
 

@@ -30,12 +30,13 @@ from typing import Any
 
 from .. import snapshot as snap
 from .. import untrusted_json
-from ..condense import condense
 from ..facts import identifiers, shorten
-from ..local_turns import local_turn
+from ..fold.condense import condense
+from ..local.turns import local_turn
 from ..messages import Message
-from ..provider_errors import backoff, retry_after
-from ..providers import ModelTarget, connection_arguments
+from ..providers.errors import backoff, retry_after
+from ..providers.stream import connection_arguments
+from ..providers.target import ModelTarget
 from ..references import body, strip_references, tag
 from ..snapshot import LIST_SECTIONS, SECTIONS, Snapshot, render
 from .base import Summarizer, SummaryRequest

@@ -33,6 +33,7 @@ from ..facts import (
     standing_rules,
     without_blobs,
 )
+from ..fold.supersede import supersede
 from ..messages import Message, ToolCall
 from ..references import merge_referenced, tag
 from ..salience import (
@@ -47,7 +48,6 @@ from ..salience import (
     statements,
 )
 from ..snapshot import Snapshot
-from ..supersede import supersede
 from .artifacts import CHANGED, ArtifactTrail
 from .base import SummaryRequest
 from .pasted import split_pasted

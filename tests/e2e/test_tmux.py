@@ -76,7 +76,7 @@ def local_servers(root: int) -> set[int]:
     while todo:
         pid = todo.pop()
         todo.extend(children.get(pid, []))
-        if "foldchat.engine.local_server" in _command_line(pid):
+        if "foldchat.engine.local.server" in _command_line(pid):
             found.add(pid)
     return found
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from foldchat.engine.adapt import THOUGHT_MARK, TargetRules, adapt, map_call_id
 from foldchat.engine.invariants import violations
 from foldchat.engine.messages import parse_messages
+from foldchat.engine.providers.adapt import THOUGHT_MARK, TargetRules, adapt, map_call_id
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -86,9 +86,9 @@ def test_any_ids_come_out_valid_distinct_and_paired(ids, rules):
 
 
 def test_the_local_models_rules_are_what_litellm_would_say_without_asking_it():
-    from foldchat.engine.adapt import rules_for, rules_for_target
     from foldchat.engine.config import Settings
-    from foldchat.engine.models import ModelRegistry
+    from foldchat.engine.providers.adapt import rules_for, rules_for_target
+    from foldchat.engine.providers.registry import ModelRegistry
 
     local = ModelRegistry(Settings()).resolve("local")
     assert local.is_local

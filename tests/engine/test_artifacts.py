@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from foldchat.engine import snapshot as snap
+from foldchat.engine.fold.fit import fit_snapshot
 from foldchat.engine.messages import parse_messages
-from foldchat.engine.snapshot_fit import fit_snapshot
 from foldchat.engine.summarizers import RulesSummarizer, SummaryRequest
 from foldchat.engine.summarizers.artifacts import RANK_CHANGED, RANK_READ, terse, trail_rank
 

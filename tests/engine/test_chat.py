@@ -7,8 +7,8 @@ import json
 from foldchat.engine.chat import ChatSession
 from foldchat.engine.config import FoldSettings, Settings
 from foldchat.engine.messages import Message
-from foldchat.engine.models import ModelRegistry
-from foldchat.engine.providers import ModelTarget
+from foldchat.engine.providers.registry import ModelRegistry
+from foldchat.engine.providers.target import ModelTarget
 from foldchat.engine.store import Store
 
 

@@ -1,7 +1,7 @@
 """condense.py: one oversized message digested in the context; the current turn never touched."""
 
 from foldchat.engine import Message
-from foldchat.engine.condense import CONDENSED_MARK, condense, condense_oversized, is_condensed
+from foldchat.engine.fold.condense import CONDENSED_MARK, condense, condense_oversized, is_condensed
 
 
 class WordCounter:

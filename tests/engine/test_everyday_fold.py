@@ -8,16 +8,16 @@ from pathlib import Path
 
 from foldchat.engine import snapshot as snap
 from foldchat.engine.facts import is_standing_rule, standing_rules
-from foldchat.engine.fold import FoldRequest, fold_context
+from foldchat.engine.fold.check import check_snapshot
+from foldchat.engine.fold.fit import fit_snapshot
+from foldchat.engine.fold.pipeline import FoldRequest, fold_context
+from foldchat.engine.fold.supersede import supersede
 from foldchat.engine.messages import Message, parse_messages
 from foldchat.engine.recall import Original, recall, search
 from foldchat.engine.references import body, numbers_in
 from foldchat.engine.salience import condense, values
 from foldchat.engine.snapshot import Snapshot
-from foldchat.engine.snapshot_check import check_snapshot
-from foldchat.engine.snapshot_fit import fit_snapshot
 from foldchat.engine.summarizers import RulesSummarizer, SummaryRequest
-from foldchat.engine.supersede import supersede
 from foldchat.engine.tokens import LiteLLMCounter
 
 COUNTER = LiteLLMCounter("gpt-4o")

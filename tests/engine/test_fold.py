@@ -6,7 +6,7 @@ import pytest
 from foldchat.engine import snapshot as snap
 from foldchat.engine.errors import CurrentTurnTooLarge
 from foldchat.engine.events import FoldCompleted, FoldProgress, FoldStarted
-from foldchat.engine.fold import FoldRequest, fold_context
+from foldchat.engine.fold.pipeline import FoldRequest, fold_context
 from foldchat.engine.invariants import violations
 from foldchat.engine.messages import Message, dump_messages, parse_messages
 from foldchat.engine.snapshot import Snapshot

@@ -6,10 +6,10 @@ import litellm
 import pytest
 from foldchat.engine import snapshot as snap
 from foldchat.engine.errors import CurrentTurnTooLarge
-from foldchat.engine.fold import FoldRequest, fold_context
+from foldchat.engine.fold.pipeline import FoldRequest, fold_context
+from foldchat.engine.fold.prune import is_pruned
 from foldchat.engine.invariants import violations
 from foldchat.engine.messages import Message, dump_messages, parse_messages
-from foldchat.engine.prune import is_pruned
 from foldchat.engine.summarizers import RulesSummarizer
 from foldchat.engine.tokens import LiteLLMCounter
 

@@ -16,8 +16,8 @@ import pytest
 from foldchat.engine import Message, OpenOptions, Session
 from foldchat.engine import snapshot as snap
 from foldchat.engine.config import FoldSettings, ModelAlias, Settings
+from foldchat.engine.fold.prefold import ahead_policy, newest_turn
 from foldchat.engine.invariants import violations
-from foldchat.engine.prefold import ahead_policy, newest_turn
 
 WINDOW = 4_000  # trigger 3,200 · reset 2,800 · target 2,000 (with 512 reserved for the reply)
 SNAPSHOT = {

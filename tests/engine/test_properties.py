@@ -5,14 +5,14 @@ import json
 import litellm
 from foldchat.engine import snapshot as snap
 from foldchat.engine.alternation import current_turn_start, repair
-from foldchat.engine.condense import is_condensed
 from foldchat.engine.errors import CurrentTurnTooLarge
-from foldchat.engine.fold import FoldRequest, fold_context
+from foldchat.engine.fold.condense import is_condensed
+from foldchat.engine.fold.pipeline import FoldRequest, fold_context
+from foldchat.engine.fold.prune import is_pruned
+from foldchat.engine.fold.split import newest_exchange_start
 from foldchat.engine.invariants import violations
 from foldchat.engine.messages import dump_messages, parse_messages
-from foldchat.engine.prune import is_pruned
 from foldchat.engine.snapshot import Snapshot
-from foldchat.engine.split import newest_exchange_start
 from foldchat.engine.summarizers import RulesSummarizer
 from foldchat.engine.tokens import LiteLLMCounter
 from hypothesis import HealthCheck, given, settings

@@ -129,13 +129,13 @@ def test_the_import_check_catches_a_submodule_import(tmp_path):
     sample = tmp_path / "sample.py"
     sample.write_text(
         "from foldchat.engine import Session\nfrom foldchat.engine.store import Store\n"
-        "import foldchat.engine.fold\nfrom foldchat import engine\nfrom foldchat.engine import chat\n"
+        "import foldchat.engine.fold.pipeline\nfrom foldchat import engine\nfrom foldchat.engine import chat\n"
         "def f():\n    from foldchat.engine.chat import X\n"
     )
     assert engine_imports(sample) == [
         "foldchat.engine",
         "foldchat.engine.store",
-        "foldchat.engine.fold",
+        "foldchat.engine.fold.pipeline",
         "foldchat.engine",
         "foldchat.engine",
         "foldchat.engine.chat",
@@ -149,7 +149,7 @@ def loaded_after(code: str, watched: tuple[str, ...] = ("textual", "rich", "lite
 
 
 def test_engine_never_imports_a_ui_toolkit_and_litellm_only_lazily():
-    assert loaded_after("import foldchat.engine, foldchat.engine.fold, foldchat.engine.tokens") == []
+    assert loaded_after("import foldchat.engine, foldchat.engine.fold.pipeline, foldchat.engine.tokens") == []
 
 
 def test_the_application_api_loads_without_litellm_or_a_ui_toolkit():

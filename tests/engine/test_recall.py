@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from foldchat.engine import Session
-from foldchat.engine.providers import ModelTarget
+from foldchat.engine.providers.target import ModelTarget
 from foldchat.engine.recall import RECALL_CHARS, RECALL_TOOL, supports_recall
 from test_session_folds import open_session, store_all
 

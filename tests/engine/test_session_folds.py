@@ -6,9 +6,9 @@ import pytest
 from foldchat.engine import Message, OpenOptions, Session
 from foldchat.engine import snapshot as snap
 from foldchat.engine.config import FoldSettings, ModelAlias, Settings
+from foldchat.engine.fold.prune import is_pruned
 from foldchat.engine.invariants import violations
 from foldchat.engine.messages import parse_messages
-from foldchat.engine.prune import is_pruned
 from foldchat.engine.session import AUTO_FOLD_PAUSED
 
 from trajectories import agent_trajectory, everyday_chat

@@ -1,6 +1,6 @@
 from foldchat.engine import snapshot as snap
+from foldchat.engine.fold.fit import fit_snapshot
 from foldchat.engine.snapshot import Snapshot
-from foldchat.engine.snapshot_fit import fit_snapshot
 
 FULL = Snapshot(
     overall_goal="Ship PAY-12 by 2026-12-03",

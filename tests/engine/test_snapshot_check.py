@@ -6,11 +6,11 @@ from collections.abc import Sequence
 
 from foldchat.engine import snapshot as snap
 from foldchat.engine.facts import identifiers
-from foldchat.engine.fold import FoldRequest, fold_context
+from foldchat.engine.fold.check import check_snapshot
+from foldchat.engine.fold.pipeline import FoldRequest, fold_context
 from foldchat.engine.messages import Message, parse_messages
 from foldchat.engine.policy import FoldPolicy
 from foldchat.engine.snapshot import Snapshot
-from foldchat.engine.snapshot_check import check_snapshot
 from foldchat.engine.summarizers.base import SummaryRequest
 from foldchat.engine.tokens import LiteLLMCounter
 from hypothesis import given, settings

@@ -1,8 +1,8 @@
 """snapshot_fit.py: a snapshot cut to its budget, least precious first, pins never cut."""
 
 from foldchat.engine import Snapshot
+from foldchat.engine.fold.fit import fit_snapshot
 from foldchat.engine.snapshot import render
-from foldchat.engine.snapshot_fit import fit_snapshot
 
 
 def words(snapshot: Snapshot) -> int:

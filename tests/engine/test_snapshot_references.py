@@ -14,7 +14,7 @@ from collections.abc import Mapping
 import pytest
 from foldchat.engine import snapshot as snap
 from foldchat.engine.facts import identifiers
-from foldchat.engine.fold import FoldRequest, fold_context
+from foldchat.engine.fold.pipeline import FoldRequest, fold_context
 from foldchat.engine.messages import Message, parse_messages
 from foldchat.engine.policy import FoldPolicy
 from foldchat.engine.recall import recall, recallable
@@ -243,7 +243,7 @@ def test_a_number_taken_from_a_snapshot_item_recalls_the_verbatim_original(fake,
 
 @pytest.mark.parametrize("reply_refs", [True, False])
 def test_the_llm_summarizer_is_given_the_numbers_and_asked_for_them(fake, reply_refs):
-    from foldchat.engine.providers import ModelTarget
+    from foldchat.engine.providers.target import ModelTarget
     from foldchat.engine.summarizers.llm import LLMSummarizer
 
     raw, _ = everyday_chat(6)
@@ -302,7 +302,7 @@ def test_a_pinned_message_names_the_message_it_was_pinned_from_and_is_still_coun
 
 
 def test_a_tight_budget_takes_references_off_trail_lines_before_it_drops_a_path():
-    from foldchat.engine.snapshot_fit import fit_snapshot
+    from foldchat.engine.fold.fit import fit_snapshot
 
     reads = [f"src/app/module_{n}.py: read (40 lines) (#{10 + 2 * n})" for n in range(20)]
     edited = "src/app/parser.py: edited×2 (#3, #9)"

@@ -1,5 +1,5 @@
+from foldchat.engine.fold.split import safe_split
 from foldchat.engine.messages import Message
-from foldchat.engine.split import safe_split
 
 
 def conv(roles):

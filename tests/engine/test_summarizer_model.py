@@ -6,7 +6,7 @@ import litellm
 import pytest
 from foldchat.engine.chat import choose_summarizer
 from foldchat.engine.config import Settings
-from foldchat.engine.models import ModelRegistry
+from foldchat.engine.providers.registry import ModelRegistry
 from foldchat.engine.summarizer_model import MIN_SUMMARIZER_WINDOW, small_model
 from foldchat.engine.summarizers import RulesSummarizer
 from foldchat.engine.summarizers.llm import WithFallback

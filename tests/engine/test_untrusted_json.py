@@ -8,9 +8,9 @@ import json
 
 import pytest
 from foldchat.engine import untrusted_json
-from foldchat.engine.adapt import json_object_arguments
-from foldchat.engine.fold import FoldRequest, fold_context
+from foldchat.engine.fold.pipeline import FoldRequest, fold_context
 from foldchat.engine.messages import Message, ToolCall, parse_messages
+from foldchat.engine.providers.adapt import json_object_arguments
 from foldchat.engine.recall import Original, answer_tool_call
 from foldchat.engine.summarizers import RulesSummarizer
 from foldchat.engine.summarizers.llm import SummarizerFailed, parse_snapshot

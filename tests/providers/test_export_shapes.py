@@ -8,8 +8,8 @@ import json
 import sqlite3
 
 from foldchat.engine import Message, parse_messages
-from foldchat.engine.adapt import TargetRules, adapt, json_object_arguments
 from foldchat.engine.alternation import repair
+from foldchat.engine.providers.adapt import TargetRules, adapt, json_object_arguments
 
 from providers.test_switching import ask, foldchat, servers  # noqa: F401  (fixture)
 

@@ -13,11 +13,11 @@ import subprocess
 import sys
 
 import pytest
-from foldchat.engine.fold import FoldRequest, fold_context
+from foldchat.engine.fold.pipeline import FoldRequest, fold_context
 from foldchat.engine.invariants import violations
 from foldchat.engine.messages import Message, parse_messages
 from foldchat.engine.policy import Trigger
-from foldchat.engine.providers import ModelTarget
+from foldchat.engine.providers.target import ModelTarget
 from foldchat.engine.summarizers import RulesSummarizer
 from foldchat.engine.summarizers.llm import LLMSummarizer, WithFallback
 from foldchat.engine.tokens import LiteLLMCounter

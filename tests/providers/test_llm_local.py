@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from foldchat.engine import snapshot as snap
 from foldchat.engine.config import Settings
-from foldchat.engine.fold import FoldRequest, fold_context
+from foldchat.engine.fold.pipeline import FoldRequest, fold_context
 from foldchat.engine.messages import parse_messages
-from foldchat.engine.models import ModelRegistry
+from foldchat.engine.providers.registry import ModelRegistry
 from foldchat.engine.summarizers.llm import LLMSummarizer, WithFallback
 from foldchat.engine.tokens import LiteLLMCounter
 

@@ -6,10 +6,10 @@ import json
 
 import pytest
 from foldchat.engine import snapshot as snap
-from foldchat.engine.fold import FoldRequest, fold_context
+from foldchat.engine.fold.pipeline import FoldRequest, fold_context
 from foldchat.engine.messages import parse_messages
 from foldchat.engine.policy import FoldPolicy
-from foldchat.engine.providers import ModelTarget
+from foldchat.engine.providers.target import ModelTarget
 from foldchat.engine.summarizers.llm import LLMSummarizer, WithFallback
 from foldchat.engine.tokens import LiteLLMCounter
 

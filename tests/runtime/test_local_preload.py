@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from foldchat.engine import local_server
 from foldchat.engine.config import LocalModelSettings
-from foldchat.engine.local_model import (
+from foldchat.engine.local.model import (
     SERVED_NAME,
     LocalModelServer,
     batch_threads,
@@ -27,7 +27,7 @@ from foldchat.engine.local_model import (
     loopback_listener,
     model_arguments,
 )
-from foldchat.engine.local_preload import PreloadedModel
+from foldchat.engine.local.preload import PreloadedModel
 
 KEY = "preload-test-key"
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from foldchat.engine.config import LocalModelSettings
 from foldchat.engine.errors import LocalModelError
-from foldchat.engine.local_model import SERVED_NAME, LocalModelServer
+from foldchat.engine.local.model import SERVED_NAME, LocalModelServer
 
 from runtime.conftest import foldchat
 
@@ -128,8 +128,9 @@ def test_requests_without_the_session_key_are_refused_and_there_is_no_cors(hosti
 
 async def test_litellm_reaches_it_with_the_session_key_despite_the_proxies(hostile_server):
     from foldchat.engine.config import Settings
-    from foldchat.engine.models import ModelRegistry
-    from foldchat.engine.providers import Finished, stream_reply
+    from foldchat.engine.providers.events import Finished
+    from foldchat.engine.providers.registry import ModelRegistry
+    from foldchat.engine.providers.stream import stream_reply
 
     registry = ModelRegistry(Settings(), local_server=hostile_server)
     target = registry.prepare(registry.resolve("local"))

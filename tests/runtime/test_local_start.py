@@ -11,7 +11,7 @@ import pytest
 from foldchat.engine import OpenOptions, Session, Workspace
 from foldchat.engine.config import LocalModelSettings
 from foldchat.engine.errors import LocalModelError
-from foldchat.engine.local_model import LocalModelServer, ensure_gguf
+from foldchat.engine.local.model import LocalModelServer, ensure_gguf
 
 from runtime.conftest import foldchat
 from runtime.test_local_model import _servers_in, local_home  # noqa: F401  (local_home is a fixture)

@@ -14,16 +14,10 @@ from pathlib import Path
 import pytest
 from foldchat.engine.chat import ChatSession
 from foldchat.engine.config import Settings
-from foldchat.engine.models import ModelRegistry
-from foldchat.engine.providers import (
-    Failed,
-    Finished,
-    ModelTarget,
-    Retrying,
-    TextDelta,
-    UsageReport,
-    stream_reply,
-)
+from foldchat.engine.providers.events import Failed, Finished, Retrying, TextDelta, UsageReport
+from foldchat.engine.providers.registry import ModelRegistry
+from foldchat.engine.providers.stream import stream_reply
+from foldchat.engine.providers.target import ModelTarget
 from foldchat.engine.store import Store
 
 from servers.fake_openai import FakeOpenAI
@@ -68,7 +62,7 @@ SCRIPTS = ["ok", "500", "429:0", "404", "400", "drop", "garbage", "nofinish", "e
 
 @pytest.mark.parametrize("script", [[s] for s in SCRIPTS] + [["500", "ok"], ["429:0", "ok"]], ids="+".join)
 async def test_the_direct_path_yields_what_litellm_yields(fake: FakeOpenAI, script: list[str], monkeypatch):
-    monkeypatch.setattr("foldchat.engine.provider_errors.random.random", lambda: 0.5)  # the same backoff twice
+    monkeypatch.setattr("foldchat.engine.providers.errors.random.random", lambda: 0.5)  # the same backoff twice
     fake.script = list(script)
     through = await events_of(through_litellm(local_target(fake.base_url)), max_retries=1, sleep=_no_sleep)
     fake.release()  # a hang or stall from the first run ends now; the second run gets its own below
@@ -155,7 +149,7 @@ async def test_a_stopped_stream_stops_its_reader_at_once_even_when_the_server_cl
     reading until the server's next words (or the read timeout)."""
     import socket
 
-    from foldchat.engine.local_stream import stream_chunks
+    from foldchat.engine.local.stream import stream_chunks
 
     listener = socket.create_server(("127.0.0.1", 0))
     done = threading.Event()
@@ -196,7 +190,7 @@ class _Body:
 
 
 def test_event_lines_end_with_lf_crlf_or_cr_wherever_the_reads_split_them():
-    from foldchat.engine.local_stream import _lines
+    from foldchat.engine.local.stream import _lines
 
     pieces = [b"data: a\r", b"\ndata: b\rdata: c", b"\n\n: ping\r\n", b"data: [DONE]"]
     assert [line for line in _lines(_Body(pieces)) if line] == [

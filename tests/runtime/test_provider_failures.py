@@ -154,8 +154,8 @@ def test_a_stream_that_ended_early_is_named_so_whatever_litellm_calls_it():
     """litellm 1.110 reports a stream without a finish reason as `MidStreamFallbackError`, a 503; it is
     classified by what happened, not worded "server error"."""
     from foldchat.engine.lazy import load_litellm
-    from foldchat.engine.provider_errors import classify
-    from foldchat.engine.providers import ModelTarget
+    from foldchat.engine.providers.errors import classify
+    from foldchat.engine.providers.target import ModelTarget
 
     litellm = load_litellm()
     target = ModelTarget(name="fake", litellm_model="openai/fake-model", window=8192)

@@ -3,8 +3,8 @@ new context, in the background, the newest context winning, and a reply that goe
 
 from __future__ import annotations
 
-from foldchat.engine.prefix_warm import PrefixWarmer
-from foldchat.engine.providers import ModelTarget
+from foldchat.engine.local.prefix_warm import PrefixWarmer
+from foldchat.engine.providers.target import ModelTarget
 
 
 def local_target(fake) -> ModelTarget:
@@ -45,7 +45,7 @@ def test_a_hosted_model_is_never_read_ahead(fake):
 
 
 def test_what_the_server_has_not_read_starts_at_the_first_difference():
-    from foldchat.engine.prefix_warm import read_seconds, unread_from
+    from foldchat.engine.local.prefix_warm import read_seconds, unread_from
 
     read = [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]
     assert unread_from(read, [*read, {"role": "user", "content": "c"}]) == 2  # only the new message
@@ -62,7 +62,7 @@ def test_ask_says_before_a_long_read_that_the_local_model_reads_the_context_firs
     import sys
 
     from foldchat.engine.config import LocalModelSettings
-    from foldchat.engine.local_model import ensure_gguf
+    from foldchat.engine.local.model import ensure_gguf
 
     for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "MISTRAL_API_KEY"):
         monkeypatch.delenv(key, raising=False)

@@ -14,8 +14,10 @@ from pathlib import Path
 import pytest
 from foldchat.engine.chat import ChatSession
 from foldchat.engine.config import ModelAlias, Settings
-from foldchat.engine.models import ModelRegistry
-from foldchat.engine.providers import Failed, Finished, ModelTarget, Retrying, stream_reply
+from foldchat.engine.providers.events import Failed, Finished, Retrying
+from foldchat.engine.providers.registry import ModelRegistry
+from foldchat.engine.providers.stream import stream_reply
+from foldchat.engine.providers.target import ModelTarget
 from foldchat.engine.store import Store
 
 from servers.fake_openai import FakeOpenAI

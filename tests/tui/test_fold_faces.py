@@ -7,7 +7,7 @@ import json
 
 from foldchat.engine import FoldFailed, Message, OpenOptions, Workspace
 from foldchat.engine.chat import ChatSession
-from foldchat.engine.fold import REFOLD_SLACK
+from foldchat.engine.fold.pipeline import REFOLD_SLACK
 from foldchat.tui.screens.fold_inspector import FoldInspector
 from foldchat.tui.widgets.fold_marker import FoldMarker
 from textual.widgets import Label

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .messages import Message
-from .summarizers.tool_facts import describe
+from ..messages import Message
+from ..summarizers.tool_facts import describe
 
 PRUNED_MARK = "[pruned by Foldchat:"
 

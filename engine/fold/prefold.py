@@ -25,9 +25,9 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from .chat import FoldPlan
-from .policy import FoldPolicy
-from .store import StoredFold, StoredMessage
+from ..chat import FoldPlan
+from ..policy import FoldPolicy
+from ..store import StoredFold, StoredMessage
 
 MIN_AHEAD_TARGET_RATIO = 0.05  # below this a prepared fold would keep almost nothing verbatim: not worth it
 

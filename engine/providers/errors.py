@@ -17,11 +17,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .lazy import load_litellm
-from .local_stream import LocalHTTPError
+from ..lazy import load_litellm
+from ..local.stream import LocalHTTPError
 
 if TYPE_CHECKING:
-    from .providers import ModelTarget
+    from .target import ModelTarget
 
 
 @dataclass(frozen=True)
@@ -149,7 +149,7 @@ def classify(
     litellm's exception classes are consulted only when litellm is loaded: an error can only be one
     of them if it came through litellm, and a process talking to the local model never imports it.
     """
-    from .providers import EmptyReply, StreamEndedEarly
+    from .events import EmptyReply, StreamEndedEarly
 
     litellm = sys.modules.get("litellm")
     name = target.name

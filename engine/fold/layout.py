@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .messages import Message
+from ..messages import Message
 
 LAYOUT_KEY = "layout"
 

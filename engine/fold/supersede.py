@@ -14,10 +14,10 @@ import re
 from collections.abc import Callable
 from functools import partial
 
-from .facts import REPLACED_MARK
-from .references import body, numbers_in, rewrite
-from .salience import has_update_cue, kind_of, replaces, statements, topic, values
-from .snapshot import Snapshot
+from ..facts import REPLACED_MARK
+from ..references import body, numbers_in, rewrite
+from ..salience import has_update_cue, kind_of, replaces, statements, topic, values
+from ..snapshot import Snapshot
 
 SECTIONS = ("constraints_and_preferences", "key_knowledge", "decisions", "user_requests")
 MAX_UPDATES = 120

@@ -21,11 +21,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from .local_stream import request_body
-from .local_turns import local_turn
+from .stream import request_body
+from .turns import local_turn
 
 if TYPE_CHECKING:
-    from .providers import ModelTarget
+    from ..providers.target import ModelTarget
 
 WARM_TIMEOUT = 600.0  # seconds one warm-up may take (a long context on a slow machine)
 LONG_READ_SECONDS = 5.0  # a wait for the local model to read its context that is worth saying before it starts

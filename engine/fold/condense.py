@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .facts import first_error_line, identifiers
-from .messages import Message
-from .tokens import TokenCounter
+from ..facts import first_error_line, identifiers
+from ..messages import Message
+from ..tokens import TokenCounter
 
 CONDENSED_MARK = "[condensed by Foldchat:"
 

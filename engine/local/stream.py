@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
-    from .providers import ModelTarget
+    from ..providers.target import ModelTarget
 
 DONE = "[DONE]"
 

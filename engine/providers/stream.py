@@ -25,110 +25,25 @@ from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .lazy import load_litellm
-from .local_turns import WAITING, LocalTurn
-from .messages import Message, ToolCall
-from .provider_errors import Problem, backoff, classify
-
-
-@dataclass(frozen=True)
-class ModelTarget:
-    """A model resolved from a name or alias: how to call it and what it costs."""
-
-    name: str
-    litellm_model: str
-    window: int
-    api_base: str | None = None
-    api_key_env: str | None = None
-    max_output_tokens: int | None = None
-    input_cost_per_token: float = 0.0
-    output_cost_per_token: float = 0.0
-    is_local: bool = False
-    temperature: float | None = None
-    extra_body: dict[str, Any] = field(default_factory=dict)
-    api_key: str | None = field(default=None, repr=False)  # a session key (the local server), never stored
-
-    @property
-    def provider(self) -> str:
-        return self.litellm_model.split("/", 1)[0] if "/" in self.litellm_model else "openai"
-
-    def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
-        if self.is_local:
-            return 0.0
-        return prompt_tokens * self.input_cost_per_token + completion_tokens * self.output_cost_per_token
-
-
-@dataclass(frozen=True)
-class TextDelta:
-    text: str
-
-
-@dataclass(frozen=True)
-class ReasoningDelta:
-    text: str
-
-
-@dataclass(frozen=True)
-class ToolCallDelta:
-    index: int
-    id: str | None
-    name: str | None
-    arguments: str
-
-
-@dataclass(frozen=True)
-class UsageReport:
-    prompt_tokens: int
-    completion_tokens: int
-    cost: float
-
-
-@dataclass(frozen=True)
-class Retrying:
-    attempt: int
-    delay: float
-    reason: str
-
-
-@dataclass(frozen=True)
-class Notice:
-    """Something the user should know about the request being sent (e.g. what was left out of it)."""
-
-    text: str
-
-
-@dataclass(frozen=True)
-class Waiting:
-    """The request waits for its turn (the local server answers one at a time); it starts after this."""
-
-    reason: str
-
-
-@dataclass(frozen=True)
-class Finished:
-    message: Message
-    finish_reason: str | None
-    usage: UsageReport | None
-
-
-@dataclass(frozen=True)
-class Failed:
-    error: str
-    partial: Message | None
-    retryable: bool = False
-
-
-class StreamEndedEarly(Exception):
-    """The stream closed without a finish reason: the reply is incomplete."""
-
-
-class EmptyReply(Exception):
-    """The stream finished properly but carried no text, reasoning or tool call."""
-
-
-ProviderEvent = (
-    TextDelta | ReasoningDelta | ToolCallDelta | UsageReport | Retrying | Waiting | Notice | Finished | Failed
+from ..lazy import load_litellm
+from ..local.turns import WAITING, LocalTurn
+from ..messages import Message, ToolCall
+from .errors import Problem, backoff, classify
+from .events import (
+    EmptyReply,
+    Failed,
+    Finished,
+    ProviderEvent,
+    ReasoningDelta,
+    Retrying,
+    StreamEndedEarly,
+    TextDelta,
+    ToolCallDelta,
+    UsageReport,
+    Waiting,
 )
+from .target import ModelTarget
+
 Sleep = Callable[[float], Awaitable[None]]
 
 
@@ -330,7 +245,7 @@ async def _opened_stream(
 ) -> AsyncIterator[Any]:
     """The reply's chunks: the local server's read directly, every other model's through litellm."""
     if target.is_local:
-        from .local_stream import stream_chunks
+        from ..local.stream import stream_chunks
 
         chunks = stream_chunks(target, messages, wait, tools)
         try:

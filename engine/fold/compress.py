@@ -11,17 +11,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from .config import load_settings
-from .errors import UsageError
-from .fold import FoldRequest, FoldResult, fold_context
-from .messages import parse_messages
-from .models import ModelRegistry, check_model_name
-from .policy import FoldPolicy
-from .providers import missing_key
-from .snapshot import mark_named_snapshots, name_snapshots
-from .summarizers import RulesSummarizer
-from .summarizers.llm import llm_with_fallback
-from .tokens import counter_for, model_info
+from ..config import load_settings
+from ..errors import UsageError
+from ..messages import parse_messages
+from ..policy import FoldPolicy
+from ..providers.registry import ModelRegistry, check_model_name
+from ..providers.stream import missing_key
+from ..snapshot import mark_named_snapshots, name_snapshots
+from ..summarizers import RulesSummarizer
+from ..summarizers.llm import llm_with_fallback
+from ..tokens import counter_for, model_info
+from .pipeline import FoldRequest, FoldResult, fold_context
 
 
 @dataclass(frozen=True)

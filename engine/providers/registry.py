@@ -10,11 +10,11 @@ import contextlib
 import os
 from dataclasses import replace
 
-from .config import Settings
-from .errors import LocalModelError, UsageError
-from .local_model import LOCAL_ALIAS, SERVED_NAME, LocalModelServer, Progress, gguf_ready, repeat_penalty
-from .providers import ModelTarget
-from .tokens import TextCounter, TokenCounter, counter_for, model_info
+from ..config import Settings
+from ..errors import LocalModelError, UsageError
+from ..local.model import LOCAL_ALIAS, SERVED_NAME, LocalModelServer, Progress, gguf_ready, repeat_penalty
+from ..tokens import TextCounter, TokenCounter, counter_for, model_info
+from .target import ModelTarget
 
 # A model each provider key unlocks, in order, when no default_model is configured.
 KEYED_DEFAULTS = (
@@ -39,7 +39,7 @@ OFFERED_MODELS = (
 
 def keyed_models() -> list[str]:
     """The `OFFERED_MODELS` whose provider key is set; litellm knows each provider's variable."""
-    from .lazy import load_litellm
+    from ..lazy import load_litellm
 
     litellm = load_litellm()
     found = []

@@ -1,4 +1,4 @@
-"""Child-process entry point for the local model server (`python -P -m foldchat.engine.local_server`).
+"""Child-process entry point for the local model server (`python -P -m foldchat.engine.local.server`).
 
 It registers Foldchat's transcript chat format with llama-cpp-python, makes sure it dies with its
 parent (a thread watches the parent pid), builds llama-cpp-python's OpenAI-compatible app from the
@@ -25,7 +25,7 @@ import threading
 import time
 from typing import Any
 
-from .local_preload import PreloadedModel, serving_preloaded
+from .preload import PreloadedModel, serving_preloaded
 
 
 def _die_with_parent(parent: int) -> None:

@@ -18,12 +18,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .facts import is_standing_rule
-from .messages import Message
-from .references import body, strip_references
-from .salience import values
-from .snapshot import LIST_SECTIONS, Snapshot, render
-from .summarizers.base import SummaryRequest
+from ..facts import is_standing_rule
+from ..messages import Message
+from ..references import body, strip_references
+from ..salience import values
+from ..snapshot import LIST_SECTIONS, Snapshot, render
+from ..summarizers.base import SummaryRequest
 
 UNCHECKED_SECTIONS = frozenset({"task_state", "open_questions", "recent_actions", "pinned"})
 CHECKED_SECTIONS: tuple[str, ...] = tuple(s for s in LIST_SECTIONS if s not in UNCHECKED_SECTIONS)
@@ -49,7 +49,7 @@ def check_snapshot(
     `reference` is the rules snapshot of `messages` when the caller already has it; `numbers` are the
     messages' transcript numbers (as in `SummaryRequest`), named by restored items."""
     if reference is None:
-        from .summarizers.rules import RulesSummarizer
+        from ..summarizers.rules import RulesSummarizer
 
         reference = RulesSummarizer().summarize(SummaryRequest(messages, numbers=numbers))
     rules = [r for r in reference.constraints_and_preferences if is_standing_rule(r)]

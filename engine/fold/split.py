@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
-from .messages import Message
+from ..messages import Message
 
 FILL_RATIO = 0.7  # a user-turn split must fill this much of the tail budget, else a finer split is used
 

@@ -36,14 +36,14 @@ from functools import cached_property
 from pathlib import Path
 from typing import IO
 
-from .config import LocalModelSettings
-from .errors import LocalModelError
+from ..config import LocalModelSettings
+from ..errors import LocalModelError
+from ..paths import cache_dir, create_private_file, private_file
 from .gguf import Progress as Progress  # re-exported, with the two below: where callers have always found them
 from .gguf import check_gguf as check_gguf
 from .gguf import ensure_gguf as ensure_gguf
 from .gguf import gguf_ready as gguf_ready
 from .gguf import no_progress
-from .paths import cache_dir, create_private_file, private_file
 
 LOCAL_ALIAS = "local"
 SERVED_NAME = "foldchat-local"
@@ -63,7 +63,7 @@ AUTO_FORMAT = "auto"
 def chat_format(settings: LocalModelSettings) -> str | None:
     """The chat format the server is started with: None for the model's own template (its GGUF's
     `tokenizer.chat_template`, which llama-cpp-python applies when no format is named)."""
-    from .transcript_prompt import FORMAT_NAME
+    from ..transcript_prompt import FORMAT_NAME
 
     if settings.chat_format != AUTO_FORMAT:
         return settings.chat_format
@@ -81,7 +81,7 @@ def check_chat_format(name: str) -> None:
     """`name` must be Foldchat's format or one llama-cpp-python knows; an unknown one gives empty replies.
 
     Foldchat's own format is known without importing llama_cpp (~20 MB and a second in this process)."""
-    from .transcript_prompt import FORMAT_NAME
+    from ..transcript_prompt import FORMAT_NAME
 
     if name in (FORMAT_NAME, AUTO_FORMAT):
         return
@@ -250,7 +250,7 @@ class LocalModelServer:
         progress("starting local model", 0, 1)
         listener = loopback_listener()
         self.port = int(listener.getsockname()[1])
-        command = [sys.executable, "-P", "-m", "foldchat.engine.local_server", "--listen_fd", str(listener.fileno())]
+        command = [sys.executable, "-P", "-m", "foldchat.engine.local.server", "--listen_fd", str(listener.fileno())]
         command += model_arguments(self.settings, self.model_path, self.keep_all_logits)
         keep = self.settings.keep_alive
         if keep > 0:  # it outlives us: its own session (no terminal signals), and an idle timer
@@ -409,8 +409,8 @@ class LocalModelServer:
 
     def count_remotely(self, texts: list[str]) -> list[int] | None:
         """The server's counts for `texts`; None when it cannot answer (the caller counts itself)."""
-        from .local_server import COUNT_PATH
-        from .local_stream import connection_to
+        from .server import COUNT_PATH
+        from .stream import connection_to
 
         body = json.dumps({"texts": texts}).encode()
         headers = {"Authorization": f"Bearer {self.api_key}", "Content-Type": "application/json"}

@@ -25,11 +25,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from . import untrusted_json
-from .messages import FrozenDict, Message
+from .. import untrusted_json
+from ..messages import FrozenDict, Message
 
 if TYPE_CHECKING:
-    from .providers import ModelTarget
+    from .target import ModelTarget
 
 THOUGHT_MARK = "__thought__"
 REASONING_KEYS = ("reasoning_content", "thinking_blocks", "reasoning", "provider_specific_fields")
@@ -209,7 +209,7 @@ def rules_for_target(target: ModelTarget) -> TargetRules:
 
 def rules_for(litellm_model: str) -> TargetRules:
     """The rules of the provider behind a litellm model string."""
-    from .lazy import load_litellm
+    from ..lazy import load_litellm
 
     litellm = load_litellm()
     try:

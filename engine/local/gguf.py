@@ -14,9 +14,9 @@ from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
-from .config import LocalModelSettings
-from .errors import LocalModelError
-from .paths import cache_dir, private_file
+from ..config import LocalModelSettings
+from ..errors import LocalModelError
+from ..paths import cache_dir, private_file
 
 Progress = Callable[[str, int, int], None]
 GGUF_MAGIC = b"GGUF"

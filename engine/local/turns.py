@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from .paths import cache_dir, private_dir
+from ..paths import cache_dir, private_dir
 
 POLL_SECONDS = 0.1
 WAITING = "the local model is answering another request (another foldchat?); waiting for its turn"

@@ -12,27 +12,27 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from . import references as refs
-from . import snapshot as snap
-from .alternation import current_turn_start, repair
+from .. import references as refs
+from .. import snapshot as snap
+from ..alternation import current_turn_start, repair
+from ..errors import CurrentTurnTooLarge, FoldFailed
+from ..events import EventSink, FoldCompleted, FoldProgress, FoldStarted, ignore_events
+from ..events import FoldFailed as FoldFailedEvent
+from ..invariants import violations
+from ..messages import FrozenDict, Message
+from ..policy import Decision, FoldHistory, FoldPolicy, Trigger, decide
+from ..snapshot import Snapshot, is_snapshot_message
+from ..summarizers.base import Summarizer, SummaryRequest
+from ..summarizers.remembering import Remembering
+from ..summarizers.rules import RulesSummarizer
+from ..tokens import TokenCounter
+from .check import check_snapshot
 from .condense import condense_oversized
-from .errors import CurrentTurnTooLarge, FoldFailed
-from .events import EventSink, FoldCompleted, FoldProgress, FoldStarted, ignore_events
-from .events import FoldFailed as FoldFailedEvent
-from .invariants import violations
-from .messages import FrozenDict, Message
-from .policy import Decision, FoldHistory, FoldPolicy, Trigger, decide
+from .fit import fit_snapshot, rules_not_carried
 from .prune import Pruned, prune_tool_outputs
 from .report import FoldReport
-from .snapshot import Snapshot, is_snapshot_message
-from .snapshot_check import check_snapshot
-from .snapshot_fit import fit_snapshot, rules_not_carried
 from .split import Split, newest_exchange_start, safe_split
-from .summarizers.base import Summarizer, SummaryRequest
-from .summarizers.remembering import Remembering
-from .summarizers.rules import RulesSummarizer
 from .supersede import supersede
-from .tokens import TokenCounter
 
 MAX_CONSOLIDATION_DEPTH = 5
 MIN_SNAPSHOT_BUDGET = 64  # tokens: below this no snapshot says anything useful

@@ -17,11 +17,11 @@ import re
 from collections.abc import Callable
 from functools import partial
 
-from .facts import REPLACED_MARK, clip, is_pinned_rule
-from .references import body, merge_referenced, numbers_in, rewrite, tag
-from .salience import condense, salience, statements, values
-from .snapshot import Snapshot
-from .summarizers.artifacts import RANK_CHANGED, terse, trail_rank
+from ..facts import REPLACED_MARK, clip, is_pinned_rule
+from ..references import body, merge_referenced, numbers_in, rewrite, tag
+from ..salience import condense, salience, statements, values
+from ..snapshot import Snapshot
+from ..summarizers.artifacts import RANK_CHANGED, terse, trail_rank
 from .supersede import stale_values_marked
 
 Size = Callable[[Snapshot], int]

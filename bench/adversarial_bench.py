@@ -1,4 +1,4 @@
-"""Folding 1 MB adversarial pastes: every pattern applied to user text must run in linear time (issue 14).
+"""Folding 1 MB adversarial pastes: every pattern applied to user text must run in linear time.
 
 Run: .venv/bin/python bench/adversarial_bench.py
 Each paste (hex, base64, punctuation runs, dots / at-signs / dashes, a path-like run) is one user message

@@ -1,11 +1,11 @@
-"""How much of the artifact trail survives a fold, per agent shape and window (issue 16).
+"""How much of the artifact trail survives a fold, per agent shape and window.
 
 Run: .venv/bin/python bench/artifact_bench.py
 Each trajectory (tests/fixtures/agent_shapes.py: SWE-agent, OpenHands, Claude Code, mini-swe-agent,
 ChatGPT code interpreter; 150 steps, hundreds of messages) is folded through `fold_context` with the
 rules summarizer and `force=True`, as `foldchat compress --context-window N --force` does. A path or an
 edited path is kept when it appears in the folded context (snapshot or kept turns). Commands are counted
-as the issue defines them, distinct by their first 40 characters; one is kept when those characters appear.
+as the targets define them, distinct by their first 40 characters; one is kept when those characters appear.
 Targets: edited 100 %, paths >= 90 %, commands >= 80 %, snapshot tokens <= budget.
 """
 

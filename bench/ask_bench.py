@@ -1,4 +1,4 @@
-"""How long `foldchat ask` to the local model takes from a cold process (issue 12 item 4).
+"""How long `foldchat ask` to the local model takes from a cold process.
 
 Run: .venv/bin/python bench/ask_bench.py [runs]   (default 3 runs per row)
 Every run is a fresh `python -m foldchat ask --new ...` with no API key, so the embedded model answers;

@@ -1,4 +1,4 @@
-"""Where the seconds of one cold `foldchat ask` to the local model go (issue 12 item 4, profile first).
+"""Where the seconds of one cold `foldchat ask` to the local model go, to see what to speed up.
 
 Run: .venv/bin/python bench/ask_timeline.py [TEXT] [--reuse]
 With --reuse, an earlier `ask` (a subprocess, not timed) leaves a kept-alive server for the timed one.
@@ -53,7 +53,8 @@ def traced(owner: Any, attribute: str, before: str | None, after: str | None) ->
 
 def hook_stream(deltas: list[str]) -> None:
     """Mark the request, the first token and the end of the reply (once)."""
-    from foldchat.engine import providers
+    from foldchat.engine.providers import events
+    from foldchat.engine.providers import stream as providers
 
     if getattr(providers.stream_reply, "timed", False):
         return
@@ -62,11 +63,11 @@ def hook_stream(deltas: list[str]) -> None:
     async def timed_stream(*args: Any, **kwargs: Any) -> Any:
         mark("request sent")
         async for event in stream(*args, **kwargs):
-            if isinstance(event, providers.TextDelta):
+            if isinstance(event, events.TextDelta):
                 if not deltas:
                     mark("first token")
                 deltas.append(event.text)
-            if isinstance(event, providers.UsageReport):
+            if isinstance(event, events.UsageReport):
                 deltas.append(f"\0{event.completion_tokens}")
             yield event
         mark("reply done")
@@ -87,8 +88,9 @@ def main() -> None:
     # only what `foldchat ask` imports before it launches the server: the stream hook is installed
     # once the server is waiting (by then `ask` has imported providers itself), so the timeline shows
     # when a real `ask` launches it
-    from foldchat.engine import lazy, local_model
+    from foldchat.engine import lazy
     from foldchat.engine.config import LocalModelSettings
+    from foldchat.engine.local import model as local_model
 
     from foldchat.cli.main import main as foldchat_main
 

@@ -1,4 +1,4 @@
-"""How long whole `foldchat` commands take, from process start to exit (issue 12 item 3).
+"""How long whole `foldchat` commands take, from process start to exit.
 
 Run: .venv/bin/python bench/cli_bench.py [runs]   (default 7 runs per command)
 Each command runs as a fresh process (`python -m foldchat ...`) against a throw-away config, database and

@@ -5,9 +5,9 @@ Run: .venv/bin/python bench/fold_bench.py [speed|artifacts|adversarial]   (or `m
 Reports, per size: the cold fold (fresh token cache, rules summarizer, in-process after imports), the
 warm re-count after appending one message (what the gauge pays per keystroke/message), and µs per 1k
 tokens so linear growth is visible. Targets: cold <= 1.0 s at 1M tokens; warm <= 5 ms.
-- artifacts (artifact_bench.py, issue 16): how much of the artifact trail a fold keeps, per agent shape and
+- artifacts (artifact_bench.py): how much of the artifact trail a fold keeps, per agent shape and
   window. Targets: edited/created paths 100 %, paths >= 90 %, distinct commands >= 80 %, within budget.
-- adversarial (adversarial_bench.py, issue 14): 1 MB hex/base64/punctuation pastes fold in under 1 s.
+- adversarial (adversarial_bench.py): 1 MB hex/base64/punctuation pastes fold in under 1 s.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def main() -> None:
 
 
 def agent_and_chat_table() -> None:
-    """Issue 10: a 1M-token agent trajectory (one request) folds in-process; post-fold usage on realistic cases."""
+    """A 1M-token agent trajectory (one request) folds in-process; post-fold usage on realistic cases."""
     from trajectories import agent_trajectory, everyday_chat, imported_compressed_history, readme_chat
 
     print(f"\n{'case':<34} {'tokens':>9} {'window':>8} {'fold s':>7} {'after/window':>13} {'facts kept':>11}")

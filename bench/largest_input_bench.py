@@ -1,4 +1,4 @@
-"""How long `foldchat compress` takes on the largest input the default cap accepts (issue 28 item 18).
+"""How long `foldchat compress` takes on the largest input the default cap accepts.
 
 A 15.7 MB input (the old 16 MiB cap) took 328 s of CPU. This builds JSON arrays of everyday chat
 messages (bench/chats, repeated with their numbers changed so no two are alike) and of one huge pasted

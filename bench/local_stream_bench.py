@@ -1,4 +1,4 @@
-"""Client-side CPU of streaming one reply from the local server: the direct client vs litellm (issue 12).
+"""Client-side CPU of streaming one reply from the local server: the direct client vs litellm.
 
 Run: .venv/bin/python bench/local_stream_bench.py [replies]   (default 8 per path)
 Starts the real local server once, then streams the same prompts through `stream_reply` with the

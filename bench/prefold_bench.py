@@ -1,4 +1,4 @@
-"""Trigger → folded context with a slow LLM summarizer, with and without a background pre-fold (issue 12).
+"""Trigger → folded context with a slow LLM summarizer, with and without a background pre-fold.
 
 Run: .venv/bin/python bench/prefold_bench.py [--delay 5] [--runs 5] [--window 32000]
 

@@ -1,4 +1,4 @@
-"""Recall's cost (issue 15): what offering the tool adds to each request, and one recall round trip.
+"""Recall's cost: what offering the tool adds to each request, and one recall round trip.
 
 Run: .venv/bin/python bench/recall_bench.py
 A folded agent conversation of about 200k and 1M tokens in a real SQLite file (rules summarizer,

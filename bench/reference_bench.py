@@ -1,4 +1,4 @@
-"""What message references (issue 15 item 6) cost a snapshot: tokens and time.
+"""What message references (the `(#12)` suffixes) cost a snapshot: tokens and time.
 
 Run: .venv/bin/python bench/reference_bench.py [--tree PATH]
 For an agent trajectory (about 40k, 200k and 1M tokens) and an everyday trip chat, with the rules

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from .chat import FoldPlan, ReplyEvent, Usage
+    from .turn import Consent, Folded, FoldSkipped, PromptStored, Refused, TurnEnded, TurnEvent
     from .config import load_settings
     from .crash_log import crash_line, write_crash_log
     from .errors import (
@@ -76,6 +77,13 @@ _EXPORTS = {
     "Failed": "providers.events",
     "missing_key": "providers.stream",
     "ReplyEvent": "chat",
+    "TurnEvent": "turn",
+    "Consent": "turn",
+    "PromptStored": "turn",
+    "Folded": "turn",
+    "FoldSkipped": "turn",
+    "Refused": "turn",
+    "TurnEnded": "turn",
     "ToolCalling": "events",
     "ToolCallsAnswered": "events",
     "status_suffix": "export",

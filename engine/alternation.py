@@ -1,4 +1,4 @@
-"""Role alternation and tool-pair repair (DESIGN §3, invariants 1–3).
+"""Role alternation and tool-pair repair (docs/design.md §3, invariants 1–3).
 
 `repair` turns any list of valid messages into one every provider accepts:
 - system messages move to the front, unchanged and in order;

@@ -3,7 +3,7 @@
 `ChatSession` is what `foldchat ask` and the TUI share. The transcript (the store) is never edited by
 folding; the context is rebuilt from it plus the active fold every time it is needed.
 
-Saving rules (DESIGN §9): the user message is committed before the request; the reply row is created
+Saving rules (docs/design.md §9): the user message is committed before the request; the reply row is created
 `streaming` and its text saved at most every `SAVE_INTERVAL` seconds; it ends `complete`,
 `interrupted` (cancelled or the process died) or `error` (with the partial text, if any).
 """
@@ -157,7 +157,7 @@ class ChatSession:
         if target is not None:
             after = self._condense_kept(after, target)
         bridge = [Message.assistant(snap.ACKNOWLEDGEMENT)] if not after or after[0].role == "user" else []
-        # marked as ours (DESIGN §3.6); no `name` here: that mark is only for plain JSON
+        # marked as ours (docs/design.md §3.6); no `name` here: that mark is only for plain JSON
         snapshot = Message(role="user", content=snapshot_text(fold), is_snapshot=True)
         return repair([*systems, snapshot, *bridge, *after]).messages
 
@@ -170,7 +170,7 @@ class ChatSession:
         return condense_oversized(kept, current_turn_start(kept), self.registry.counter(target), threshold).messages
 
     def adapted_context(self, target: ModelTarget, exclude: frozenset[int] = frozenset()) -> list[Message]:
-        """The context as `target` accepts it (ids, reasoning, images; DESIGN §8)."""
+        """The context as `target` accepts it (ids, reasoning, images; docs/design.md §8)."""
         transcript = self.transcript()
         context = self.context(transcript, exclude, target)
         producers = {s.id: s.model for s in transcript}
@@ -270,7 +270,7 @@ class ChatSession:
         on_event: EventSink = ignore_events,
         policy: FoldPolicy | None = None,
     ) -> FoldPlan | None:
-        """What `fold` would do, computed and not stored (the preview, issue 15); None for an empty context.
+        """What `fold` would do, computed and not stored (the preview); None for an empty context.
 
         `policy` replaces the configured one (a pre-fold aims lower: `prefold.ahead_policy`)."""
         transcript = self.transcript()
@@ -283,7 +283,7 @@ class ChatSession:
         if policy is not None:
             request = replace(request, policy=policy)
         if refold and previous is not None:
-            # DESIGN §5: from the original messages, not a summary of the summary
+            # docs/design.md §5: from the original messages, not a summary of the summary
             request = replace(
                 request,
                 fold_through=previous.last_message_id,
@@ -363,7 +363,7 @@ class ChatSession:
             reserved_output=self.registry.reserved_output(target),
             force=force,
             trigger=trigger,
-            # a switch re-evaluates at once (DESIGN §5): the last fold's hysteresis was for another window
+            # a switch re-evaluates at once (docs/design.md §5): the last fold's hysteresis was for another window
             history=None if trigger == Trigger.SWITCH else self.fold_history(target),
             pinned=self.pinned_texts(),
             dropped_rules=[] if self.conversation_id is None else self.store.dropped_rules(self.conversation_id),
@@ -417,7 +417,7 @@ class ChatSession:
         With `regenerate`, the replies to the last user message are left out of the context and, once
         the new reply exists, marked as superseded by it (they stay in the transcript).
 
-        Tool rounds (issue 15): when a request offers tools (`offered_tools`) and the reply calls them,
+        Tool rounds (for recall): when a request offers tools (`offered_tools`) and the reply calls them,
         the call message is stored, each call answered here (`recall` runs locally) and stored as a tool
         message, and the model is asked again with the results in its context; at most
         `MAX_TOOL_ROUNDS` rounds, and the request after the last offers no tools. The caller sees
@@ -551,7 +551,7 @@ class ChatSession:
             if not ended:  # cancelled (Esc, Ctrl-C) or the consumer went away mid-stream
                 self.store.finish(row, Message.assistant("".join(text)), "interrupted", error="stopped before the end")
 
-    # -- recall: the model gets folded originals back (issue 15) ----------------------------------
+    # -- recall: the model gets folded originals back ---------------------------------------------
     def offered_tools(self, target: ModelTarget) -> list[dict[str, Any]] | None:
         """The tools a request to `target` offers: `recall`, when `fold.recall` is on, litellm says the model
         calls functions (never the local model; unknown models get none) and a fold is active."""
@@ -583,7 +583,7 @@ class ChatSession:
         self, target: ModelTarget, call: Message, offered: bool, context_tokens: int, more: bool = True
     ) -> ToolCallsAnswered:
         """Answer and store every call of `call` (the stored reply `reply_id`), one tool message each, in order,
-        so the pair is whole (DESIGN §3.3). Calls made when no tool was offered get an error result. The
+        so the pair is whole (docs/design.md §3.3). Calls made when no tool was offered get an error result. The
         answers together fit what the window has left after the context, the call and the reply's reserve."""
         counter = self.registry.counter(target)
         framing = counter.count([call, *(Message.tool("x", "") for _ in call.tool_calls)])

@@ -55,7 +55,7 @@ class ModelAlias(_Section):
 
 
 class FoldSettings(_Section):
-    """The fold policy (DESIGN §5); ratios are shares of the model's context window.
+    """The fold policy (docs/design.md §5); ratios are shares of the model's context window.
 
     The defaults are `FoldPolicy`'s (one place for them); this section only adds validation and the
     descriptions `config.example.toml` documents.
@@ -118,7 +118,7 @@ class FoldSettings(_Section):
 
 
 class LocalModelSettings(_Section):
-    """The embedded local model served by llama-cpp-python on 127.0.0.1 (DESIGN §10)."""
+    """The embedded local model served by llama-cpp-python on 127.0.0.1 (docs/design.md §10)."""
 
     model: Literal["smollm2", "gemma"] = Field(
         "smollm2",

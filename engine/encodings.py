@@ -1,6 +1,6 @@
 """tiktoken encodings from the files litellm ships, loaded without importing litellm, and kept ready.
 
-This machine cannot download encodings (DESIGN §11); litellm bundles cl100k and o200k and points tiktoken
+This machine cannot download encodings (docs/design.md §11); litellm bundles cl100k and o200k and points tiktoken
 at them when imported. `encoding` does the same without the import: it sets `TIKTOKEN_CACHE_DIR` to
 litellm's folder, as litellm does. Parsing o200k's 200k base64 lines costs most of a second on every
 start, so the parsed ranks (public data) are kept in Foldchat's cache dir as one marshal file, private,

@@ -1,5 +1,5 @@
-"""Progress of a fold, as plain values the engine hands to a callback (DESIGN §6), and the tool rounds
-of a reply (issue 15: the model recalls what was folded), which a reply's stream yields.
+"""Progress of a fold, as plain values the engine hands to a callback (docs/design.md §6), and the tool rounds
+of a reply (the model recalls what was folded), which a reply's stream yields.
 
 The UI turns them into what the user watches; the CLI ignores them or prints a line.
 """

@@ -1,4 +1,4 @@
-"""Checks of DESIGN §3 on a context, used as the fold pipeline's last gate and by the tests."""
+"""Checks of docs/design.md §3 on a context, used as the fold pipeline's last gate and by the tests."""
 
 from __future__ import annotations
 

@@ -123,7 +123,7 @@ class Message:
     key: int | None = field(default=None, compare=False, hash=False)
     """Where the message comes from (transcript id, or input index); not part of its value."""
     is_snapshot: bool = field(default=False, compare=False, hash=False)
-    """Foldchat made this message from a fold record (DESIGN §3.6); never inferred from its text."""
+    """Foldchat made this message from a fold record (docs/design.md §3.6); never inferred from its text."""
 
     # -- construction -------------------------------------------------------------------------
     @classmethod

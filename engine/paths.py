@@ -1,6 +1,6 @@
 """Where Foldchat keeps things, from platformdirs; created on first use, never at import.
 
-Private by default (DESIGN §9): Foldchat's own directories are 0700 and its files 0600 whatever the
+Private by default (docs/design.md §9): Foldchat's own directories are 0700 and its files 0600 whatever the
 umask, and an older install with looser modes is tightened the next time a directory is asked for.
 Only directories Foldchat owns are tightened: the parents of a configured path are the user's.
 """

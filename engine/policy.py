@@ -1,4 +1,4 @@
-"""When to fold (DESIGN §5): trigger, target, hysteresis, cooldown and the emergency rule.
+"""When to fold (docs/design.md §5): trigger, target, hysteresis, cooldown and the emergency rule.
 
 The policy is a pure function of the current usage and of what happened since the last fold, so the
 CLI, the TUI and tests all decide the same way. `FoldPolicy`'s field defaults are the only place the

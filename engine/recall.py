@@ -1,4 +1,4 @@
-"""Recall (issue 15): the verbatim originals behind a fold, by text or by message number.
+"""Recall: the verbatim originals behind a fold, by text or by message number.
 
 A fold changes what is sent, never what is kept; recall is how the model (through a `recall` tool, for
 models that support tool calls) or the user gets a folded or pruned original back word for word.

@@ -1,4 +1,4 @@
-"""Message references (issue 15): the suffix that says which transcript messages a snapshot item stands for.
+"""Message references: the suffix that says which transcript messages a snapshot item stands for.
 
 An item written from message 12 ends with ` (#12)`; one merged from several messages names them all,
 consecutive numbers as a range and a long list bounded (`(#3, #9–#11, #14, …, #80, #92)`). The numbers

@@ -1,4 +1,4 @@
-"""What a statement is worth keeping in a snapshot: information per token (DESIGN §7, salience selection).
+"""What a statement is worth keeping in a snapshot: information per token (docs/design.md §7, salience selection).
 
 Everyday chats fold well only if the fold keeps what either side said that someone may rely on later
 (a name, a number with its unit, a date, a price, a place, a first-person fact, a decision, a preference)

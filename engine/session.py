@@ -50,6 +50,7 @@ from .snapshot import Snapshot, snapshot_text
 from .store import Conversation, SearchHit, Store, StoredFold, StoredMessage
 from .summarizers import RulesSummarizer
 from .tokens import TokenCounter
+from .turn import Consent, TurnEvent, run_turn
 from .workspace import Workspace
 
 AUTO_FOLD_ATTEMPTS = 2
@@ -137,11 +138,11 @@ class Session:
     # -- the model --------------------------------------------------------------------------------
     def connect(self, remember: bool = False) -> ModelTarget:
         """Slow for a hosted model (imports litellm): resolve the model so tokens can be counted and
-        replies sent. The embedded local model needs no litellm (issue 12): its server is launched
+        replies sent. The embedded local model needs no litellm (its import costs seconds): its server is launched
         here, and litellm loads only when something first needs it (a hosted model, its prices).
 
         With `remember`, the model becomes the conversation's, and a change from the model it had
-        makes the next fold check a switch (DESIGN §5); `foldchat ask` does this on every call.
+        makes the next fold check a switch (docs/design.md §5); `foldchat ask` does this on every call.
         """
         self.registry.launch_early(self.model_name)  # the local model loads while the rest does
         self._target = self.workspace.resolve_model(self.model_name)
@@ -179,7 +180,7 @@ class Session:
     def read_ahead(self) -> None:
         """Have the local model read the current context now, in the background (a no-op for hosted
         models): called whenever the start of the context changes (a fold, an undo, a resume, a switch, a
-        new system prompt), so the next send only adds its message (DESIGN §10)."""
+        new system prompt), so the next send only adds its message (docs/design.md §10)."""
         target = self._target
         if target is None or not target.is_local or target.api_base is None:
             return
@@ -321,6 +322,13 @@ class Session:
         """A message refused before sending: kept in the transcript, left out of every context."""
         self.store.mark_unsent(message_id, reason)
 
+    def turn(
+        self, prompt: str | None = None, *, consent: Consent | None = None, regenerate: bool = False
+    ) -> AsyncIterator[TurnEvent]:
+        """One whole turn: the prompt stored, a fold if needed (asking `consent`), the reply streamed, the
+        turn's end (see `turn.py`). What a face drives; `reply` alone is the streaming step."""
+        return run_turn(self, prompt, consent=consent, regenerate=regenerate)
+
     def reply(self, regenerate: bool = False) -> AsyncIterator[ReplyEvent]:
         """Stream the model's reply to the context, saving it as it arrives, with the recall rounds the
         model takes (see `ChatSession.reply`)."""
@@ -360,7 +368,7 @@ class Session:
     # -- folding ----------------------------------------------------------------------------------
     @property
     def auto_fold_paused(self) -> bool:
-        """DESIGN §5: after two failed automatic folds in a row, no retry on every send until /resummarize."""
+        """docs/design.md §5: after two failed automatic folds in a row, no retry on every send until /resummarize."""
         return self.failed_auto_folds >= AUTO_FOLD_ATTEMPTS
 
     def set_fold_auto(self, mode: str) -> None:
@@ -585,7 +593,7 @@ class Session:
         return parsed or Snapshot()
 
     def standing_rules(self, fold: StoredFold) -> list[str]:
-        """The user's standing rules the fold carries (issue 15), in the order they were said."""
+        """The user's standing rules the fold carries, in the order they were said."""
         return [r for r in self.snapshot_of(fold).constraints_and_preferences if is_standing_rule(r)]
 
     def drop_rule(self, fold_id: int, number: int) -> str:

@@ -1,4 +1,4 @@
-"""The state snapshot (DESIGN §7): one schema for every summarizer, rendered as XML-like tags.
+"""The state snapshot (docs/design.md §7): one schema for every summarizer, rendered as XML-like tags.
 
 A snapshot is what replaces the folded turns in the context. `render` writes it inside
 `<state_snapshot ...>`; `parse` reads a rendered one back (so a context that already holds a snapshot
@@ -197,7 +197,7 @@ QUOTED_LABEL = "(from a snapshot quoted in a user message)"
 def quoted_sections(text: str) -> Snapshot | None:
     """The sections of a `<state_snapshot>` that someone pasted or imported, as data for ours.
 
-    Such a block is never taken for one of our snapshots (DESIGN §3.6); its facts are kept, each item
+    Such a block is never taken for one of our snapshots (docs/design.md §3.6); its facts are kept, each item
     labelled as quoted, under our nearest section, or under its own name in `key_knowledge`."""
     start = text.find(SNAPSHOT_OPEN)
     end = text.find(SNAPSHOT_CLOSE, start)

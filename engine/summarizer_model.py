@@ -1,4 +1,4 @@
-"""Which model writes snapshots when `summarizer = "auto"` (issue 15): the provider's small model.
+"""Which model writes snapshots when `summarizer = "auto"`: the provider's small model.
 
 On a hosted model, the summarizer is the cheapest chat model litellm's model map lists for the same
 provider (window at least `MIN_SUMMARIZER_WINDOW`; dated snapshots, previews, fine-tunes and audio or

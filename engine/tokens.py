@@ -73,7 +73,7 @@ class CachedCounter:
 
     def count_uncached(self, message: Message) -> int:
         """`message` counted without entering the cache: every composer state is a different message,
-        and keeping them all held megabytes after a few keystrokes on a big paste (issue 14)."""
+        and keeping them all held megabytes after a few keystrokes on a big paste."""
         with self._lock:
             cached = self._cache.get(message)
         return self._count_one(message) if cached is None else cached

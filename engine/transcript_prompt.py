@@ -1,4 +1,4 @@
-"""The plain transcript prompt that makes the base Gemma 3 270M answer and stop (DESIGN §10).
+"""The plain transcript prompt that makes the base Gemma 3 270M answer and stop (docs/design.md §10).
 
 A base model has no chat template it follows; given a one-line preamble, one example exchange and
 `User:` / `Assistant:` turns ending in `Assistant:`, it writes one reply and then starts a new

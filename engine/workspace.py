@@ -136,7 +136,7 @@ class Workspace:
         return model or (conversation.model if conversation is not None else None) or self.default_model_name()
 
     def start_model_early(self, options: OpenOptions) -> None:
-        """Launch the embedded model's server now if `options` lead to it, without waiting (issue 12).
+        """Launch the embedded model's server now if `options` lead to it, without waiting.
 
         `foldchat ask` calls this before it imports the session machinery, so the model loads
         meanwhile; the session's `connect` and `prepare_model` then find it started. Closing the

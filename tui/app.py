@@ -53,7 +53,7 @@ class FoldchatApp(App[None]):
         self.options = options
         self.crash: tuple[Exception, Path | None] | None = None
         # the chat screen is the app's default screen, not pushed over Textual's blank one: pushing it
-        # styled the whole app again and laid out two screens, ~70 ms before the first frame (issue 12)
+        # styled the whole app again and laid out two screens, ~70 ms before the first frame
         self.install_screen(ChatScreen(options), name="chat")
 
     def get_default_screen(self) -> ChatScreen:

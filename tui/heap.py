@@ -1,4 +1,4 @@
-"""What the app keeps for its whole run leaves the garbage collector's view (issue 12)."""
+"""What the app keeps for its whole run leaves the garbage collector's view, so collections stop stalling the UI."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Folding (DESIGN §6): the pipeline and its steps.
+"""Folding (docs/design.md §6): the pipeline and its steps.
 
 - `pipeline`: `fold_context`, `FoldRequest`, `FoldResult`: policy, prune, split, summarize, check, fit;
 - `prune`, `condense`, `split`: the steps before summarizing;

@@ -1,4 +1,4 @@
-"""The oversized-message pass (DESIGN §6.1): one huge tool output or reply, condensed in the context.
+"""The oversized-message pass (docs/design.md §6.1): one huge tool output or reply, condensed in the context.
 
 The condensed message keeps its role, tool_call_id and tool calls (pairs stay valid); only its text is
 replaced by a digest: the start, the end, the first error line and every identifier. The original
@@ -56,7 +56,7 @@ def condense_oversized(
 ) -> CondensedContext:
     """Condense each tool output or reply above `threshold` tokens among `messages[:before]`.
 
-    `before` is where the current turn starts: it is always kept verbatim (DESIGN §3.5). The fold and
+    `before` is where the current turn starts: it is always kept verbatim (docs/design.md §3.5). The fold and
     the rebuilt context both go through here, so the context the fold reported is the one sent later.
     """
     out = list(messages)

@@ -1,4 +1,4 @@
-"""Making a snapshot fit its token budget, deterministically (DESIGN §6.3, "then deterministic truncation").
+"""Making a snapshot fit its token budget, deterministically (docs/design.md §6.3, "then deterministic truncation").
 
 Cuts go from least to most informative, and nothing is cut while the snapshot fits. Text said twice is
 said once; then what carries nothing (greetings, thanks, acknowledgements) goes; then an agent's

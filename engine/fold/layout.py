@@ -1,11 +1,11 @@
-"""How a stored fold rebuilds the context it reported (DESIGN §1: the context comes from the transcript
+"""How a stored fold rebuilds the context it reported (docs/design.md §1: the context comes from the transcript
 plus the active fold).
 
 No schema change: the fold record's `snapshot` JSON keeps, next to the snapshot's own fields, one
 `layout` object:
 - `snapshot`: false for a fold that only pruned tool outputs (no snapshot message is sent);
 - `kept`: transcript ids inside the covered range that stay verbatim (the current user message of a
-  fold made inside its turn, DESIGN §3.5);
+  fold made inside its turn, docs/design.md §3.5);
 - `replaced`: transcript id -> the text sent instead of the original (pruned tool outputs' stubs).
 """
 

@@ -1,8 +1,8 @@
-"""The fold pipeline (DESIGN §6): repair, decide, condense, split, summarize, rebuild, verify.
+"""The fold pipeline (docs/design.md §6): repair, decide, condense, split, summarize, rebuild, verify.
 
 `fold_context` is the one entry point: the CLI's `compress`, `foldchat ask` and the TUI all call it.
 It never mutates its input and never loses a message: it returns a new context plus a `FoldReport`;
-on any failure inside the pipeline the caller keeps the original context. Each DESIGN §6 step is one
+on any failure inside the pipeline the caller keeps the original context. Each docs/design.md §6 step is one
 small function below, in pipeline order.
 """
 
@@ -96,7 +96,7 @@ class _Summary:
     depth: int
     covers: tuple[int, int] | None
     messages: int  # how many messages of the history it stands for (earlier snapshots aside)
-    restored: int = 0  # identifiers the check put back (issue 15)
+    restored: int = 0  # identifiers the check put back
     carried: frozenset[str] = frozenset()  # items (without references) an earlier snapshot carried
 
 
@@ -152,7 +152,7 @@ def _floor(rest: Sequence[Message], keep_from: int, fold_through: int | None) ->
 
 
 def _check_current_turn_fits(context: _Context, request: FoldRequest) -> None:
-    """DESIGN §3.5: the current user message and the newest exchange are never cut; say which overflows."""
+    """docs/design.md §3.5: the current user message and the newest exchange are never cut; say which overflows."""
     if not context.rest:
         return
     count = request.counter.count
@@ -206,7 +206,7 @@ def _unchanged(context: _Context, request: FoldRequest, reason: str) -> FoldResu
 
 
 def _fold(context: _Context, request: FoldRequest, decision: Decision, trigger: Trigger) -> FoldResult:
-    """Steps 0-4 of DESIGN §6 on a context the policy decided to fold."""
+    """Steps 0-4 of docs/design.md §6 on a context the policy decided to fold."""
     if not request.force:
         only = _pruned_only(context, request, decision, trigger, _prune_step(context, request, to_target=True))
         if only is not None:
@@ -499,7 +499,7 @@ def _data_positions(head: list[Message]) -> list[int]:
 
 
 def _as_data(message: Message) -> Message:
-    """DESIGN §12: snapshot-like tags in text we did not write are made inert before any summarizer reads it."""
+    """docs/design.md §12: snapshot-like tags in text we did not write are made inert before any summarizer reads it."""
     if isinstance(message.content, str):
         text = snap.neutralise(message.content)
         return message if text == message.content else message.evolve(content=text)
@@ -523,7 +523,7 @@ def _with_quoted_snapshots(summary: Snapshot, head: Sequence[Message]) -> Snapsh
 
 
 def _rebuild(systems: list[Message], snapshot: Snapshot, tail: list[Message]) -> list[Message]:
-    """Step 4: system prompts + snapshot + acknowledgement + kept tail, checked against DESIGN §3."""
+    """Step 4: system prompts + snapshot + acknowledgement + kept tail, checked against docs/design.md §3."""
     snapshot_message = snap.snapshot_message(snap.render_message_text(snapshot))
     bridge = [Message.assistant(snap.ACKNOWLEDGEMENT)] if tail and tail[0].role == "user" else []
     folded = [*systems, snapshot_message, *bridge, *tail]
@@ -535,7 +535,7 @@ def _rebuild(systems: list[Message], snapshot: Snapshot, tail: list[Message]) ->
 
 SNAPSHOT_SHARE = 0.75
 """Of the room under the target, the most the snapshot is planned to take before its size is known; the
-verbatim tail gets the rest, and whatever the snapshot leaves unused when it is written (DESIGN §6.3)."""
+verbatim tail gets the rest, and whatever the snapshot leaves unused when it is written (docs/design.md §6.3)."""
 
 
 def _snapshot_budget(context: _Context, request: FoldRequest) -> int:
@@ -565,7 +565,7 @@ def _snapshot_tokens(counter: TokenCounter, candidate: Snapshot) -> int:
 
 
 def _number(request: FoldRequest, message: Message, position: int) -> int:
-    """A message's 1-based number in the conversation's transcript (DESIGN: the numbers users see)."""
+    """A message's 1-based number in the conversation's transcript (the numbers users see)."""
     if message.key is None:
         return position + 1
     if request.numbers is not None:

@@ -1,4 +1,4 @@
-"""Background pre-fold (issue 12): the next automatic fold, prepared before it is due.
+"""Background pre-fold: the next automatic fold, prepared before it is due.
 
 An LLM summarizer takes seconds per fold. Once usage passes the policy's reset ratio (and before the
 trigger), a face runs `Session.prepare_fold` in a worker thread; the plan it computes waits here, and at
@@ -12,7 +12,7 @@ with its window. Messages sent after it was computed are not part of it: they jo
 
 Sizing (`ahead_policy`): computed at usage `u` below the trigger `T`, the plan aims at the target minus
 `T - u` and minus one more turn like the newest one, so that once the conversation has grown to the
-trigger, the prepared fold plus what arrived since lands at or below the target (DESIGN §3.7). When it
+trigger, the prepared fold plus what arrived since lands at or below the target (docs/design.md §3.7). When it
 would not (a big paste since), it is not used.
 
 `PreFold` owns at most one plan and lets at most one preparation run: a second `start` while one runs

@@ -1,4 +1,4 @@
-"""Step 0 of a fold (DESIGN §6.0): old tool outputs become one-line stubs before anything is summarized.
+"""Step 0 of a fold (docs/design.md §6.0): old tool outputs become one-line stubs before anything is summarized.
 
 Walking from the newest tool output back, outputs within `keep_tokens` stay verbatim, and so does
 everything from the previous user turn on except the current turn's older exchanges (an agent loop's

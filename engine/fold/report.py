@@ -1,4 +1,4 @@
-"""What a fold did (DESIGN §6): the report every caller of `fold_context` gets back.
+"""What a fold did (docs/design.md §6): the report every caller of `fold_context` gets back.
 
 It lives apart from the pipeline so that events (which carry it) and the pipeline (which emits
 events) do not import each other.
@@ -35,7 +35,7 @@ class FoldReport:
     covers: tuple[int, int] | None = None
     condensed_messages: tuple[int, ...] = ()
     pruned_messages: tuple[int, ...] = ()
-    """Transcript numbers of the tool outputs sent as one-line stubs (DESIGN §6.0)."""
+    """Transcript numbers of the tool outputs sent as one-line stubs (docs/design.md §6.0)."""
     repairs: tuple[str, ...] = ()
     over_target: bool = False
     failed: bool = False
@@ -44,7 +44,7 @@ class FoldReport:
     awaiting_consent: bool = False
     """`fold.auto` is ask (or off and the send would not fit): the policy wants a fold, the user decides."""
     restored_identifiers: int = 0
-    """Identifiers of the folded span the summarizer's snapshot lacked, put back by the check (issue 15)."""
+    """Identifiers of the folded span the summarizer's snapshot lacked, put back by the check."""
     rules_not_carried: tuple[str, ...] = ()
     """Standing rules the snapshot no longer carries: together they outgrew its room (oldest went first)."""
 

@@ -1,4 +1,4 @@
-"""Where to cut the history into a folded head and a verbatim tail (DESIGN §6.2).
+"""Where to cut the history into a folded head and a verbatim tail (docs/design.md §6.2).
 
 The tail always holds the current user message and the newest exchange after it, and never starts
 inside a tool call/result run. Candidates, first that succeeds wins:

@@ -1,4 +1,4 @@
-"""Updates replace (DESIGN §7): a later message that changes a value makes the earlier one history.
+"""Updates replace (docs/design.md §7): a later message that changes a value makes the earlier one history.
 
 When a statement in a snapshot changes what an earlier item stated ("actually, raise the budget cap to
 $650" after "Budget cap is $500 total"), the earlier item is marked `[replaced by #N]` (it stays, with

@@ -1,4 +1,4 @@
-"""The embedded local model (DESIGN §10): the GGUF file, the llama.cpp server started on 127.0.0.1, its
+"""The embedded local model (docs/design.md §10): the GGUF file, the llama.cpp server started on 127.0.0.1, its
 stream, one local turn at a time, and how long it will read before it answers.
 
 - `model`: `LocalModelServer`, which model file, with which settings;

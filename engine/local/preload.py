@@ -1,4 +1,4 @@
-"""The local server child loads its model in a thread while it imports its web stack (issue 12, item 4).
+"""The local server child loads its model in a thread while it imports its web stack, so it answers sooner.
 
 llama.cpp loads a GGUF in C through ctypes, which releases the GIL: the load (~0.8 s on this machine,
 most of it building Gemma's 262k-token vocabulary) and the imports of fastapi, uvicorn and

@@ -1,4 +1,4 @@
-"""Talking to models (DESIGN §8): what a model is, the one streaming call path, its errors, adapting a
+"""Talking to models (docs/design.md §8): what a model is, the one streaming call path, its errors, adapting a
 conversation to a provider, and resolving names.
 
 - `target`: `ModelTarget`, a model resolved from a name;

@@ -1,4 +1,4 @@
-"""Adapting a context to the model it is sent to (DESIGN §8). A pure function of its inputs.
+"""Adapting a context to the model it is sent to (docs/design.md §8). A pure function of its inputs.
 
 The transcript is stored once, as it came. Before each call, `adapt` rewrites a copy for the target:
 - tool-call ids the target rejects are mapped to ids it accepts; the call and its result get the same

@@ -112,8 +112,8 @@ class ModelRegistry:
     def launch_early(self, name: str | None) -> None:
         """Start the local server's process now if `name` is the local model, without waiting for it.
 
-        Called before litellm is imported, so the model loads meanwhile (issue 12: a cold `ask` to the
-        local model). Errors are left for `prepare` to raise at the usual point; a model that still
+        Called before litellm is imported, so the model loads meanwhile and a cold `ask` to the local
+        model waits less. Errors are left for `prepare` to raise at the usual point; a model that still
         needs assembling waits for `prepare`, which shows that progress.
         """
         if (name or self.default_name()) != LOCAL_ALIAS or not gguf_ready(self.settings.local):

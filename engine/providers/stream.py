@@ -1,5 +1,5 @@
-"""One streaming call path for every model: hosted ones through `litellm.acompletion` (DESIGN §8, issue 4),
-the embedded local model through `local_stream` (its OpenAI-compatible server, no litellm import: issue 12).
+"""One streaming call path for every model: hosted ones through `litellm.acompletion` (docs/design.md §8),
+the embedded local model through `local_stream` (its OpenAI-compatible server, no litellm import, which costs seconds).
 
 `stream_reply` yields `ProviderEvent`s: text, reasoning and tool-call deltas, usage, retries, and
 exactly one final `Finished` or `Failed`. Transient failures (429 honouring Retry-After, 5xx,
@@ -7,7 +7,7 @@ timeouts, dropped connections, garbled streams) are retried with backoff as long
 streamed yet; a failure after text arrived ends the reply with what came, so nothing shown is lost.
 Auth and bad-request errors are never retried and become one actionable line.
 
-A stream that stops without a finish reason ended early, whatever the HTTP status said (DESIGN §9):
+A stream that stops without a finish reason ended early, whatever the HTTP status said (docs/design.md §9):
 it is a `Failed` with the partial reply, never a `Finished`. So is a reply with nothing in it.
 
 Time: `timeout` bounds each attempt's wait for data (so a stall mid-reply ends it); `deadline` bounds

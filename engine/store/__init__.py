@@ -1,4 +1,4 @@
-"""SQLite storage (DESIGN §9): `Store` and the records it hands out.
+"""SQLite storage (docs/design.md §9): `Store` and the records it hands out.
 
 - `store`: the `Store` class (conversations, messages, folds, pins), one connection shared by threads;
 - `connection`: opening the file (private, WAL, busy timeout) and one-line errors;

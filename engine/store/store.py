@@ -1,4 +1,4 @@
-"""The store: conversations, the append-only transcript, and the fold chain, in one SQLite file (DESIGN §9).
+"""The store: conversations, the append-only transcript, and the fold chain, in one SQLite file (docs/design.md §9).
 
 - WAL, foreign keys, a busy timeout on every connection so two Foldchat processes can share one file.
   Readers never take the write lock: opening an up-to-date file only reads, and a write transaction
@@ -315,7 +315,7 @@ class Store:
         store or a commit by any other connection (SQLite's `data_version`: another process).
 
         After a change, only the rows that changed are decoded again: decoding every message cost 2 ms at
-        100 messages and 11 ms at 1,000, after each of a turn's writes (issue 12). A row is reused only when
+        100 messages and 11 ms at 1,000, after each of a turn's writes. A row is reused only when
         every column, payload included, is what it was decoded from."""
         with self._lock:
             read = (conversation_id, (self._writes, self.query("PRAGMA data_version")[0][0]))

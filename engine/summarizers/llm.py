@@ -1,4 +1,4 @@
-"""The LLM summarizer (DESIGN §7): the same snapshot schema, written by a model through litellm.
+"""The LLM summarizer (docs/design.md §7): the same snapshot schema, written by a model through litellm.
 
 - temperature 0; JSON schema via `response_format` where litellm says the model supports it,
   otherwise instructions and tolerant parsing; always validated with the pydantic `Snapshot`;
@@ -163,7 +163,7 @@ def keep_user_facts(snapshot: Snapshot, request: SummaryRequest) -> Snapshot:
 def keep_trail(snapshot: Snapshot, trail: Sequence[str]) -> Snapshot:
     """The artifacts section: the rules trail, whole and first, then the model's own lines it does not repeat.
 
-    The trail is a fixed section (issue 16): whatever the model kept or dropped, every file and command of
+    The trail is a fixed section: whatever the model kept or dropped, every file and command of
     the folded turns is still named; fitting the snapshot to its budget later drops the least informative
     lines first and never an edited path.
     """

@@ -1,4 +1,4 @@
-"""The rules summarizer: deterministic, offline, no model call (DESIGN §7).
+"""The rules summarizer: deterministic, offline, no model call (docs/design.md §7).
 
 Every user message becomes a `user_requests` item (verbatim when short, otherwise shortened with all
 its identifiers kept; a pasted README, man page, log or code block becomes one line saying what it was,

@@ -11,7 +11,7 @@ from foldchat.cli.runtime import add_config_option, progress_printer
 from foldchat.engine import InputTooLarge, ProviderError, UsageError, visible
 
 if TYPE_CHECKING:
-    from foldchat.engine import Session
+    from foldchat.engine import FoldReport, Refused, Session, TurnEvent
 
 DESCRIPTION = """\
 Send TEXT (or stdin with '-') to a model and stream the reply to stdout. Both messages are stored.
@@ -64,8 +64,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def ask(session: Session, prompt: str, system: str | None) -> int:
-    """Store the message, fold if the policy says so, and stream the reply."""
-    from foldchat.engine import CurrentTurnTooLarge, UnknownModel
+    """Connect to the model, then run one turn (the engine stores, folds if needed, streams)."""
+    from foldchat.engine import UnknownModel
 
     try:
         session.connect(remember=True)  # an unknown model fails here, before any message is stored
@@ -77,79 +77,105 @@ def ask(session: Session, prompt: str, system: str | None) -> int:
         ) from None
     if system:
         session.set_system_prompt(system)
-    message_id = session.add_user_message(prompt)  # committed before anything can fail
     session.prepare_model(progress_printer(sys.stderr.isatty()))
-    try:
-        report = session.fold_if_needed()
-    except CurrentTurnTooLarge as error:
-        # kept, marked, and left out of every later context: the next ask starts clean
-        session.mark_unsent(message_id, f"not sent: too big for {session.target.name}")
-        raise CurrentTurnTooLarge(
-            f"{error}. The message was not sent; it is kept as unsent in conversation "
-            f"{session.conversation_id} and later messages are not affected"
-        ) from None
-    if report is not None and report.awaiting_consent:
-        # nobody can answer here: say so; send unfolded only what fits (fold.auto = "on" folds)
-        usage = session.usage()
-        if usage.used > usage.window:
-            session.mark_unsent(message_id, f"not sent: over {session.target.name}'s window")
-            raise CurrentTurnTooLarge(
-                f"the conversation needs {usage.tokens:,} tokens and {usage.reserved:,} for the reply, over "
-                f"{session.target.name}'s {usage.window:,}-token window, and fold.auto is {session.fold_auto}: "
-                f"not sent (it is kept as unsent). Fold it with FOLDCHAT_FOLD__AUTO=on, or /resummarize in the app"
-            )
-        print(f"foldchat: {report.reason} (not folded: fold.auto is {session.fold_auto})", file=sys.stderr)
-    if report is not None and report.compressed:
-        print(
-            f"foldchat: folded {report.folded_messages} messages · {report.tokens_before:,} → "
-            f"{report.tokens_after:,} tokens · {report.summarizer}",
-            file=sys.stderr,
-        )
-        if report.rules_notice():
-            print(f"foldchat: {visible(report.rules_notice() or '')}", file=sys.stderr)
     import asyncio  # only `ask` streams: list, show and export start faster without it
 
-    return asyncio.run(stream(session))
+    return asyncio.run(Answer(session).run(prompt))
 
 
-async def stream(session: Session) -> int:
-    from foldchat.engine import DiskFull, Failed, Finished, Notice, Retrying, StorageError, TextDelta, Waiting
+class Answer:
+    """`foldchat ask`'s face of a turn: the reply on stdout, everything else one line on stderr. Nobody can
+    consent to a fold here: `fold.auto = "on"` folds, otherwise what fits goes unfolded."""
 
-    shown: list[str] = []
-    failure: str | None = None
-    cut: int | None = None
-    try:
-        async for event in session.reply():
-            if isinstance(event, TextDelta):
-                text = event.text.lstrip() if not shown else event.text
-                sys.stdout.write(visible(text))
-                sys.stdout.flush()
-                if text:
-                    shown.append(text)
-            elif isinstance(event, Notice):
-                print(f"foldchat: {visible(event.text)}", file=sys.stderr)
-            elif isinstance(event, Waiting):
-                print(f"foldchat: {event.reason} …", file=sys.stderr)
-            elif isinstance(event, Retrying):
-                print(
-                    f"foldchat: {visible(event.reason)}; retry {event.attempt} in {event.delay:.1f} s", file=sys.stderr
-                )
-            elif isinstance(event, Failed):
-                failure = event.error
-            elif isinstance(event, Finished) and event.finish_reason == "length":
-                cut = event.usage.completion_tokens if event.usage else session.target.max_output_tokens or 0
-    except StorageError as error:  # the disk filled up (or failed) mid-reply: keep what the user saw
-        if shown:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.shown: list[str] = []
+        self.failure: str | None = None
+        self.cut: int | None = None
+
+    async def run(self, prompt: str) -> int:
+        from foldchat.engine import DiskFull, StorageError
+
+        try:
+            async for event in self.session.turn(prompt):
+                self.show(event)
+        except StorageError as error:  # the disk filled up (or failed) mid-reply: keep what the user saw
+            if self.shown:
+                sys.stdout.write("\n")
+            problem = "the disk is full" if isinstance(error, DiskFull) else f"the database failed ({error})"
+            raise type(error)(_unsaved_reply("".join(self.shown), self.session.conversation_id, problem)) from None
+        if self.shown:
             sys.stdout.write("\n")
-        problem = "the disk is full" if isinstance(error, DiskFull) else f"the database failed ({error})"
-        raise type(error)(_unsaved_reply("".join(shown), session.conversation_id, problem)) from None
-    if shown:
-        sys.stdout.write("\n")
-    if failure is not None:
-        raise ProviderError(failure)
-    if cut is not None:  # the output cap ended the reply, perhaps mid-word: say so, and how to get the rest
-        print(f'foldchat: [cut at {cut} tokens] foldchat ask "continue" asks for the rest', file=sys.stderr)
-    return 0
+        if self.failure is not None:
+            raise ProviderError(self.failure)
+        if self.cut is not None:  # the output cap ended the reply, perhaps mid-word: say so, and how to get the rest
+            print(f'foldchat: [cut at {self.cut} tokens] foldchat ask "continue" asks for the rest', file=sys.stderr)
+        return 0
+
+    def show(self, event: TurnEvent) -> None:
+        from foldchat.engine import (
+            Failed,
+            Finished,
+            Folded,
+            FoldSkipped,
+            Notice,
+            Refused,
+            Retrying,
+            TextDelta,
+            Waiting,
+        )
+
+        if isinstance(event, TextDelta):
+            text = event.text.lstrip() if not self.shown else event.text
+            sys.stdout.write(visible(text))
+            sys.stdout.flush()
+            if text:
+                self.shown.append(text)
+        elif isinstance(event, Refused):
+            self.refused(event)
+        elif isinstance(event, Folded):
+            self.folded(event.report)
+        elif isinstance(event, FoldSkipped) and not event.failed:
+            say(f"{event.reason} (not folded: fold.auto is {self.session.fold_auto})")
+        elif isinstance(event, FoldSkipped):
+            say(f"could not fold: {event.reason}")
+        elif isinstance(event, Notice):
+            say(visible(event.text))
+        elif isinstance(event, Waiting):
+            say(f"{event.reason} …")
+        elif isinstance(event, Retrying):
+            say(f"{visible(event.reason)}; retry {event.attempt} in {event.delay:.1f} s")
+        elif isinstance(event, Failed):
+            self.failure = event.error
+        elif isinstance(event, Finished) and event.finish_reason == "length":
+            target = self.session.target
+            self.cut = event.usage.completion_tokens if event.usage else target.max_output_tokens or 0
+
+    def refused(self, event: Refused) -> None:
+        from foldchat.engine import CurrentTurnTooLarge
+
+        if event.needs_fold:
+            raise CurrentTurnTooLarge(
+                f"{event.reason}: not sent (it is kept as unsent). Fold it with FOLDCHAT_FOLD__AUTO=on, or "
+                "/resummarize in the app"
+            )
+        raise CurrentTurnTooLarge(
+            f"{event.reason}. The message was not sent; it is kept as unsent in conversation "
+            f"{self.session.conversation_id} and later messages are not affected"
+        )
+
+    def folded(self, report: FoldReport) -> None:
+        say(
+            f"folded {report.folded_messages} messages · {report.tokens_before:,} → {report.tokens_after:,} tokens"
+            f" · {report.summarizer}"
+        )
+        if report.rules_notice():
+            say(visible(report.rules_notice() or ""))
+
+
+def say(line: str) -> None:
+    """One line on stderr, as every notice of `ask` is."""
+    print(f"foldchat: {line}", file=sys.stderr)
 
 
 def _unsaved_reply(text: str, conversation_id: int, problem: str) -> str:

@@ -1,4 +1,4 @@
-"""The artifact trail (issue 16): every tool shape, grouped by file, kept within the snapshot budget."""
+"""The artifact trail: every tool shape, grouped by file, kept within the snapshot budget."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def test_a_tight_budget_drops_reads_and_looks_never_an_edited_path(shape, budget
     text = " ".join(snap.render(fitted).split())
     assert _size(fitted) <= budget
     assert all(path in text for path in truth.changed)
-    distinct = {command[:40] for command in truth.commands}  # the issue's measure: distinct by 40 characters
+    distinct = {command[:40] for command in truth.commands}  # the target's measure: distinct by 40 characters
     assert sum(command in text for command in distinct) >= 0.8 * len(distinct)
     assert sum(path in text for path in truth.paths) >= 0.9 * len(truth.paths)
 

@@ -1,4 +1,4 @@
-"""Issue 15 item 3: consent. `fold.auto` on (default), ask (the policy's fold waits for a yes), off."""
+"""Consent to fold: `fold.auto` on (default), ask (the policy's fold waits for a yes), off."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 15 item 2: a preview says what a fold would do without applying it; applying stores exactly it."""
+"""A preview says what a fold would do without applying it; applying stores exactly it."""
 
 from __future__ import annotations
 

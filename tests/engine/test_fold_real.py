@@ -1,4 +1,4 @@
-"""Issue 10: the fold on realistic conversations (agent turns, pasted snapshots, foreign shapes, numbers)."""
+"""The fold on realistic conversations (agent turns, pasted snapshots, foreign shapes, numbers)."""
 
 import json
 

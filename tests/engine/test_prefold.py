@@ -1,4 +1,4 @@
-"""Issue 12 item 5: the next fold is prepared in the background once usage passes the reset ratio, and
+"""The next fold is prepared in the background once usage passes the reset ratio, and
 applied at the trigger with no summarizer call, unless what it covers changed.
 
 The LLM summarizer is a loopback OpenAI server (tests/servers/fake_openai.py) reached through litellm;
@@ -101,7 +101,7 @@ def test_a_fold_prepared_past_the_reset_ratio_applies_at_the_trigger_without_a_s
     context = session.context()
     assert violations(context, [m for m in context if m.role == "system"]) == []
     assert session.counter().count(context) == report.tokens_after
-    assert report.tokens_after + 512 <= session.usage().target  # DESIGN §3.7: at or below the target
+    assert report.tokens_after + 512 <= session.usage().target  # docs/design.md §3.7: at or below the target
     newer = [m for m in session.transcript() if m.id not in prepared_ids]
     assert context[-len(newer) :] == [m.message for m in newer]  # sent after preparation: verbatim, last
     assert snap.parse(next(m for m in context if m.is_snapshot).text).overall_goal == SNAPSHOT["overall_goal"]

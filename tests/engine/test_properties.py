@@ -1,4 +1,4 @@
-"""Property tests: random histories in, DESIGN §3 invariants out."""
+"""Property tests: random histories in, docs/design.md §3 invariants out."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""Issue 15 item 6 (engine part): folded and pruned originals come back verbatim, bounded, by text or number."""
+"""Recall, engine part: folded and pruned originals come back verbatim, bounded, by text or number."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 10 through the application API: stored folds rebuild exactly what the fold made."""
+"""Fold correctness through the application API: stored folds rebuild exactly what the fold made."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 15 item 5: every snapshot is checked against the span it replaces; lost identifiers come back."""
+"""Every snapshot is checked against the span it replaces; lost identifiers come back."""
 
 from __future__ import annotations
 

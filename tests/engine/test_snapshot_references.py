@@ -1,4 +1,4 @@
-"""Issue 15 item 6: snapshot items name the transcript messages they stand for (`(#12)`, `(#40, #52)`).
+"""Snapshot items name the transcript messages they stand for (`(#12)`, `(#40, #52)`).
 
 The numbers are the conversation's transcript numbers (what the TUI, `foldchat show`, pruned stubs and
 `recall` use); on a bare JSON list (`foldchat compress`) they are positions in that list. Every check

@@ -1,4 +1,4 @@
-"""Issue 15 item 4: the user's standing rules are recognised when said and survive every fold word for word."""
+"""The user's standing rules are recognised when said and survive every fold word for word."""
 
 from __future__ import annotations
 

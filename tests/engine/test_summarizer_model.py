@@ -1,4 +1,4 @@
-"""Issue 15 item 7: `summarizer = "auto"` picks the provider's small model on hosted models, rules locally."""
+"""`summarizer = "auto"` picks the provider's small model on hosted models, rules locally."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Shapes that real exports have (issue: fold correctness, item 7): OpenAI arrays converted from ChatGPT
+"""Shapes that real exports have: OpenAI arrays converted from ChatGPT
 exports carry tool results without a `tool_call_id` and python-tool calls whose arguments are raw code.
 They are accepted, repaired in the context, sent to a provider that parses arguments, and stored as given."""
 

@@ -1,4 +1,4 @@
-"""Issue 15 item 1: a fold is always possible, even when the context is already far over the window.
+"""A fold is always possible, even when the context is already far over the window.
 
 Contexts at 150 %, 300 % and 1,000 % of the chat window (a paste, an import, a switch to a smaller model)
 are folded by both summarizers; the LLM one is a loopback OpenAI server whose model has a window of its

@@ -1,4 +1,4 @@
-"""Issue 15 item 6: the model recalls what was folded, through litellm, against loopback servers that
+"""The model recalls what was folded, through litellm, against loopback servers that
 speak OpenAI's and Anthropic's wire formats (streamed `tool_calls` deltas; `tool_use` blocks with
 `input_json_delta`). A conversation is folded by the rules summarizer, the fake model calls `recall`
 for a fact only the folded originals hold, and its second request carries the original verbatim."""

@@ -56,12 +56,11 @@ def test_a_full_disk_mid_reply_keeps_the_text_shown_and_says_so(home, fake, monk
     fake.reply = " ".join(f"sentence{n} of a long answer" for n in range(3000))  # ~90 KB, streamed in words
     session = Session.open(OpenOptions(new=True, model="fake"))
     session.connect(remember=True)
-    session.add_user_message("tell me everything")
     store = session.store
     pages = store.db.execute("PRAGMA page_count").fetchone()[0]
     store.db.execute(f"PRAGMA max_page_count = {pages + 8}")  # room for part of the ~90 KB reply only
     with pytest.raises(DiskFull) as caught:
-        asyncio.run(ask_cmd.stream(session))
+        asyncio.run(ask_cmd.Answer(session).run("tell me everything"))
     shown = capsys.readouterr().out.strip()
     message = str(caught.value)
     assert message.startswith("the disk is full: the reply shown above was not saved") and "\n" not in message

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from foldchat.engine import local_server
 from foldchat.engine.config import LocalModelSettings
+from foldchat.engine.local import server as local_server
 from foldchat.engine.local.model import (
     SERVED_NAME,
     LocalModelServer,

@@ -1,4 +1,4 @@
-"""`foldchat ask` starts the local model early, once, and leaves no server behind on any path (issue 12)."""
+"""`foldchat ask` starts the local model early, once, and leaves no server behind on any path."""
 
 from __future__ import annotations
 

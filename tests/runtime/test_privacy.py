@@ -1,4 +1,4 @@
-"""Private by default (DESIGN §9): directories 0700, files 0600 whatever the umask; old installs tightened."""
+"""Private by default (docs/design.md §9): directories 0700, files 0600 whatever the umask; old installs tightened."""
 
 from __future__ import annotations
 

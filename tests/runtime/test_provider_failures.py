@@ -135,7 +135,7 @@ def test_standard_base_url_variable_points_any_model_at_a_compatible_server(home
 
 
 def test_ask_with_fold_auto_ask_says_what_a_fold_would_save_and_sends_unfolded(home, fake, monkeypatch):
-    """Issue 15 item 3: nobody can answer the question in `foldchat ask`, so it is said, never assumed."""
+    """Consent to fold: nobody can answer the question in `foldchat ask`, so it is said, never assumed."""
     monkeypatch.setenv("FOLDCHAT_FOLD__AUTO", "ask")
     long = "Ticket OPS-77 is due 2026-12-01. " + "context " * 1500
     questions = []

@@ -1,4 +1,4 @@
-"""Reading a changed context ahead on the local model (DESIGN §10): one request for one token of the
+"""Reading a changed context ahead on the local model (docs/design.md §10): one request for one token of the
 new context, in the background, the newest context winning, and a reply that goes after it."""
 
 from __future__ import annotations

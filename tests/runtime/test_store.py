@@ -275,7 +275,8 @@ def test_text_with_lone_surrogates_is_stored_repaired_not_lost(store, tmp_path):
 
 
 def test_messages_are_read_once_per_change_and_a_change_by_another_process_is_seen(store, tmp_path):
-    """A turn asks for the transcript several times; each read decoded every message (issue 12)."""
+    """A turn asks for the transcript several times; each read decoded every message, a cost that grew with
+    the conversation."""
     cid = store.create_conversation()
     store.append(cid, Message.user("first"))
     reads: list[str] = []
@@ -298,7 +299,7 @@ def test_messages_are_read_once_per_change_and_a_change_by_another_process_is_se
 
 def test_after_a_change_only_the_rows_that_changed_are_decoded_again(store, tmp_path, monkeypatch):
     """A turn writes three times (the prompt, the reply's row, its end) and reads after each: decoding
-    every message again cost 11 ms at 1,000 messages (issue 12). Any changed column, payload or not,
+    every message again cost 11 ms at 1,000 messages. Any changed column, payload or not,
     by this store or another connection, is decoded again; the rest is reused."""
     import foldchat.engine.store.store as store_module
 

@@ -1,4 +1,4 @@
-"""Typing into a huge composer text (issue 14): the gauge counts it off the UI thread and catches up."""
+"""Typing into a huge composer text: the gauge counts it off the UI thread and catches up."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ async def test_typing_after_a_big_paste_is_counted_off_the_ui_thread(app_factory
 
 
 async def test_an_emptied_composer_or_a_command_clears_the_count_without_starting_one(app_factory):
-    """Every send empties the composer: counting that emptiness started a worker a turn (issue 12)."""
+    """Every send empties the composer: counting that emptiness started a worker a turn."""
     app = app_factory()
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)

@@ -1,4 +1,4 @@
-"""Issue 11, daily use: full-text history search, edit and resend, copying code, live thinking, the
+"""Daily use: full-text history search, edit and resend, copying code, live thinking, the
 title on screen, the model picker, user text as typed, the gauge at 80 columns."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 15 item 3 in the app: /fold ask makes the gauge line ask before an automatic fold."""
+"""Consent to fold, in the app: /fold ask makes the gauge line ask before an automatic fold."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 10 in the app: one count and the conversation's own numbers on every face of a fold, a
+"""Fold correctness in the app: one count and the conversation's own numbers on every face of a fold, a
 re-fold with a focus (and why nothing changed when it cannot), and paused automatic folds in the gauge."""
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ async def test_two_failed_automatic_folds_pause_them_in_the_gauge_until_resummar
 
 
 async def test_a_folded_agent_session_shows_its_trail_by_file_in_the_inspector(fake, tmp_path, monkeypatch):
-    """Issue 16's done-when: one artifacts line per file, edited paths all there, in the app."""
+    """The artifact trail in the app's inspector: one artifacts line per file, edited paths all there."""
     from foldchat.engine.messages import parse_messages
     from foldchat.tui.app import AppOptions, make_app
     from foldchat.tui.literal import md_literal

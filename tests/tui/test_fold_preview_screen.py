@@ -1,4 +1,4 @@
-"""Issue 15 item 2 in the app: /resummarize --preview shows the fold; Esc discards it, Enter applies it."""
+"""Fold preview in the app: /resummarize --preview shows the fold; Esc discards it, Enter applies it."""
 
 from __future__ import annotations
 

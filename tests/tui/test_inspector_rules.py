@@ -1,4 +1,4 @@
-"""Issue 15 item 4 in the app: the inspector lists the user's standing rules; x drops one."""
+"""Standing rules in the app: the inspector lists the user's standing rules; x drops one."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 12 item 5 in the app: past the reset ratio a worker prepares the next fold; at the trigger the
+"""Background pre-fold in the app: past the reset ratio a worker prepares the next fold; at the trigger the
 fold marker appears with that plan, without waiting for the (slow) summarizer again."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 15 item 6 in the app: the model's recall call and its answer show in the transcript as a tool
+"""Recall in the app: the model's recall call and its answer show in the transcript as a tool
 call and its result, literally, followed by the reply that uses them."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 11, daily use: no crash, no lost focus, instant feedback (Pilot, real app, loopback server)."""
+"""Daily use: no crash, no lost focus, instant feedback (Pilot, real app, loopback server)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""How the app starts: on the chat screen itself, and with its start-up heap frozen (issue 12)."""
+"""How the app starts: on the chat screen itself, and with its start-up heap frozen (no collection stalls)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from tui.conftest import wait_for
 
 async def test_the_chat_screen_is_the_first_screen_and_styled_by_its_own_css(app_factory):
     """Pushed over Textual's blank default screen, the chat screen cost a second styling of the whole app
-    and a layout of two screens before the first frame (~70 ms of a 0.33 s start, issue 12). As the
+    and a layout of two screens before the first frame (~70 ms of a 0.33 s start). As the
     default screen its CSS must come with the app's: the fold bar hidden, the status line one row."""
     app = app_factory()
     async with app.run_test(size=(100, 30)) as pilot:

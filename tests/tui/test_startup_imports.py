@@ -1,4 +1,4 @@
-"""The engine's imports run off the UI thread at start-up (issue 12, first paint).
+"""The engine's imports run off the UI thread at start-up, so the first paint comes sooner.
 
 Imported by the UI thread right after the first frame, the session's module (engine/chat.py) and its pydantic models
 (~0.25 s) held back the frame that draws the composer: first paint went from ~0.4 s to ~0.65 s. The app

@@ -1,4 +1,4 @@
-"""A streaming reply paints cheaply and ends exactly as a stored reply renders (issue 12).
+"""A streaming reply paints cheaply and ends exactly as a stored reply renders.
 
 While it streams, finished Markdown blocks are rendered once each and the block being written is shown
 as plain text; these tests drive the real app against the loopback OpenAI server and check what the
@@ -47,7 +47,7 @@ MARKDOWN_BLOCKS = 7  # heading, paragraph, list, fence, table, quote, paragraph
 
 def drawn(view: MessageView) -> list[str]:
     """A finished message's lines of text as drawn on screen (its title line, padding and blank lines left
-    out). A plain reply is drawn by its view, not by a child (one widget less per message, issue 12)."""
+    out). A plain reply is drawn by its view, not by a child (one widget less per message)."""
     assert view.draws_itself and not view.children
     width, height = view.outer_size
     lines = [line.text[1:].rstrip() for line in view.render_lines(Region(0, 0, width, height))[1:]]

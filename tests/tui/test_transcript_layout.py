@@ -1,7 +1,7 @@
 """What adding a message to the transcript costs: one layout pass, drawn at the end in that pass.
 
 Each layout pass walks every widget of the screen and each repaint of a scrolled transcript redraws all
-of it; a turn adds two messages, so every extra pass or scroll here is paid twice a turn (issue 12)."""
+of it; a turn adds two messages, so every extra pass or scroll here is paid twice a turn."""
 
 from __future__ import annotations
 

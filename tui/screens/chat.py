@@ -177,7 +177,7 @@ class ChatScreen(SlashCommands, Screen[None]):
     ]
 
     # `var`, not `reactive`: a change is shown by the watchers on the status line alone; a reactive
-    # would repaint the whole screen, several times a turn (issue 12)
+    # would repaint the whole screen, several times a turn
     status: var[str] = var("starting…")
     conversation_title: var[str] = var("")
     """Shown first on the status line: which conversation this is (the first prompt, or a rename)."""
@@ -355,7 +355,7 @@ class ChatScreen(SlashCommands, Screen[None]):
         """The title, the gauge and the cost, read in one trip to a thread (twice a turn). `first` is engine
         work that goes with them (storing the prompt the gauge then counts, asking whether to prepare a
         fold): it runs first in the same trip, and its result is returned. Each trip wakes a worker thread
-        and the event loop; a turn made seven of them (issue 12)."""
+        and the event loop; a turn made seven of them."""
         session = self.backend
         if session is None:
             return None
@@ -390,7 +390,7 @@ class ChatScreen(SlashCommands, Screen[None]):
 
     def clear_typed_count(self) -> None:
         """Nothing typed is to be sent: a count still running is for text that has left, and no worker is
-        started to count nothing (one per send, issue 12). The gauge changes only if it showed a count."""
+        started to count nothing (one per send). The gauge changes only if it showed a count."""
         self.workers.cancel_group(self, "typing")
         if self.gauge_state.typing:
             self.update_gauge(typing=0)
@@ -398,7 +398,7 @@ class ChatScreen(SlashCommands, Screen[None]):
     @work(group="typing", exclusive=True, exit_on_error=False)
     async def count_typed(self, text: str) -> None:
         """The composer's cost in the gauge, counted in a thread: re-tokenising a 200 KB paste on the UI
-        thread took ~95 ms per keystroke (issue 14). A newer keystroke cancels this count; a big text is
+        thread took ~95 ms per keystroke. A newer keystroke cancels this count; a big text is
         counted only once typing pauses, so keystrokes never queue up whole counts."""
         session = self.backend
         if session is None:
@@ -450,8 +450,8 @@ class ChatScreen(SlashCommands, Screen[None]):
         prompt = MessageData(None, "user", visible(text))
         self.drop_unused_reply_view()
         answering = self.model_ready and not self.reply_underway()
-        # the reply's view comes with the prompt's, in one layout pass and one repaint of the transcript
-        # (issue 12); stream_reply uses it, or takes it away if no reply is asked for after all
+        # the reply's view comes with the prompt's, in one layout pass and one repaint of the transcript;
+        # stream_reply uses it, or takes it away if no reply is asked for after all
         reply = self.reply_data() if answering else None
         views = await self.query_one(Transcript).append_all([prompt] if reply is None else [prompt, reply], follow=True)
         backend = self.backend

@@ -23,7 +23,7 @@ class GaugeState:
     per_turn: int = 0
     note: str = ""
     fold_paused: bool = False
-    """Automatic folds failed twice in a row and wait for /resummarize (DESIGN §5)."""
+    """Automatic folds failed twice in a row and wait for /resummarize (docs/design.md §5)."""
 
     @property
     def used(self) -> int:
@@ -128,7 +128,7 @@ def _short(tokens: int) -> str:
 
 def _bar(s: GaugeState, width: int) -> Text:
     """The bar in at most six runs (used, reserve, free, split by the trigger mark): a span per cell
-    made the gauge the costliest widget to repaint (issue 12)."""
+    made the gauge the costliest widget to repaint."""
     used_cells = min(width, round(width * (s.tokens + s.typing + s.streaming) / s.window))
     reserve_cells = min(width - used_cells, round(width * s.reserved / s.window))
     trigger_cell = min(width - 1, round(width * s.trigger / s.window))

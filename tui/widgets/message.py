@@ -92,7 +92,7 @@ class MessageView(PlacedWidget, can_focus=True):
     """One message. A prompt or a finished reply with nothing collapsed in it is drawn by this one widget
     (its text, or the reply's Markdown); the rest (a streaming reply, thinking, tool calls and results)
     are children laid out in a column. Every layout pass walks every widget of the transcript and a turn
-    makes several: a child per message cost ~15 % more UI-thread CPU per streamed turn (issue 12)."""
+    makes several: a child per message cost ~15 % more UI-thread CPU per streamed turn."""
 
     DEFAULT_CSS = """
     MessageView { width: 1fr; height: auto; overflow: hidden hidden; padding: 0 1; margin: 0 0 1 0;
@@ -187,7 +187,7 @@ class MessageView(PlacedWidget, can_focus=True):
 
     def set_status(self, status: str, error: str | None = None) -> None:
         # a status is a class only where it looks different: a class change restyles the view and all its
-        # children, and every reply would pay that as it goes from streaming to complete (issue 12)
+        # children, and every reply would pay that as it goes from streaming to complete
         self.set_class(status in FAILED, "-failed")
         self.data.status = status
         self.data.error = error

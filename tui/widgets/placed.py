@@ -2,7 +2,7 @@
 
 Textual's `Widget.virtual_size` is a reactive that asks for a layout of the whole screen whenever it
 changes. It changes when a layout pass gives a widget its size (0 -> 2 rows for a new message), so each
-mounted message cost two passes of the whole screen where one places it (issue 12). The virtual size
+mounted message cost two passes of the whole screen where one places it. The virtual size
 matters only to widgets that scroll their content; the transcript's messages do not (the transcript
 scrolls them), and a size change already marks a widget for repaint. The transcript itself, which does
 scroll, needs no pass either: Textual updates its scrollbars from the layout pass that changed it.

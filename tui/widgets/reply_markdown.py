@@ -3,7 +3,7 @@
 Textual's `Markdown` widget mounts a widget per block, list item, bullet and fence: about 45 for an
 ordinary reply with a list and a code block. Every layout pass of the screen walks every widget of the
 transcript, so a 20-message chat cost ~900 widgets per pass while a reply streamed, and opening a
-conversation mounted ~2,000 widgets before its last message showed (issue 12). Here the whole reply is
+conversation mounted ~2,000 widgets before its last message showed. Here the whole reply is
 one widget that renders Rich's Markdown (the same markdown-it parse, drawn as lines): a layout pass
 visits it once, and its height is cached by width until its text changes.
 

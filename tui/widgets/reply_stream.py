@@ -1,7 +1,7 @@
 """A reply as it streams: finished Markdown blocks, and the block still being written as plain text.
 
 Writing every frame's text into the Markdown widget re-parses and re-renders its last block and lays
-out the transcript again, frame after frame (issue 12). Here text reaches the Markdown only once a
+out the transcript again, frame after frame. Here text reaches the Markdown only once a
 block is complete (a blank line outside a code fence, or a closing fence), so the Markdown renders
 once per block; the unfinished block is shown as it arrives, literally, in a one-widget tail that asks
 for a layout pass only when its height changes. `finish` writes the rest and removes the tail, so the
@@ -60,7 +60,7 @@ class StreamTail(PlacedWidget):
     """The reply's unfinished block, as plain text (already made `visible` by the caller).
 
     Its height grows in steps of `STEP` lines, so most paints fit the room it already has and need no
-    layout pass: laying out the screen again costs as much as the whole transcript holds (issue 12).
+    layout pass: laying out the screen again costs as much as the whole transcript holds.
     Its first room, there before the first word, is one line: a one-line reply (the local model's usual)
     needs no pass until it ends, and its Markdown then takes the same line, so the transcript's
     geometry does not change at the end either (a first room of `STEP` lines shrank to one there, which

@@ -62,7 +62,7 @@ class Transcript(VerticalScroll):
     def _show_scrollbar_when_reading_back(self, scroll_y: float) -> None:
         """The scrollbar shows while the user reads back, not at the end where new messages arrive: there,
         every message moved the bar and repainted all of it, in a frame of its own (a third of the UI's
-        CPU per turn of a long conversation, issue 12). Its column stays reserved, so nothing reflows."""
+        CPU per turn of a long conversation). Its column stays reserved, so nothing reflows."""
         visibility = "visible" if scroll_y < self.max_scroll_y - 1 else "hidden"
         if self.styles.scrollbar_visibility != visibility:
             self.styles.scrollbar_visibility = visibility
@@ -72,7 +72,7 @@ class Transcript(VerticalScroll):
         """Anchored while the conversation is taller than the screen: the layout pass itself keeps it at
         the end, until the user scrolls away, so a message added (or a reply grown) at the end is drawn
         scrolled in one frame, where a scroll after the layout drew the whole transcript twice, once
-        unscrolled (issue 12). Not while it fits: Textual's anchor would then push it to the bottom."""
+        unscrolled. Not while it fits: Textual's anchor would then push it to the bottom."""
         overflows = size.height > self.size.height
         if overflows != self.is_anchored:
             self.anchor(overflows)

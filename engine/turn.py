@@ -1,0 +1,182 @@
+"""A whole turn, conducted by the engine: the prompt stored, a fold when the policy asks for one (with the
+face's consent when `fold.auto` says to ask), the reply streamed with its recall rounds, and the turn's
+end with what a face needs next. A face (the app's reply worker, `foldchat ask`) only consumes the
+events; every blocking step (the database, counting, folding) runs off the event loop here.
+
+The order of events: `PromptStored` (when the turn brings a prompt), then the fold's own events
+(`FoldStarted`, `FoldProgress`, `FoldCompleted`/`FoldFailed`) and one `Folded` or `FoldSkipped` when the
+policy asked for a fold, or `Refused` (the turn ends there: the prompt cannot fit, it is kept as unsent),
+then the reply's events (text and reasoning deltas, retries, waits, notices, tool rounds, one `Finished`
+or `Failed`), and last `TurnEnded`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .chat import ReplyEvent, Usage
+from .errors import CurrentTurnTooLarge, FoldchatError
+from .events import FoldEvent
+from .fold.report import FoldReport
+
+if TYPE_CHECKING:
+    from .session import Session
+
+
+@dataclass(frozen=True)
+class PromptStored:
+    """The prompt is committed (before anything can fail) under this id."""
+
+    message_id: int
+
+
+@dataclass(frozen=True)
+class Folded:
+    """The history was folded before the reply; `report` says how."""
+
+    report: FoldReport
+
+
+@dataclass(frozen=True)
+class FoldSkipped:
+    """The policy asked for a fold that was not made: the user declined, nobody could be asked, automatic
+    folds are paused, or the fold failed (`failed`). The reply goes unfolded; `reason` says why."""
+
+    reason: str
+    failed: bool = False
+    report: FoldReport | None = None
+
+
+@dataclass(frozen=True)
+class Refused:
+    """The prompt cannot be sent: it cannot fit the window whatever is folded, or (`needs_fold`) only a fold
+    nobody consented to would make room. It is kept as unsent (`message_id`, out of every context) and no
+    reply is asked for."""
+
+    reason: str
+    message_id: int | None
+    needs_fold: bool = False
+
+
+@dataclass(frozen=True)
+class TurnEnded:
+    """The turn is over: the gauge's new usage, whether a pre-fold is due (`Session.prepare_fold`), and the
+    stored reply's id (None when no reply was asked for)."""
+
+    usage: Usage
+    prefold_due: bool
+    reply_id: int | None
+
+
+TurnEvent = PromptStored | FoldEvent | Folded | FoldSkipped | Refused | ReplyEvent | TurnEnded
+Consent = Callable[[FoldReport], Awaitable[bool]]
+"""Asked when the policy wants a fold and `fold.auto` says to ask: True folds, False sends unfolded."""
+
+
+async def run_turn(
+    session: Session, prompt: str | None = None, *, consent: Consent | None = None, regenerate: bool = False
+) -> AsyncIterator[TurnEvent]:
+    """Run one turn of `session` (see the module docstring). Without `prompt` the turn answers what is
+    unanswered (a prompt stored earlier, or `regenerate`). Without `consent` nobody can be asked: a fold
+    waiting for consent is skipped, and a context that would not fit unfolded is refused."""
+    message_id = None
+    if prompt is not None:
+        message_id = await asyncio.to_thread(session.add_user_message, prompt)
+        yield PromptStored(message_id)
+    if message_id is None and not regenerate:
+        message_id = _unanswered_prompt(session)
+    refused = False
+    async for event in _fold_before_reply(session, consent, message_id):
+        refused = refused or isinstance(event, Refused)
+        yield event
+    if not refused:
+        async for reply_event in session.reply(regenerate=regenerate):
+            yield reply_event
+    usage, due = await asyncio.to_thread(lambda: (session.usage(), session.prefold_due()))
+    yield TurnEnded(usage, due, None if refused else session.reply_id)
+
+
+def _unanswered_prompt(session: Session) -> int | None:
+    last = session.last_prompt()
+    return None if last is None else last.id
+
+
+async def _fold_before_reply(
+    session: Session, consent: Consent | None, message_id: int | None
+) -> AsyncIterator[TurnEvent]:
+    """The fold the policy asks for before a send, its progress as it happens, and what came of it."""
+    outcome: list[FoldReport | BaseException | None] = []
+    async for event in _in_thread(lambda sink: session.fold_if_needed(sink), outcome):
+        yield event
+    report = outcome[-1]
+    if isinstance(report, FoldReport) and report.awaiting_consent:
+        if consent is not None and await consent(report):
+            async for event in _in_thread(lambda sink: session.fold_if_needed(sink, True), outcome):
+                yield event
+            report = outcome[-1]
+        else:
+            if consent is not None:
+                await asyncio.to_thread(session.decline_fold)
+            yield await _unfolded(session, report, message_id)
+            return
+    if isinstance(report, CurrentTurnTooLarge):
+        yield await _refuse(session, message_id, str(report), f"not sent: too big for {session.target.name}")
+    elif isinstance(report, FoldchatError):
+        yield FoldSkipped(str(report), failed=True)
+    elif isinstance(report, BaseException):
+        raise report
+    elif isinstance(report, FoldReport) and report.compressed:
+        yield Folded(report)
+    elif isinstance(report, FoldReport) and report.failed:
+        yield FoldSkipped(report.reason, failed=True, report=report)
+
+
+async def _unfolded(session: Session, report: FoldReport, message_id: int | None) -> FoldSkipped | Refused:
+    """A fold the user declined or nobody could consent to: the reply goes unfolded when the context fits,
+    and the prompt is refused (`needs_fold`) when it does not."""
+    usage = await asyncio.to_thread(session.usage)
+    if usage.used <= usage.window:
+        return FoldSkipped(report.reason, report=report)
+    reason = (
+        f"the conversation needs {usage.tokens:,} tokens and {usage.reserved:,} for the reply, over "
+        f"{session.target.name}'s {usage.window:,}-token window, and fold.auto is {session.fold_auto}"
+    )
+    refused = await _refuse(session, message_id, reason, f"not sent: over {session.target.name}'s window")
+    return Refused(refused.reason, refused.message_id, needs_fold=True)
+
+
+async def _refuse(session: Session, message_id: int | None, reason: str, mark: str) -> Refused:
+    if message_id is not None:
+        await asyncio.to_thread(session.mark_unsent, message_id, mark)
+    return Refused(reason, message_id)
+
+
+_DONE = object()
+
+
+async def _in_thread(
+    fold: Callable[[Callable[[FoldEvent], None]], FoldReport | None], outcome: list[FoldReport | BaseException | None]
+) -> AsyncIterator[FoldEvent]:
+    """Run `fold` in a thread, yielding the events it reports as they happen; its result (or the error it
+    raised) is appended to `outcome`."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[object] = asyncio.Queue()
+
+    def sink(event: FoldEvent) -> None:
+        loop.call_soon_threadsafe(queue.put_nowait, event)
+
+    def run() -> None:
+        try:
+            outcome.append(fold(sink))
+        except Exception as error:  # handed to the turn, which says what it means
+            outcome.append(error)
+        finally:
+            loop.call_soon_threadsafe(queue.put_nowait, _DONE)
+
+    task = asyncio.create_task(asyncio.to_thread(run))
+    while (item := await queue.get()) is not _DONE:
+        yield item  # type: ignore[misc]
+    await task

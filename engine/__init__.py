@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from .chat import FoldPlan, ReplyEvent, Usage
-    from .turn import Consent, Folded, FoldSkipped, PromptStored, Refused, TurnEnded, TurnEvent
     from .config import load_settings
     from .crash_log import crash_line, write_crash_log
     from .errors import (
@@ -48,6 +47,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from .store import Conversation, SearchHit, StoredFold, StoredMessage
     from .summarizers import RulesSummarizer, Summarizer, SummaryRequest
     from .terminal import json_safe, visible
+    from .turn import Consent, Folded, FoldSkipped, PromptStored, Refused, TurnEnded, TurnEvent
     from .untrusted_json import well_formed
     from .workspace import ModelEntry, Workspace
 

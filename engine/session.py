@@ -37,7 +37,7 @@ from .fold.prefold import FoldInputs, PreFold, PreparedFold, ahead_policy, newes
 from .fold.report import FoldReport
 from .lazy import load_litellm
 from .local.model import Progress, batch_threads
-from .local.prefix_warm import LONG_READ_SECONDS, WARM_TIMEOUT, PrefixWarmer, read_seconds, unread_from
+from .local.prefix_warm import WARM_TIMEOUT, PrefixWarmer
 from .messages import Message
 from .options import OpenOptions
 from .policy import Trigger
@@ -347,18 +347,10 @@ class Session:
             yield event
 
     def _read_estimate(self, messages: list[dict[str, Any]]) -> str | None:
-        """`ChatSession.read_estimate` for the local model: the tokens of `messages` its server has not read
-        yet (a resume or a fold with no read-ahead: all of them), said when reading them takes a while."""
-        target = self._target
-        if target is None or not target.is_local:
+        """`ChatSession.read_estimate`: what the local model reads first, when that takes a while."""
+        if self._target is None or not self._target.is_local:
             return None
-        unread = messages[unread_from(self.warmer.server_read, messages) :]
-        self.warmer.server_read = list(messages)  # what the server holds once this request is read
-        tokens = self.counter().count([Message.from_dict(m) for m in unread])
-        seconds = read_seconds(tokens, self.settings.local.model, batch_threads())
-        if seconds < LONG_READ_SECONDS:
-            return None
-        return f"the local model reads {tokens:,} tokens of context first, about {seconds:.0f} s"
+        return self.warmer.read_estimate(messages, self.counter(), self.settings.local.model, batch_threads())
 
     @property
     def reply_id(self) -> int | None:

@@ -21,11 +21,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from ..messages import Message
 from .stream import request_body
 from .turns import local_turn
 
 if TYPE_CHECKING:
     from ..providers.target import ModelTarget
+    from ..tokens import TokenCounter
 
 WARM_TIMEOUT = 600.0  # seconds one warm-up may take (a long context on a slow machine)
 LONG_READ_SECONDS = 5.0  # a wait for the local model to read its context that is worth saying before it starts
@@ -76,6 +78,19 @@ class PrefixWarmer:
                 return  # the running thread takes the newest context when it is done
             self._idle.clear()
         threading.Thread(target=self._run, daemon=True, name="prefix-warm").start()
+
+    def read_estimate(
+        self, messages: list[dict[str, Any]], counter: TokenCounter, model: str, cores: int
+    ) -> str | None:
+        """The tokens of `messages` the server has not read yet (a resume or a fold with no read-ahead: all of
+        them), said when reading them takes a while; from now on the server holds `messages`."""
+        unread = messages[unread_from(self.server_read, messages) :]
+        self.server_read = list(messages)
+        tokens = counter.count([Message.from_dict(m) for m in unread])
+        seconds = read_seconds(tokens, model, cores)
+        if seconds < LONG_READ_SECONDS:
+            return None
+        return f"the local model reads {tokens:,} tokens of context first, about {seconds:.0f} s"
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until no warm-up runs (True) or `timeout` passes (False)."""

@@ -47,7 +47,8 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from .store import Conversation, SearchHit, StoredFold, StoredMessage
     from .summarizers import RulesSummarizer, Summarizer, SummaryRequest
     from .terminal import json_safe, visible
-    from .turn import Consent, Folded, FoldSkipped, PromptStored, Refused, TurnEnded, TurnEvent
+    from .turn import Consent, TurnEvent
+    from .turn_events import Folded, FoldSkipped, PromptStored, Refused, ReplyAsked, TurnEnded
     from .untrusted_json import well_formed
     from .workspace import ModelEntry, Workspace
 
@@ -79,11 +80,12 @@ _EXPORTS = {
     "ReplyEvent": "chat",
     "TurnEvent": "turn",
     "Consent": "turn",
-    "PromptStored": "turn",
-    "Folded": "turn",
-    "FoldSkipped": "turn",
-    "Refused": "turn",
-    "TurnEnded": "turn",
+    "PromptStored": "turn_events",
+    "Folded": "turn_events",
+    "FoldSkipped": "turn_events",
+    "Refused": "turn_events",
+    "TurnEnded": "turn_events",
+    "ReplyAsked": "turn_events",
     "ToolCalling": "events",
     "ToolCallsAnswered": "events",
     "status_suffix": "export",

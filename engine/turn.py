@@ -6,7 +6,7 @@ events; every blocking step (the database, counting, folding) runs off the event
 The order of events: `PromptStored` (when the turn brings a prompt), then the fold's own events
 (`FoldStarted`, `FoldProgress`, `FoldCompleted`/`FoldFailed`) and one `Folded` or `FoldSkipped` when the
 policy asked for a fold, or `Refused` (the turn ends there: the prompt cannot fit, it is kept as unsent),
-then the reply's events (text and reasoning deltas, retries, waits, notices, tool rounds, one `Finished`
+then `ReplyAsked` and the reply's events (text and reasoning deltas, retries, waits, notices, tool rounds, one `Finished`
 or `Failed`), and last `TurnEnded`.
 """
 
@@ -14,64 +14,19 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .chat import ReplyEvent, Usage
+from .chat import ReplyEvent
 from .errors import CurrentTurnTooLarge, FoldchatError
 from .events import FoldEvent
 from .fold.report import FoldReport
+from .turn_events import Folded, FoldSkipped, PromptStored, Refused, ReplyAsked, TurnEnded
 
 if TYPE_CHECKING:
     from .session import Session
 
 
-@dataclass(frozen=True)
-class PromptStored:
-    """The prompt is committed (before anything can fail) under this id."""
-
-    message_id: int
-
-
-@dataclass(frozen=True)
-class Folded:
-    """The history was folded before the reply; `report` says how."""
-
-    report: FoldReport
-
-
-@dataclass(frozen=True)
-class FoldSkipped:
-    """The policy asked for a fold that was not made: the user declined, nobody could be asked, automatic
-    folds are paused, or the fold failed (`failed`). The reply goes unfolded; `reason` says why."""
-
-    reason: str
-    failed: bool = False
-    report: FoldReport | None = None
-
-
-@dataclass(frozen=True)
-class Refused:
-    """The prompt cannot be sent: it cannot fit the window whatever is folded, or (`needs_fold`) only a fold
-    nobody consented to would make room. It is kept as unsent (`message_id`, out of every context) and no
-    reply is asked for."""
-
-    reason: str
-    message_id: int | None
-    needs_fold: bool = False
-
-
-@dataclass(frozen=True)
-class TurnEnded:
-    """The turn is over: the gauge's new usage, whether a pre-fold is due (`Session.prepare_fold`), and the
-    stored reply's id (None when no reply was asked for)."""
-
-    usage: Usage
-    prefold_due: bool
-    reply_id: int | None
-
-
-TurnEvent = PromptStored | FoldEvent | Folded | FoldSkipped | Refused | ReplyEvent | TurnEnded
+TurnEvent = PromptStored | FoldEvent | Folded | FoldSkipped | Refused | ReplyAsked | ReplyEvent | TurnEnded
 Consent = Callable[[FoldReport], Awaitable[bool]]
 """Asked when the policy wants a fold and `fold.auto` says to ask: True folds, False sends unfolded."""
 
@@ -93,6 +48,7 @@ async def run_turn(
         refused = refused or isinstance(event, Refused)
         yield event
     if not refused:
+        yield ReplyAsked()
         async for reply_event in session.reply(regenerate=regenerate):
             yield reply_event
     usage, due = await asyncio.to_thread(lambda: (session.usage(), session.prefold_due()))

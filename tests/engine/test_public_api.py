@@ -45,6 +45,7 @@ EXPECTED = {
     "FoldSkipped",
     "Refused",
     "TurnEnded",
+    "ReplyAsked",
     "ToolCalling",
     "ToolCallsAnswered",
     "is_snapshot_message",

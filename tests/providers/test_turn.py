@@ -71,7 +71,8 @@ async def test_a_turn_stores_the_prompt_folds_and_streams_in_that_order(fake, tm
         events = await run(session, "And what about the ferry?")
         order = kinds(events)
         assert order[0] == "PromptStored" and order[-1] == "TurnEnded"
-        assert order.index("FoldStarted") < order.index("Folded") < order.index("TextDelta") < order.index("Finished")
+        assert order.index("FoldStarted") < order.index("Folded") < order.index("ReplyAsked") < order.index("TextDelta")
+        assert order.index("TextDelta") < order.index("Finished")
         stored = events[0]
         assert isinstance(stored, PromptStored) and session.transcript()[-2].id == stored.message_id
         end = events[-1]

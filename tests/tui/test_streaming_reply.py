@@ -231,7 +231,7 @@ async def test_messages_keep_their_width_when_the_conversation_first_outgrows_th
 def test_the_gauge_throttle_is_first_due_one_interval_after_it_starts():
     import time
 
-    from foldchat.tui.screens.chat import Throttle
+    from foldchat.tui.screens.reply_face import Throttle
 
     throttle = Throttle(0.05)
     assert not throttle.due()

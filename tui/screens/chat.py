@@ -1,39 +1,34 @@
 """The chat screen: transcript, live gauge, composer, folds you can watch.
 
 Engine work runs off the UI thread (`asyncio.to_thread` inside async workers), so typing never waits:
-the session opens in the background, a message typed before the model is ready is sent when it is,
-folds run in their own `fold_history` worker and report their steps while you type, replies stream in
-the `stream_reply` worker, the next fold is prepared in a `prepare_fold` thread worker once usage passes
-the reset ratio, and Esc stops a streaming reply (the partial text is kept). Everything the
+the session opens in the background, a message typed before the model is ready is sent when it is. A
+turn is the engine's (`Session.turn`): the `stream_reply` worker only shows its events (the fold's
+progress under the title, a consent dialog when asked, the reply painted by `ReplyFace`). /resummarize
+folds in its own `fold_history` worker; the next fold is prepared in a `prepare_fold` thread worker once
+usage passes the reset ratio; Esc stops a streaming reply (the partial text is kept). Everything the
 screen does to the conversation goes through the engine's `Session` (held as `backend`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from foldchat.engine import (
-    CurrentTurnTooLarge,
-    Failed,
-    Finished,
     FoldchatError,
     FoldCompleted,
+    Folded,
     FoldEvent,
     FoldFailedEvent,
     FoldProgress,
+    FoldSkipped,
     FoldStarted,
-    ModelTarget,
-    Notice,
     OpenOptions,
-    ReasoningDelta,
-    Retrying,
-    TextDelta,
-    ToolCalling,
-    ToolCallsAnswered,
-    Waiting,
+    PromptStored,
+    Refused,
+    ReplyAsked,
+    TurnEnded,
     visible,
 )
 from textual import events, work
@@ -45,7 +40,7 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, OptionList, ProgressBar, TextArea
 from textual.widgets.option_list import Option
-from textual.worker import Worker, WorkerFailed, WorkerState
+from textual.worker import Worker, WorkerState
 
 from ..commands import BY_NAME, completions, parse
 from ..heap import settle_heap
@@ -55,6 +50,7 @@ from ..widgets.message import MessageData, MessageView
 from ..widgets.transcript import Transcript
 from .chat_commands import SlashCommands
 from .fold_consent import FoldConsent
+from .reply_face import ReplyFace, WaitingNote
 
 if TYPE_CHECKING:  # the session module loads pydantic and SQLite: measured 250 ms before the first frame
     from foldchat.engine import Conversation, FoldReport, Session, Usage
@@ -63,10 +59,6 @@ if TYPE_CHECKING:  # the session module loads pydantic and SQLite: measured 250 
 
 T = TypeVar("T")
 
-UI_INTERVAL = 0.2
-"""Seconds between two paints of a streaming reply (its deltas are batched in between)."""
-GAUGE_INTERVAL = 0.5
-"""Seconds between two recounts of a streaming reply for the gauge."""
 TYPING_PAUSE = 0.15
 """Seconds of no typing before a big composer text is counted (small texts are counted at once)."""
 BIG_TYPED_TEXT = 4_000  # characters: above this, counting waits for a pause in typing
@@ -78,66 +70,6 @@ class FoldEventPosted(TextualMessage):
     def __init__(self, event: FoldEvent) -> None:
         super().__init__()
         self.event = event
-
-
-class Throttle:
-    """`due()` is true at most once per `interval` seconds, the first time `interval` after it was made."""
-
-    def __init__(self, interval: float) -> None:
-        self.interval = interval
-        self.last = time.monotonic()
-
-    def due(self) -> bool:
-        now = time.monotonic()
-        if now - self.last < self.interval:
-            return False
-        self.last = now
-        return True
-
-
-class WaitingNote:
-    """Until a reply's first event arrives (a local model may read a long prompt for a minute), its
-    header and the status line say "waiting for the model… N s", ticking each second; `stop()` ends it.
-    llama.cpp's OpenAI endpoint reports no prompt-processing progress while it reads, so none is shown."""
-
-    def __init__(self, screen: ChatScreen, view: MessageView, model: str) -> None:
-        self.screen, self.view, self.model = screen, view, model
-        self.started = time.monotonic()
-        self.active = True
-        self.reading = ""  # why it waits, when the engine says (`Waiting`): "reads 4,096 tokens first, about 20 s"
-        self.timer = screen.set_interval(1.0, self.tick)
-        # the status line joins at the first tick: a reply that starts within a second leaves it as it
-        # was, so the frame that ends the turn does not span the screen from the status line to the gauge.
-        # A view mounted with its prompt already shows the note (`ChatScreen.reply_data`): no frame for it here
-        self.view.set_note(self.waited())
-
-    def waited(self) -> str:
-        waited = self.text(time.monotonic() - self.started)
-        return f"{self.reading} · {waited}" if self.reading else waited
-
-    def say(self, reason: str) -> None:
-        """Why the wait (the model reads a long context first, or waits for its turn): shown before it starts."""
-        self.reading = reason
-        self.tick()
-
-    @staticmethod
-    def text(seconds: float) -> str:
-        """No count before the first second: a view mounted with its prompt shows this from the start,
-        which may be before a fold that takes a while, and the note only ticks once its reply is asked for."""
-        shown = f"{seconds:.0f}"
-        return "waiting for the model…" if shown == "0" else f"waiting for the model… {shown} s"
-
-    def tick(self) -> None:
-        if self.active:
-            waited = self.waited()
-            self.view.set_note(waited)
-            self.screen.status = f"{self.model} · {waited}"
-
-    def stop(self) -> None:
-        if self.active:
-            self.active = False
-            self.timer.stop()
-            self.view.set_note("")
 
 
 def open_backend(options: OpenOptions) -> tuple[Session, TranscriptState]:
@@ -154,10 +86,8 @@ def open_backend(options: OpenOptions) -> tuple[Session, TranscriptState]:
 CONTINUE_PROMPT = "Please continue exactly where your last reply stopped."
 
 
-def cut_note(event: Finished, target: ModelTarget) -> str:
-    """The mark of a reply the output cap cut off, and how to get the rest."""
-    tokens = event.usage.completion_tokens if event.usage else target.max_output_tokens
-    return f"[cut at {tokens or '?'} tokens] /continue asks for the rest"
+TURN_FOLD_EVENTS = (FoldStarted, FoldProgress, FoldCompleted, FoldFailedEvent, Folded, FoldSkipped, Refused)
+"""What a turn says before its reply: the fold's progress and outcome, or the prompt refused."""
 
 
 class ChatScreen(SlashCommands, Screen[None]):
@@ -483,7 +413,10 @@ class ChatScreen(SlashCommands, Screen[None]):
         self.post_message(FoldEventPosted(event))  # thread-safe
 
     def on_fold_event_posted(self, message: FoldEventPosted) -> None:
-        event = message.event
+        self.show_fold_event(message.event)
+
+    def show_fold_event(self, event: FoldEvent) -> None:
+        """A fold's progress under the title: started, each step, done."""
         step = self.query_one("#fold-step", Label)
         bar = self.query_one("#fold-bar", ProgressBar)
         if isinstance(event, FoldStarted):
@@ -500,11 +433,8 @@ class ChatScreen(SlashCommands, Screen[None]):
 
     @work(group="fold", exit_on_error=False)
     async def fold_history(self, force: bool, focus: str | None = None) -> bool:
-        """Fold per the policy (or now, with `force`); True when the history was folded.
-
-        A forced fold (/resummarize) recounts the gauge afterwards; an automatic one is followed by
-        the reply, which does.
-        """
+        """/resummarize: fold now (`force`, with `focus`) and recount the gauge; True when folded. (A fold
+        before a reply is part of the turn: `stream_reply`.)"""
         session = self.backend
         assert session is not None
         try:
@@ -512,19 +442,28 @@ class ChatScreen(SlashCommands, Screen[None]):
                 report = await asyncio.to_thread(session.fold_now, focus, self.post_fold_event)
             else:
                 report = await asyncio.to_thread(session.fold_if_needed, self.post_fold_event)
-                report = await self.ask_fold_consent(report)
-        except CurrentTurnTooLarge as error:
-            self.remove_class("-folding")
-            self.refuse_last_message(str(error))
-            return False
         except FoldchatError as error:
-            self.remove_class("-folding")
-            self.update_gauge(fold_paused=session.auto_fold_paused)
-            self.notify(str(error), title="Could not fold", severity="error")
+            self.fold_not_made(str(error), failed=True)
             return False
+        folded = await self.show_fold_outcome(report, force)
+        if force:
+            await self.refresh_usage()
+        return folded
+
+    def fold_not_made(self, reason: str, failed: bool) -> None:
+        self.remove_class("-folding")
+        if self.backend is not None:
+            self.update_gauge(fold_paused=self.backend.auto_fold_paused)
+        if failed:
+            self.notify(reason, title="Could not fold", severity="error")
+
+    async def show_fold_outcome(self, report: FoldReport | None, force: bool) -> bool:
+        """What a fold did, said: the transcript rebuilt around its marker and a toast, or why nothing was
+        folded. True when the history was folded."""
+        session = self.backend
+        assert session is not None
         self.remove_class("-folding")
         self.update_gauge(fold_paused=session.auto_fold_paused)  # a forced fold re-arms automatic ones
-        folded = report is not None and report.compressed
         if report is None or not report.compressed:
             if force:
                 reason = report.reason if report is not None else "the conversation is empty"
@@ -533,21 +472,19 @@ class ChatScreen(SlashCommands, Screen[None]):
                 self.notify(f"Nothing folded: {reason}")
             elif report is not None and report.failed:
                 self.notify(f"Could not fold: {report.reason}", title="Fold failed", severity="warning")
-        else:
-            await self.refresh_transcript()
-            self.status = self.model_status()
-            restored = f" · {report.restored_identifiers} identifiers restored" if report.restored_identifiers else ""
-            self.notify(
-                # the report's numbers: the marker and the inspector show the same stored ones
-                f"Folded {report.folded_messages} messages · {report.tokens_before:,} → {report.tokens_after:,} tokens"
-                f" · {report.summarizer}{restored}",
-                title="Folded",
-            )
-            if report.rules_notice():
-                self.notify(report.rules_notice() or "", title="Standing rules", severity="warning", timeout=20)
-        if force:
-            await self.refresh_usage()
-        return folded
+            return False
+        await self.refresh_transcript()
+        self.status = self.model_status()
+        restored = f" · {report.restored_identifiers} identifiers restored" if report.restored_identifiers else ""
+        self.notify(
+            # the report's numbers: the marker and the inspector show the same stored ones
+            f"Folded {report.folded_messages} messages · {report.tokens_before:,} → {report.tokens_after:,} tokens"
+            f" · {report.summarizer}{restored}",
+            title="Folded",
+        )
+        if report.rules_notice():
+            self.notify(report.rules_notice() or "", title="Standing rules", severity="warning", timeout=20)
+        return True
 
     def model_status(self) -> str:
         session = self.backend
@@ -569,16 +506,15 @@ class ChatScreen(SlashCommands, Screen[None]):
                     title="Too big to send", severity="warning", timeout=20)  # fmt: skip
 
     def refuse_last_message(self, problem: str) -> None:
-        """The last user message cannot fit the window: it is marked unsent (kept in the transcript, out
-        of every context), no reply is asked for, and its text goes back to the composer to shorten."""
+        """The turn refused the last user message (too big for the window; the engine kept it as unsent):
+        its view says so, no reply is asked for, and its text goes back to the composer to shorten."""
         session = self.backend
+        self.remove_class("-folding")
         views = [v for v in self.query_one(Transcript).message_views() if v.data.role == "user"]
         if session is None or not views or views[-1].data.id is None:
             return
         view = views[-1]
-        reason = f"not sent: too big for {session.target.name}"
-        session.mark_unsent(view.data.id, reason)
-        view.set_status("unsent", reason)
+        view.set_status("unsent", f"not sent: too big for {session.target.name}")
         composer = self.query_one(Composer)
         if not composer.text.strip():
             composer.text = view.data.text
@@ -586,16 +522,9 @@ class ChatScreen(SlashCommands, Screen[None]):
         self.notify(f"{problem}. Your message was not sent: it is back in the composer to shorten.",
                     title="Too big to send", severity="warning", timeout=15)  # fmt: skip
 
-    async def ask_fold_consent(self, report: FoldReport | None) -> FoldReport | None:
+    async def consent_to_fold(self, report: FoldReport) -> bool:
         """`fold.auto = "ask"` (or off, and the send would not fit): a dialog asks; yes folds."""
-        if report is None or not report.awaiting_consent:
-            return report
-        session = self.backend
-        assert session is not None
-        if await self.app.push_screen_wait(FoldConsent(report.reason, forward=self.query_one(Composer))):
-            return await asyncio.to_thread(session.fold_if_needed, self.post_fold_event, True)
-        await asyncio.to_thread(session.decline_fold)
-        return None
+        return bool(await self.app.push_screen_wait(FoldConsent(report.reason, forward=self.query_one(Composer))))
 
     # -- a reply: fold if needed, then stream ---------------------------------------------------------
     def reply_underway(self) -> bool:
@@ -621,9 +550,10 @@ class ChatScreen(SlashCommands, Screen[None]):
 
     @work(group="reply", exclusive=True, exit_on_error=False)
     async def stream_reply(self, regenerate: bool = False) -> None:
-        """Fold if needed, then stream the reply. A reply view mounted with the prompt (`prepared_reply`)
-        is used if it is still the transcript's last (no fold rebuilt it, no prompt came after it), else
-        removed; one left by a worker cancelled before it started goes with the next prompt."""
+        """Run a turn (`Session.turn`: fold if needed, then the reply) and show it. A reply view mounted with
+        the prompt (`prepared_reply`) is used if it is still the transcript's last when the reply starts (no
+        fold rebuilt it, no prompt came after it), else removed; one left by a worker cancelled before it
+        started goes with the next prompt."""
         prepared, self.prepared_reply = self.prepared_reply, None
         session = self.backend
         transcript = self.query_one(Transcript)
@@ -634,20 +564,34 @@ class ChatScreen(SlashCommands, Screen[None]):
         self.streaming = True
         composer = self.query_one(Composer)
         composer.cursor_blink = False  # a blink is a frame of its own, twice a second, while the reply paints
+        face: ReplyFace | None = None
         try:
-            try:
-                await self.fold_history(force=False).wait()
-            except WorkerFailed:
-                return  # the fold worker has said what went wrong
-            if not regenerate and not self.unanswered():
-                return  # the message was refused as too big: nothing to answer
-            views = transcript.message_views()
-            if prepared is not None and views and views[-1] is prepared:
-                view, prepared = prepared, None
-            else:
-                view = cast(MessageView, await transcript.append(self.reply_data()))
-            await self.show_reply(session, view, regenerate)
+            async for event in session.turn(consent=self.consent_to_fold, regenerate=regenerate):
+                if isinstance(event, TurnEnded | PromptStored):
+                    continue
+                if isinstance(event, ReplyAsked):  # the wait for the model shows from now on
+                    view, prepared = await self.reply_view(prepared)
+                    face = ReplyFace(self, session, view)
+                elif not isinstance(event, TURN_FOLD_EVENTS):
+                    assert face is not None
+                    await face.show(event)
+                elif isinstance(event, FoldStarted | FoldProgress | FoldCompleted | FoldFailedEvent):
+                    self.show_fold_event(event)
+                elif isinstance(event, Folded):
+                    await self.show_fold_outcome(event.report, force=False)
+                elif isinstance(event, FoldSkipped):
+                    self.fold_not_made(event.reason, failed=event.failed and event.report is None)
+                    if event.report is not None:
+                        await self.show_fold_outcome(event.report, force=False)
+                elif isinstance(event, Refused):
+                    self.refuse_last_message(event.reason)
+        except asyncio.CancelledError:
+            if face is not None:
+                face.interrupted()
+            raise
         finally:
+            if face is not None:
+                await face.end()
             if prepared is not None and prepared.is_attached:
                 transcript.forget(prepared)
             self.streaming = False
@@ -662,6 +606,15 @@ class ChatScreen(SlashCommands, Screen[None]):
         if self.unanswered():
             self.stream_reply()
 
+    async def reply_view(self, prepared: MessageView | None) -> tuple[MessageView, MessageView | None]:
+        """The view the reply streams into: the one prepared with the prompt while it is still the last (then
+        it is taken: None is left to forget), else a new one."""
+        transcript = self.query_one(Transcript)
+        views = transcript.message_views()
+        if prepared is not None and views and views[-1] is prepared:
+            return prepared, None
+        return cast(MessageView, await transcript.append(self.reply_data())), prepared
+
     def start_prefold(self, due: bool) -> None:
         """Past the reset ratio (`due`: `Session.prefold_due`), the next fold is prepared in a thread worker,
         so that at the trigger it applies at once (engine/prefold.py). The engine runs one at a time and
@@ -671,89 +624,6 @@ class ChatScreen(SlashCommands, Screen[None]):
             self.run_worker(
                 session.prepare_fold, name="prepare_fold", group="prefold", thread=True, exit_on_error=False
             )
-
-    async def show_reply(self, session: Session, view: MessageView, regenerate: bool) -> None:
-        """Stream the reply into `view`. Deltas are batched into at most 1/UI_INTERVAL paints a second: finished
-        Markdown blocks render once each, the block being written shows as plain text, and the gauge
-        recounts the reply twice a second. The transcript follows the reply by itself while the user is at
-        its end (it is anchored: widgets/transcript.py), and stays where the user scrolled to otherwise."""
-        gauge = Throttle(GAUGE_INTERVAL)
-
-        # called as a paint ends: the gauge changes in the same frame. Not before GAUGE_INTERVAL: a reply that
-        # ends sooner is counted once, at its end (a recount is a round trip to the local server, and the
-        # frame holding both the reply's first line and the gauge spans the rows between them)
-        def recount(text: str) -> None:
-            if gauge.due():
-                self.update_gauge(streaming=session.count_text(text))
-
-        stream = view.reply_stream(UI_INTERVAL, recount)
-        waiting = WaitingNote(self, view, session.target.name)
-        try:
-            async for event in session.reply(regenerate=regenerate):
-                if isinstance(event, Waiting):  # still waiting, and now it is known why
-                    waiting.say(event.reason)
-                    continue
-                waiting.stop()
-                if isinstance(event, TextDelta):
-                    view.data.text += visible(event.text)  # escape bytes from a model never reach the terminal
-                    stream.update(view.data.text)
-                elif isinstance(event, ReasoningDelta):  # shown live, collapsed, not only after a restart
-                    view.data.reasoning += visible(event.text)
-                    await view.show_reasoning(view.data.reasoning, streaming=True)
-                elif isinstance(event, Notice):
-                    self.notify(event.text, title="Sent without", severity="warning", timeout=12)
-                elif isinstance(event, Retrying):
-                    self.status = f"{event.reason}; retrying in {event.delay:.1f} s…"
-                elif isinstance(event, ToolCalling):  # the arguments are the model's: only the header shows them
-                    self.status = f"{session.target.name} · recalling …"
-                    view.set_note("recalling " + ", ".join(c.arguments for c in event.calls)[:80] + " …")
-                elif isinstance(event, ToolCallsAnswered):
-                    await view.end_stream()
-                    view = await self.show_tool_round(session, view, event)
-                    if event.more:  # the model is asked again: its reply streams into a new view
-                        stream = view.reply_stream(UI_INTERVAL, recount)
-                        waiting = WaitingNote(self, view, session.target.name)
-                elif isinstance(event, Finished):
-                    view.set_status("complete")
-                    if event.finish_reason == "length":  # the output cap ended it, mid-word perhaps
-                        view.set_note(cut_note(event, session.target))
-                elif isinstance(event, Failed):
-                    if not view.data.tool_calls:  # a stored tool round stays what it is; the toast says why
-                        view.set_status("error", event.error)
-                    self.notify(f"{event.error}. /retry tries again; /model picks another model.",
-                                title="Reply failed", severity="error", timeout=15)  # fmt: skip
-        except asyncio.CancelledError:
-            view.set_status("interrupted", "stopped")
-            raise
-        finally:
-            waiting.stop()
-            view.data.id = session.reply_id  # stored now: it can be pinned like any other message
-            await view.end_stream()
-            if view.data.reasoning:
-                await view.show_reasoning(view.data.reasoning, streaming=False)
-            self.update_gauge(streaming=0)
-
-    async def show_tool_round(self, session: Session, view: MessageView, event: ToolCallsAnswered) -> MessageView:
-        """A recall round in the transcript, as any tool call is shown: the streamed view becomes the stored
-        call, each result follows it, and the next reply (when the model is asked again) streams into a
-        new view, which is returned (else `view`)."""
-        transcript = self.query_one(Transcript)
-        view.data.id = event.call_id
-        view.data.text = visible(event.call.text)
-        view.data.tool_calls = tuple((visible(c.name), visible(c.arguments)) for c in event.call.tool_calls)
-        view.set_note("")
-        view.set_status("complete")
-        await view.recompose()
-        for result_id, result in event.results:
-            name = visible(result.name) if result.name else None
-            await transcript.append(MessageData(result_id, "tool", visible(result.text), tool_name=name))
-        if event.more:
-            following = await transcript.append(
-                MessageData(None, "assistant", "", status="streaming", model=session.target.name)
-            )
-            assert isinstance(following, MessageView)
-            view = following
-        return view
 
     def action_stop(self) -> None:
         if self.editing is not None:

@@ -1,0 +1,192 @@
+"""A reply as the chat screen shows it: the events of a turn's reply painted into the transcript.
+
+Deltas are batched into at most 1/UI_INTERVAL paints a second: finished Markdown blocks render once each,
+the block being written shows as plain text, and the gauge recounts the reply twice a second. The
+transcript follows the reply by itself while the user is at its end (it is anchored:
+widgets/transcript.py), and stays where the user scrolled to otherwise. Until the first event arrives the
+header and the status line say how long the model has been waited for.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from foldchat.engine import (
+    Failed,
+    Finished,
+    ModelTarget,
+    Notice,
+    ReasoningDelta,
+    Retrying,
+    TextDelta,
+    ToolCalling,
+    ToolCallsAnswered,
+    Waiting,
+    visible,
+)
+
+from ..widgets.message import MessageData, MessageView
+from ..widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from foldchat.engine import ReplyEvent, Session
+
+    from .chat import ChatScreen
+
+UI_INTERVAL = 0.2
+"""Seconds between two paints of a streaming reply (its deltas are batched in between)."""
+GAUGE_INTERVAL = 0.5
+"""Seconds between two recounts of a streaming reply for the gauge."""
+
+
+class Throttle:
+    """`due()` is true at most once per `interval` seconds, the first time `interval` after it was made."""
+
+    def __init__(self, interval: float) -> None:
+        self.interval = interval
+        self.last = time.monotonic()
+
+    def due(self) -> bool:
+        now = time.monotonic()
+        if now - self.last < self.interval:
+            return False
+        self.last = now
+        return True
+
+
+class WaitingNote:
+    """Until a reply's first event arrives (a local model may read a long prompt for a minute), its
+    header and the status line say "waiting for the model… N s", ticking each second; `stop()` ends it.
+    llama.cpp's OpenAI endpoint reports no prompt-processing progress while it reads, so none is shown."""
+
+    def __init__(self, screen: ChatScreen, view: MessageView, model: str) -> None:
+        self.screen, self.view, self.model = screen, view, model
+        self.started = time.monotonic()
+        self.active = True
+        self.reading = ""  # why it waits, when the engine says (`Waiting`): "reads 4,096 tokens first, about 20 s"
+        self.timer = screen.set_interval(1.0, self.tick)
+        # the status line joins at the first tick: a reply that starts within a second leaves it as it
+        # was, so the frame that ends the turn does not span the screen from the status line to the gauge.
+        # A view mounted with its prompt already shows the note (`ChatScreen.reply_data`): no frame for it here
+        self.view.set_note(self.waited())
+
+    def waited(self) -> str:
+        waited = self.text(time.monotonic() - self.started)
+        return f"{self.reading} · {waited}" if self.reading else waited
+
+    def say(self, reason: str) -> None:
+        """Why the wait (the model reads a long context first, or waits for its turn): shown before it starts."""
+        self.reading = reason
+        self.tick()
+
+    @staticmethod
+    def text(seconds: float) -> str:
+        """No count before the first second: a view mounted with its prompt shows this from the start,
+        which may be before a fold that takes a while, and the note only ticks once its reply is asked for."""
+        shown = f"{seconds:.0f}"
+        return "waiting for the model…" if shown == "0" else f"waiting for the model… {shown} s"
+
+    def tick(self) -> None:
+        if self.active:
+            waited = self.waited()
+            self.view.set_note(waited)
+            self.screen.status = f"{self.model} · {waited}"
+
+    def stop(self) -> None:
+        if self.active:
+            self.active = False
+            self.timer.stop()
+            self.view.set_note("")
+
+
+def cut_note(event: Finished, target: ModelTarget) -> str:
+    """The mark of a reply the output cap cut off, and how to get the rest."""
+    tokens = event.usage.completion_tokens if event.usage else target.max_output_tokens
+    return f"[cut at {tokens or '?'} tokens] /continue asks for the rest"
+
+
+class ReplyFace:
+    """Paints one reply (and the recall rounds it takes) into `view`, event by event; `end()` once it is
+    over, `interrupted()` when it was stopped."""
+
+    def __init__(self, screen: ChatScreen, session: Session, view: MessageView) -> None:
+        self.screen, self.session, self.view = screen, session, view
+        self.gauge = Throttle(GAUGE_INTERVAL)
+        self.stream = view.reply_stream(UI_INTERVAL, self.recount)
+        self.waiting = WaitingNote(screen, view, session.target.name)
+
+    def recount(self, text: str) -> None:
+        # called as a paint ends: the gauge changes in the same frame. Not before GAUGE_INTERVAL: a reply that
+        # ends sooner is counted once, at its end (a recount is a round trip to the local server, and the
+        # frame holding both the reply's first line and the gauge spans the rows between them)
+        if self.gauge.due():
+            self.screen.update_gauge(streaming=self.session.count_text(text))
+
+    async def show(self, event: ReplyEvent) -> None:
+        view, screen = self.view, self.screen
+        if isinstance(event, Waiting):  # still waiting, and now it is known why
+            self.waiting.say(event.reason)
+            return
+        self.waiting.stop()
+        if isinstance(event, TextDelta):
+            view.data.text += visible(event.text)  # escape bytes from a model never reach the terminal
+            self.stream.update(view.data.text)
+        elif isinstance(event, ReasoningDelta):  # shown live, collapsed, not only after a restart
+            view.data.reasoning += visible(event.text)
+            await view.show_reasoning(view.data.reasoning, streaming=True)
+        elif isinstance(event, Notice):
+            screen.notify(event.text, title="Sent without", severity="warning", timeout=12)
+        elif isinstance(event, Retrying):
+            screen.status = f"{event.reason}; retrying in {event.delay:.1f} s…"
+        elif isinstance(event, ToolCalling):  # the arguments are the model's: only the header shows them
+            screen.status = f"{self.session.target.name} · recalling …"
+            view.set_note("recalling " + ", ".join(c.arguments for c in event.calls)[:80] + " …")
+        elif isinstance(event, ToolCallsAnswered):
+            await self.tool_round(event)
+        elif isinstance(event, Finished):
+            view.set_status("complete")
+            if event.finish_reason == "length":  # the output cap ended it, mid-word perhaps
+                view.set_note(cut_note(event, self.session.target))
+        elif isinstance(event, Failed):
+            if not view.data.tool_calls:  # a stored tool round stays what it is; the toast says why
+                view.set_status("error", event.error)
+            screen.notify(f"{event.error}. /retry tries again; /model picks another model.",
+                          title="Reply failed", severity="error", timeout=15)  # fmt: skip
+
+    async def tool_round(self, event: ToolCallsAnswered) -> None:
+        """A recall round in the transcript, as any tool call is shown: the streamed view becomes the stored
+        call, each result follows it, and the next reply (when the model is asked again) streams into a
+        new view."""
+        view = self.view
+        await view.end_stream()
+        transcript = self.screen.query_one(Transcript)
+        view.data.id = event.call_id
+        view.data.text = visible(event.call.text)
+        view.data.tool_calls = tuple((visible(c.name), visible(c.arguments)) for c in event.call.tool_calls)
+        view.set_note("")
+        view.set_status("complete")
+        await view.recompose()
+        for result_id, result in event.results:
+            name = visible(result.name) if result.name else None
+            await transcript.append(MessageData(result_id, "tool", visible(result.text), tool_name=name))
+        if event.more:  # the model is asked again: its reply streams into a new view
+            following = await transcript.append(
+                MessageData(None, "assistant", "", status="streaming", model=self.session.target.name)
+            )
+            assert isinstance(following, MessageView)
+            self.view = following
+            self.stream = following.reply_stream(UI_INTERVAL, self.recount)
+            self.waiting = WaitingNote(self.screen, following, self.session.target.name)
+
+    def interrupted(self) -> None:
+        self.view.set_status("interrupted", "stopped")
+
+    async def end(self) -> None:
+        view = self.view
+        self.waiting.stop()
+        view.data.id = self.session.reply_id  # stored now: it can be pinned like any other message
+        await view.end_stream()
+        if view.data.reasoning:
+            await view.show_reasoning(view.data.reasoning, streaming=False)
+        self.screen.update_gauge(streaming=0)

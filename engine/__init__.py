@@ -12,6 +12,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
+    from .attachments import Attachment, read_attachment
     from .chat import FoldPlan, ReplyEvent, Usage
     from .config import load_settings
     from .crash_log import crash_line, write_crash_log
@@ -78,6 +79,8 @@ _EXPORTS = {
     "Failed": "providers.events",
     "missing_key": "providers.stream",
     "ReplyEvent": "chat",
+    "Attachment": "attachments",
+    "read_attachment": "attachments",
     "TurnEvent": "turn",
     "Consent": "turn",
     "PromptStored": "turn_events",

@@ -196,6 +196,13 @@ class Settings(BaseSettings):
         description="Largest file, stdin or prompt read by compress and ask (a forced fold of 4 MiB of chat "
         "takes ~15 s on two cores; bench/largest_input_bench.py).",
     )
+    max_attachment_bytes: int = Field(
+        1024 * 1024,
+        gt=0,
+        le=MAX_INPUT_CAP,
+        description="Largest file or command output one attachment may be (ask -f, /attach); a message with its "
+        "attachments stays within max_input_bytes.",
+    )
     max_import_bytes: int = Field(
         64 * 1024 * 1024,
         gt=0,

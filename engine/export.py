@@ -10,9 +10,12 @@ are marked `superseded`; replies with no text and no tool calls (an interrupted 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
+from .attachments import attachment_of, attachments_in, said
 from .errors import ExportError, StorageError
+from .messages import Message
 from .paths import create_private_file, export_dir
 from .snapshot import snapshot_text
 from .store import Store, StoredMessage
@@ -59,10 +62,25 @@ def export_conversation(store: Store, conversation_id: int, fmt: str) -> str:
     lines = [f"# {conversation.title or 'untitled'}", ""]
     for stored in messages:
         message = stored.message
-        lines += [f"## {message.role}{status_suffix(stored)}", "", message.text]
+        lines += [f"## {message.role}{status_suffix(stored)}", "", *_markdown_text(message)]
         lines += [f"\n`{call.name}({call.arguments})`" for call in message.tool_calls]
         lines.append("")
     return visible("\n".join(lines))
+
+
+def _markdown_text(message: Message) -> list[str]:
+    """A message's text for Markdown: each attachment as its name and a fenced block, then what was said."""
+    if not attachments_in(message) or not isinstance(message.content, tuple):
+        return [message.text]
+    out = []
+    for part in message.content:
+        meta = attachment_of(part)
+        if meta is None:
+            continue
+        body = str(part.get("text", "")).partition("\n")[2]
+        fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", body)), default=0))
+        out += [f"**attached {meta['name']}**", "", f"{fence}\n{body}\n{fence}", ""]
+    return [*out, said(message)]
 
 
 def write_export(store: Store, conversation_id: int, fmt: str, directory: Path | None = None) -> Path:

@@ -19,13 +19,14 @@ model is the embedded local one), so a UI can show the transcript first. Every m
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Unpack
 
 from . import snapshot as snap
+from .attachments import Attachment, user_message
 from .chat import ChatSession, FoldPlan, ReplyEvent, Usage
 from .config import Settings
 from .errors import FoldchatError, UsageError
@@ -50,7 +51,7 @@ from .snapshot import Snapshot, snapshot_text
 from .store import Conversation, SearchHit, Store, StoredFold, StoredMessage
 from .summarizers import RulesSummarizer
 from .tokens import TokenCounter
-from .turn import Consent, TurnEvent, run_turn
+from .turn import TurnEvent, TurnOptions, run_turn
 from .workspace import Workspace
 
 AUTO_FOLD_ATTEMPTS = 2
@@ -271,10 +272,11 @@ class Session:
     def system_prompts(self) -> list[str]:
         return [m.message.text for m in self.transcript() if m.message.role == "system"]
 
-    def add_user_message(self, text: str) -> int:
-        """Stored (committed) before anything is sent; returns its id. A new conversation is stored with it,
-        in one transaction."""
-        return self._first_or_next(Message.user(text)) or self.chat.add_user_message(text)
+    def add_user_message(self, text: str, attachments: Sequence[Attachment] = ()) -> int:
+        """Stored (committed) before anything is sent, with what is attached; returns its id. A new
+        conversation is stored with it, in one transaction."""
+        message = user_message(text, attachments)
+        return self._first_or_next(message) or self.store.append(self.chat.stored_id(), message)
 
     def set_system_prompt(self, text: str) -> int:
         stored = self._first_or_next(Message.system(text)) or self.chat.set_system_prompt(text)
@@ -322,12 +324,10 @@ class Session:
         """A message refused before sending: kept in the transcript, left out of every context."""
         self.store.mark_unsent(message_id, reason)
 
-    def turn(
-        self, prompt: str | None = None, *, consent: Consent | None = None, regenerate: bool = False
-    ) -> AsyncIterator[TurnEvent]:
-        """One whole turn: the prompt stored, a fold if needed (asking `consent`), the reply streamed, the
-        turn's end (see `turn.py`). What a face drives; `reply` alone is the streaming step."""
-        return run_turn(self, prompt, consent=consent, regenerate=regenerate)
+    def turn(self, prompt: str | None = None, **options: Unpack[TurnOptions]) -> AsyncIterator[TurnEvent]:
+        """One whole turn (`turn.py`): the prompt stored with its attachments, a fold if needed (asking
+        `consent`), the reply streamed, the turn's end. What a face drives; `reply` is the streaming step."""
+        return run_turn(self, prompt, **options)
 
     def reply(self, regenerate: bool = False) -> AsyncIterator[ReplyEvent]:
         """Stream the model's reply to the context, saving it as it arrives, with the recall rounds the

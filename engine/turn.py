@@ -13,9 +13,10 @@ or `Failed`), and last `TurnEnded`.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TYPE_CHECKING
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, TypedDict
 
+from .attachments import Attachment
 from .chat import ReplyEvent
 from .errors import CurrentTurnTooLarge, FoldchatError
 from .events import FoldEvent
@@ -26,20 +27,35 @@ if TYPE_CHECKING:
     from .session import Session
 
 
-TurnEvent = PromptStored | FoldEvent | Folded | FoldSkipped | Refused | ReplyAsked | ReplyEvent | TurnEnded
 Consent = Callable[[FoldReport], Awaitable[bool]]
 """Asked when the policy wants a fold and `fold.auto` says to ask: True folds, False sends unfolded."""
 
 
+class TurnOptions(TypedDict, total=False):
+    """What a turn may be given besides its prompt (see `run_turn`)."""
+
+    attachments: Sequence[Attachment]
+    consent: Consent | None
+    regenerate: bool
+
+
+TurnEvent = PromptStored | FoldEvent | Folded | FoldSkipped | Refused | ReplyAsked | ReplyEvent | TurnEnded
+
+
 async def run_turn(
-    session: Session, prompt: str | None = None, *, consent: Consent | None = None, regenerate: bool = False
+    session: Session,
+    prompt: str | None = None,
+    *,
+    attachments: Sequence[Attachment] = (),
+    consent: Consent | None = None,
+    regenerate: bool = False,
 ) -> AsyncIterator[TurnEvent]:
     """Run one turn of `session` (see the module docstring). Without `prompt` the turn answers what is
     unanswered (a prompt stored earlier, or `regenerate`). Without `consent` nobody can be asked: a fold
     waiting for consent is skipped, and a context that would not fit unfolded is refused."""
     message_id = None
     if prompt is not None:
-        message_id = await asyncio.to_thread(session.add_user_message, prompt)
+        message_id = await asyncio.to_thread(session.add_user_message, prompt, attachments)
         yield PromptStored(message_id)
     if message_id is None and not regenerate:
         message_id = _unanswered_prompt(session)

@@ -25,7 +25,6 @@ OVER = {
     "engine/session.py:Session": 606,
     "engine/store/store.py": 456,
     "engine/store/store.py:Store": 360,
-    "engine/summarizers/rules.py": 406,
     "tui/screens/chat.py": 752,
     "tui/screens/chat.py:ChatScreen": 660,
     "tui/screens/chat_commands.py:SlashCommands": 328,

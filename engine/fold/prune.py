@@ -1,10 +1,13 @@
-"""Step 0 of a fold (docs/design.md §6.0): old tool outputs become one-line stubs before anything is summarized.
+"""Step 0 of a fold (docs/design.md §6.0): old tool outputs and attachments become one-line stubs before
+anything is summarized.
 
 Walking from the newest tool output back, outputs within `keep_tokens` stay verbatim, and so does
 everything from the previous user turn on except the current turn's older exchanges (an agent loop's
 old outputs are exactly what pruning is for); the newest exchange is never touched. Each older output
 becomes a stub that says what the tool returned (the rules tool-facts line) and which transcript message
-holds the original. The call and its stubbed result stay a valid pair.
+holds the original. The call and its stubbed result stay a valid pair. An attached file or command output
+in a user message is pruned the same way: its part becomes `[attached notes.md, 12 KB, message #14 —
+recall("notes.md") returns it]`, the rest of the message (what the person wrote) stays.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ..attachments import attachment_of, is_stubbed, stubbed
 from ..messages import Message
 from ..summarizers.tool_facts import describe
 
@@ -58,7 +62,12 @@ def prune_tool_outputs(
     for index in _candidates(messages, counts, prunable, keep_tokens):
         if needed is not None and saved >= needed[0]:
             break
-        replacement = stub(owners.get(index), messages[index], number_of(index))
+        message = messages[index]
+        replacement = (
+            stub(owners.get(index), message, number_of(index))
+            if message.role == "tool"
+            else stubbed(message, number_of(index))
+        )
         if len(replacement.text) < len(messages[index].text):  # a stub longer than the output saves nothing
             out[index] = replacement
             positions.append(index)
@@ -75,12 +84,20 @@ def _candidates(
     seen = 0
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
-        if message.role != "tool" or is_pruned(message):
+        if not (_holds_attachment(message) if message.role == "user" else message.role == "tool"):
+            continue
+        if is_pruned(message):
             continue
         seen += counts[index]
         if seen > keep_tokens and prunable(index):
             found.append(index)
     return found[::-1]
+
+
+def _holds_attachment(message: Message) -> bool:
+    """A user message with an attachment not pruned yet."""
+    content = message.content
+    return isinstance(content, tuple) and any(attachment_of(p) is not None and not is_stubbed(p) for p in content)
 
 
 def _call_owners(messages: Sequence[Message]) -> dict[int, Message]:

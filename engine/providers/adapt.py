@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .. import untrusted_json
+from ..attachments import without_marks
 from ..messages import FrozenDict, Message
 
 if TYPE_CHECKING:
@@ -177,14 +178,13 @@ def adapt(
                 changes["tool_call_id"] = new_id
         if origin != rules.provider and any(key in message.extras for key in REASONING_KEYS):
             changes["extras"] = FrozenDict({k: v for k, v in message.extras.items() if k not in REASONING_KEYS})
-        if not rules.vision and isinstance(message.content, tuple):
-            stripped = _strip_images(message.content)
-            if stripped != message.content:
-                changes["content"] = stripped
-        elif rules.provider in INLINE_IMAGES_ONLY and isinstance(message.content, tuple):
-            inline = _without_linked_images(message.content, rules.provider)
-            if inline != message.content:
-                changes["content"] = inline
+        content = without_marks(message.content)  # an attachment's mark is ours, never a provider's
+        if not rules.vision and isinstance(content, tuple):
+            content = _strip_images(content)
+        elif rules.provider in INLINE_IMAGES_ONLY and isinstance(content, tuple):
+            content = _without_linked_images(content, rules.provider)
+        if content != message.content:
+            changes["content"] = content
         if rules.plain_text:
             changes.update(_as_plain_text(message))
         out.append(message.evolve(**changes) if changes else message)

@@ -87,3 +87,18 @@ def storage_error(doing: str, error: sqlite3.Error) -> StorageError:
     if getattr(error, "sqlite_errorcode", None) == _SQLITE_FULL:
         return DiskFull(f"{doing}: the disk is full (SQLite: {error}); free some space and try again")
     return StorageError(f"{doing}: {error}")
+
+
+def pid_alive(pid: int | None) -> bool:
+    """Whether process `pid` (a streaming reply's owner) still runs."""
+    if not pid:
+        return False
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

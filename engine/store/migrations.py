@@ -215,3 +215,12 @@ def recorded_migrations(db: sqlite3.Connection) -> None:
     now = time.time()
     for step in MIGRATIONS[: MIGRATIONS.index(recorded_migrations) + 1]:
         db.execute("INSERT INTO _migrations VALUES (?, ?)", (step.__name__, now))
+
+
+@migration
+def attachments(db: sqlite3.Connection) -> None:
+    # an attached file's content, once, by its SHA-256: messages keep its mark and an empty text
+    db.execute(
+        "CREATE TABLE attachments (sha256 TEXT PRIMARY KEY, content TEXT NOT NULL, bytes INTEGER NOT NULL,"
+        " created_at REAL NOT NULL)"
+    )

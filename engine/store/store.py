@@ -27,9 +27,11 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
+from ..attachments import said
 from ..errors import StorageError
 from ..messages import Message
-from .connection import connect, storage_error, tighten
+from .attachment_rows import hydrated, stored_once
+from .connection import connect, pid_alive, storage_error, tighten
 from .migrations import migrate
 from .records import (
     Conversation,
@@ -45,20 +47,6 @@ from .records import (
 from .search import CONVERSATION_ROWS, conversation_hits
 
 SQLITE_MAX_INTEGER = 2**63 - 1
-
-
-def _pid_alive(pid: int | None) -> bool:
-    if not pid:
-        return False
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 _Decoded = dict[int, tuple[tuple[Any, ...], StoredMessage]]
@@ -300,7 +288,7 @@ class Store:
     def recover_interrupted(self) -> int:
         """Mark replies left `streaming` by a process that is gone as `interrupted`; returns how many."""
         rows = self.query("SELECT id, owner_pid FROM messages WHERE status = 'streaming'")
-        dead = [row["id"] for row in rows if not _pid_alive(row["owner_pid"])]
+        dead = [row["id"] for row in rows if not pid_alive(row["owner_pid"])]
         if dead:
             with self.transaction() as db:
                 db.executemany(
@@ -325,10 +313,9 @@ class Store:
                 known = last[1] if last is not None and last[0][0] == conversation_id else {}
                 decoded: _Decoded = {}
                 for row in rows:
-                    values = tuple(row)
-                    hit = known.get(row["id"])
+                    hit, values = known.get(row["id"]), tuple(row)
                     decoded[row["id"]] = (
-                        hit if hit is not None and hit[0] == values else (values, stored_message_of(row))
+                        hit if hit is not None and hit[0] == values else (values, _decoded(self.db, row))
                     )
                 last = self._last_read = (read, decoded)
             return [stored for _, stored in last[1].values()]
@@ -342,7 +329,7 @@ class Store:
         rows = self.query("SELECT * FROM messages WHERE id = ?", (message_id,))
         if not rows:
             raise StorageError(f"no message {message_id}")
-        return stored_message_of(rows[0])
+        return _decoded(self.db, rows[0])
 
     # -- folds ------------------------------------------------------------------------------------
     def add_fold(
@@ -427,6 +414,10 @@ class Store:
         return [int(row[0]) for row in rows]
 
 
+def _decoded(db: sqlite3.Connection, row: sqlite3.Row) -> StoredMessage:
+    return hydrated(db, stored_message_of(row))
+
+
 def _insert_message(
     db: sqlite3.Connection,
     conversation_id: int,
@@ -444,13 +435,14 @@ def _insert_message(
         "INSERT INTO messages (conversation_id, role, payload, status, error, model, tokens, cost, owner_pid,"
         " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
-            conversation_id, message.role, json.dumps(payload or message.to_dict(), ensure_ascii=False), status,
+            conversation_id, message.role, json.dumps(stored_once(db, payload or message.to_dict()), ensure_ascii=False),
+            status,
             error, model, tokens, cost, owner, now, now,
         ),
     )  # fmt: skip
     db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id))
     if message.role == "user":
         db.execute(
-            "UPDATE conversations SET title = ? WHERE id = ? AND title = ''", (title_of(message.text), conversation_id)
+            "UPDATE conversations SET title = ? WHERE id = ? AND title = ''", (title_of(said(message)), conversation_id)
         )
     return int(cursor.lastrowid or 0)

@@ -21,12 +21,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .. import snapshot as snap
+from ..attachments import attachments_in, human_size, said
 from ..facts import (
     CONSTRAINT,
-    DECISION,
     SENTENCE_SCAN_CHARS,
     clip,
-    first_sentence,
     identifiers,
     matching_sentences,
     sentences,
@@ -38,12 +37,10 @@ from ..messages import Message, ToolCall
 from ..references import merge_referenced, tag
 from ..salience import (
     OVERALL_GOAL,
-    carries_value,
     condense,
     is_decision,
     is_overall_goal,
     is_pleasantry,
-    plain,
     salience,
     statements,
 )
@@ -51,6 +48,7 @@ from ..snapshot import Snapshot
 from .artifacts import CHANGED, ArtifactTrail
 from .base import SummaryRequest
 from .pasted import split_pasted
+from .replies import Reading, read_reply
 from .text_agent import fenced_command, is_observation
 from .tool_facts import ToolFact, describe, describe_parts
 
@@ -63,69 +61,12 @@ REQUEST_CHARS = 700
 RECENT_ACTIONS = 8
 KNOWLEDGE_ITEMS = 60
 ASSISTANT_SCAN_CHARS = 8000  # statements, decisions and identifiers are read from the start of long replies
-STATED_CHARS = 500  # what one reply's statements may take in key_knowledge before the fit weighs them
-CODE_FACTS = 6  # definition lines kept from one reply's code blocks
-_FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|$)", re.S)
-_DEFINITION = re.compile(
-    r"^\s*(?:(?:async )?def \w+|class \w+|CREATE (?:TABLE|INDEX|VIEW|DATABASE)\b|ALTER TABLE\b|export \w+=|"
-    r"[A-Z][A-Z0-9_]{2,}\s*=|.*\bport\s*[=:]\s*\d+|@app\.\w+\(|pip install |npm install |FROM \w)",
-    re.M,
-)
 # a goal stated in passing ("I'm planning…"); one that says it is the overall goal is `salience.OVERALL_GOAL`
 _GOAL = re.compile(
     r"\b(?:what i'm trying to do|my (?:overall |main |end )?goal|i'm trying to|i am trying to|i want to|i'd like to|"
     r"i need to|i'm planning|i am planning|help me|we're planning|i'm looking for|i'm working on)\b",
     re.I,
 )
-
-
-@dataclass(frozen=True)
-class _Reading:
-    """What the rules read from an assistant reply's text: a pure function of that text."""
-
-    questions: tuple[str, ...]
-    decisions: tuple[str, ...]
-    first_sentence: str
-    action: str
-    identifiers: tuple[str, ...]
-    stated: str  # what the reply stated that someone may rely on later, whole statements, best first kept
-    code: tuple[str, ...]  # definition lines of its code blocks (functions, tables, variables, ports)
-
-
-def _read(text: str) -> _Reading:
-    prose = _FENCE.sub(" ", text)
-    return _Reading(
-        questions=tuple(s for s in sentences(prose) if s.endswith("?")),
-        decisions=tuple(d for d in matching_sentences(DECISION, plain(prose), 240) if not d.endswith("?"))[:3],
-        first_sentence=first_sentence(text, 200),
-        action=first_sentence(text, 160),
-        identifiers=tuple(identifiers(text, limit=20)),
-        stated=stated(prose, STATED_CHARS),
-        code=tuple(_code_facts(text)),
-    )
-
-
-def stated(text: str, limit: int) -> str:
-    """The statements of `text` that carry a value (facts, numbers, names, choices), the most informative
-    first within `limit` characters, put back in their order; questions and pleasantries are not stated."""
-    kept = [s for s in statements(plain(text)) if not s.endswith("?") and carries_value(s) and salience(s) > 0]
-    return condense(" ".join(kept), limit) if kept else ""
-
-
-def _code_facts(text: str) -> list[str]:
-    lines: list[str] = []
-    for block in _FENCE.findall(text):
-        for match in _DEFINITION.finditer(block):
-            line = match.group(0) if match.group(0).strip().endswith(("=", ":")) else _whole_line(block, match.start())
-            lines.append(clip(line.strip(), 120))
-            if len(lines) >= CODE_FACTS:
-                return list(dict.fromkeys(lines))
-    return list(dict.fromkeys(lines))
-
-
-def _whole_line(text: str, at: int) -> str:
-    end = text.find("\n", at)
-    return text[at : end if end >= 0 else len(text)]
 
 
 MEMO_ENTRIES = 20_000  # a bound on what one summarizer remembers; it is cleared, never evicted piecemeal
@@ -141,7 +82,7 @@ class _Memo:
     """
 
     facts: dict[tuple[ToolCall, Message | None], ToolFact] = field(default_factory=dict)
-    readings: dict[str, _Reading] = field(default_factory=dict)
+    readings: dict[str, Reading] = field(default_factory=dict)
 
     def fact(self, call: ToolCall, result: Message | None) -> ToolFact:
         key = (call, result)
@@ -152,12 +93,12 @@ class _Memo:
             found = self.facts[key] = describe(call, result)
         return found
 
-    def reading(self, text: str) -> _Reading:
+    def reading(self, text: str) -> Reading:
         found = self.readings.get(text)
         if found is None:
             if len(self.readings) >= MEMO_ENTRIES:
                 self.readings.clear()
-            found = self.readings[text] = _read(text)
+            found = self.readings[text] = read_reply(text)
         return found
 
 
@@ -251,7 +192,10 @@ class _Builder:
         # tool results are read together with their calls
 
     def _user(self, message: Message) -> None:
-        text = message.text
+        attached = attachments_in(message)
+        for meta in attached:  # a file is data, not the person's words: the trail names it, recall returns it
+            self.trail.share(f"attached {meta['name']} ({human_size(int(meta.get('bytes', 0)))})", self.number)
+        text = said(message) if attached else message.text
         if snap.SNAPSHOT_OPEN in text:
             earlier = snap.parse(text)
             if earlier is not None:

@@ -4,20 +4,26 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from foldchat.cli.inputs import check_text_argument, read_text, record_id
+from foldchat.cli.inputs import check_text_argument, read_bytes, read_text, record_id
 from foldchat.cli.runtime import add_config_option, progress_printer
 from foldchat.engine import InputTooLarge, ProviderError, UsageError, visible
 
 if TYPE_CHECKING:
-    from foldchat.engine import FoldReport, Refused, Session, TurnEvent
+    from foldchat.engine import Attachment, FoldReport, Refused, Session, TurnEvent
 
 DESCRIPTION = """\
 Send TEXT (or stdin with '-') to a model and stream the reply to stdout. Both messages are stored.
 By default the most recent conversation continues; --new starts another. Before sending, the fold
 policy runs: if the conversation is too big for the model's window it is folded first (a one-line
-notice on stderr). With no API key configured, the embedded local model answers."""
+notice on stderr). With no API key configured, the embedded local model answers.
+
+Attach files with -f FILE (repeatable) and command output with -f - (stdin):
+  pytest 2>&1 | foldchat ask -f - "why does this fail?"
+An attachment is text (UTF-8) up to max_attachment_bytes; a fold keeps recent ones whole and turns older
+ones into a one-line stub that the model can recall by name."""
 
 
 def add_parser(commands: Any) -> None:
@@ -27,6 +33,8 @@ def add_parser(commands: Any) -> None:
         epilog="exit status: 0 ok; 1 provider or runtime error; 2 usage error.",
     )  # fmt: skip
     p.add_argument("text", metavar="TEXT|-", help="the message; '-' reads it from stdin")
+    p.add_argument("--file", "-f", action="append", default=[], metavar="FILE",
+                   help="attach FILE (text); '-' attaches stdin, e.g. a command's output; repeatable")  # fmt: skip
     p.add_argument("--model", "-m", help="model name, config alias or 'local' (default: the conversation's model)")
     target = p.add_mutually_exclusive_group()
     target.add_argument("--conversation", "-c", type=record_id, metavar="ID", help="continue conversation ID")
@@ -51,6 +59,12 @@ def run(args: argparse.Namespace) -> int:
 
     settings = load_settings(args.config)
     prompt = read_prompt(args.text, settings.max_input_bytes)  # bad input creates nothing
+    attachments = read_attachments(args.file, args.text, settings.max_attachment_bytes)
+    if len(prompt.encode()) + sum(a.size for a in attachments) > settings.max_input_bytes:
+        raise InputTooLarge(
+            f"the message with its attachments is larger than the {settings.max_input_bytes:,}-byte limit "
+            "(max_input_bytes in config.toml)"
+        )
     system = check_text_argument(args.system, "--system") if args.system else None
     options = OpenOptions(
         config=args.config, settings=settings, conversation=args.conversation, new=args.new, model=args.model
@@ -60,10 +74,23 @@ def run(args: argparse.Namespace) -> int:
         from foldchat.engine import Session
 
         with Session.open(options, workspace) as session:
-            return ask(session, prompt, system)
+            return ask(session, prompt, system, attachments)
 
 
-def ask(session: Session, prompt: str, system: str | None) -> int:
+def read_attachments(paths: list[str], text: str, limit: int) -> list[Attachment]:
+    """Each `-f` file (or stdin for '-') as an attachment, checked before anything is stored."""
+    from foldchat.engine import read_attachment
+
+    if paths.count("-") + (text == "-") > 1:
+        raise UsageError("stdin can be read once: use '-' for the message or for one -f, not both")
+    return [read_attachment("stdin" if path == "-" else Path(path).name, read_bytes(path, limit, SETTING), limit)
+            for path in paths]  # fmt: skip
+
+
+SETTING = "max_attachment_bytes"
+
+
+def ask(session: Session, prompt: str, system: str | None, attachments: list[Attachment] | None = None) -> int:
     """Connect to the model, then run one turn (the engine stores, folds if needed, streams)."""
     from foldchat.engine import UnknownModel
 
@@ -80,7 +107,7 @@ def ask(session: Session, prompt: str, system: str | None) -> int:
     session.prepare_model(progress_printer(sys.stderr.isatty()))
     import asyncio  # only `ask` streams: list, show and export start faster without it
 
-    return asyncio.run(Answer(session).run(prompt))
+    return asyncio.run(Answer(session).run(prompt, attachments or []))
 
 
 class Answer:
@@ -93,11 +120,11 @@ class Answer:
         self.failure: str | None = None
         self.cut: int | None = None
 
-    async def run(self, prompt: str) -> int:
+    async def run(self, prompt: str, attachments: list[Attachment] | None = None) -> int:
         from foldchat.engine import DiskFull, StorageError
 
         try:
-            async for event in self.session.turn(prompt):
+            async for event in self.session.turn(prompt, attachments=attachments or []):
                 self.show(event)
         except StorageError as error:  # the disk filled up (or failed) mid-reply: keep what the user saw
             if self.shown:

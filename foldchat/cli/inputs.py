@@ -54,6 +54,18 @@ def read_text(path: str, limit: int, setting: str = "max_input_bytes") -> str:
         raise UsageError(f"cannot read {source}: {error.strerror or error}") from None
 
 
+def read_bytes(path: str, limit: int, setting: str) -> bytes:
+    """The bytes of `path` ('-' is stdin), at most `limit` of them."""
+    source = _source(path)
+    try:
+        if path == "-":
+            return _read_bounded(sys.stdin.buffer, limit, source, setting)
+        with open(path, "rb") as stream:
+            return _read_bounded(stream, limit, source, setting)
+    except OSError as error:
+        raise UsageError(f"cannot read {source}: {error.strerror or error}") from None
+
+
 def parse_json(text: str, source: str) -> Any:
     try:
         return well_formed(json.loads(text))

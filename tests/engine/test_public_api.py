@@ -38,6 +38,8 @@ EXPECTED = {
     "TextDelta",
     "ReasoningDelta",
     "ReplyEvent",
+    "Attachment",
+    "read_attachment",
     "TurnEvent",
     "Consent",
     "PromptStored",

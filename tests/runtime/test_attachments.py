@@ -1,0 +1,122 @@
+"""Attachments from the shell (`foldchat ask -f FILE`, `-f -` for a pipe), stored once, sent as text to a
+loopback server that speaks OpenAI's wire format (the request it recorded holds the file's text and no
+mark of ours), refused clearly when binary, not UTF-8 or too big, and folded the way a known unit with a
+name can be: an older attachment becomes a one-line stub first, and `recall` returns it by name."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from foldchat.engine import Attachment, FoldRequest, Message, RulesSummarizer, fold_context, read_attachment
+from foldchat.engine.attachments import ATTACHMENT_KEY, names, user_message
+from foldchat.engine.recall import Original, recall
+from foldchat.engine.store import Store
+from foldchat.engine.tokens import LiteLLMCounter
+
+from runtime.conftest import foldchat
+
+NOTES = "# Trip notes\n\nFerry: blue pier behind the fish market, 08:40 departure.\n" + "Museum list. " * 400
+
+
+def sent_text(request: dict) -> str:
+    content = request["messages"][-1]["content"]
+    return content if isinstance(content, str) else "\n".join(p.get("text", "") for p in content)
+
+
+def test_ask_sends_an_attached_file_and_a_piped_output_as_text(home, fake, tmp_path):
+    notes = tmp_path / "notes.md"
+    notes.write_text(NOTES)
+    done = foldchat("ask", "-f", str(notes), "when does the ferry leave?", "--model", "fake")
+    assert done.returncode == 0, done.stderr
+    last = fake.requests[-1]["messages"][-1]
+    assert "blue pier behind the fish market" in sent_text(fake.requests[-1])
+    assert sent_text(fake.requests[-1]).startswith("[attached notes.md, ")
+    assert all(ATTACHMENT_KEY not in part for part in last["content"])  # our mark is never sent
+    piped = foldchat("ask", "-f", "-", "why does this fail?", "--model", "fake", stdin="E   assert 2 == 3\nFAILED")
+    assert piped.returncode == 0, piped.stderr
+    assert "[attached stdin, " in sent_text(fake.requests[-1]) and "assert 2 == 3" in sent_text(fake.requests[-1])
+    assert fake.requests[-1]["messages"][-1]["content"][-1]["text"] == "why does this fail?"
+
+
+def test_what_cannot_be_attached_is_refused_before_anything_is_stored(home, fake, tmp_path, monkeypatch):
+    binary = tmp_path / "photo.bin"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00")
+    latin = tmp_path / "old.txt"
+    latin.write_bytes("café".encode("latin-1"))
+    big = tmp_path / "big.log"
+    big.write_text("x" * 2_000)
+    for path, expected in (
+        (binary, "is a binary file"),
+        (latin, "is not UTF-8 text"),
+        (tmp_path / "nope", "cannot read"),
+    ):
+        refused = foldchat("ask", "-f", str(path), "look", "--model", "fake")
+        assert refused.returncode == 2 and expected in refused.stderr and refused.stderr.count("\n") == 1, (
+            refused.stderr
+        )
+    monkeypatch.setenv("FOLDCHAT_MAX_ATTACHMENT_BYTES", "1000")
+    small = foldchat("ask", "-f", str(big), "look", "--model", "fake")
+    assert small.returncode == 2 and "max_attachment_bytes" in small.stderr, small.stderr
+    twice = foldchat("ask", "-f", "-", "-", "--model", "fake", stdin="x")
+    assert twice.returncode == 2 and "stdin can be read once" in twice.stderr
+    assert fake.requests == [] and not (home / "foldchat.db").exists()
+
+
+def test_an_attachment_is_stored_once_and_read_back_whole(tmp_path):
+    store = Store(tmp_path / "f.db")
+    try:
+        notes = read_attachment("notes.md", NOTES.encode(), 1 << 20)
+        cid = store.create_conversation()
+        first = store.append(cid, user_message("read this", [notes]))
+        store.append(cid, Message.assistant("ok"))
+        second = store.append(cid, user_message("and again", [notes]))
+        assert store.db.execute("SELECT COUNT(*) FROM attachments").fetchone()[0] == 1
+        raw = store.db.execute("SELECT payload FROM messages WHERE id = ?", (first,)).fetchone()[0]
+        assert "blue pier" not in raw and len(raw) < 400  # the content lives once, in its own table
+        for mid in (first, second):
+            assert "blue pier behind the fish market" in store.message(mid).message.text
+        assert store.conversation(cid).title == "read this"
+    finally:
+        store.close()
+
+
+def test_an_older_attachment_is_pruned_to_a_stub_first_and_recall_returns_it_by_name():
+    notes = Attachment("notes.md", NOTES, len(NOTES), "0" * 64)
+    history = [user_message("here are my notes", [notes]), Message.assistant("Got them.")]
+    for n in range(12):
+        history += [Message.user(f"question {n} about the museums on day {n}"), Message.assistant(f"answer {n} " * 40)]
+    history = [m.evolve(key=i) for i, m in enumerate([*history, Message.user("and the ferry?")])]
+    result = fold_context(history, FoldRequest(LiteLLMCounter("gpt-4o"), 4_000, RulesSummarizer(), force=True))
+    assert result.report.compressed
+    context_text = "\n".join(m.text for m in result.messages)
+    assert "Museum list. Museum list." not in context_text  # the file itself is not in the context any more
+    assert 'recall("notes.md") returns it' in context_text or "attached notes.md" in context_text
+    assert result.snapshot is not None and any("attached notes.md" in line for line in result.snapshot.artifacts)
+    originals = [Original(m.key + 1, m) for m in history if m.key is not None]
+    answer = recall(originals, "notes.md")
+    assert "blue pier behind the fish market" in answer and names(history) == ["notes.md"]
+
+
+def test_export_json_keeps_the_attachment_exactly(home, fake, tmp_path):
+    notes = tmp_path / "notes.md"
+    notes.write_text(NOTES)
+    assert foldchat("ask", "-f", str(notes), "keep these", "--model", "fake").returncode == 0
+    exported = json.loads(foldchat("export", "1", "--format", "json").stdout)
+    parts = next(m["message"] for m in exported["messages"] if m["message"]["role"] == "user")["content"]
+    assert parts[0][ATTACHMENT_KEY]["name"] == "notes.md" and parts[0]["text"].endswith(NOTES)
+    with sqlite3.connect(home / "foldchat.db") as db:
+        assert db.execute("SELECT content FROM attachments").fetchone()[0] == NOTES
+    markdown = foldchat("export", "1").stdout
+    assert "**attached notes.md**\n\n```\n# Trip notes" in markdown and "keep these" in markdown
+
+
+def test_the_same_file_in_two_conversations_is_one_row(home, fake, tmp_path):
+    notes = tmp_path / "notes.md"
+    notes.write_text(NOTES)
+    for flag in ("--new", "--new"):
+        assert foldchat("ask", "-f", str(notes), "hi", "--model", "fake", flag).returncode == 0
+    with sqlite3.connect(Path(home) / "foldchat.db") as db:
+        assert db.execute("SELECT COUNT(*) FROM attachments").fetchone()[0] == 1
+        assert db.execute("SELECT COUNT(*) FROM conversations").fetchone()[0] == 2

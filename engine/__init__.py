@@ -12,7 +12,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
-    from .attachments import Attachment, read_attachment
+    from .attachments import Attachment, changed_since, read_attachment
     from .chat import FoldPlan, ReplyEvent, Usage
     from .config import load_settings
     from .crash_log import crash_line, write_crash_log
@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from .messages import Message, ToolCall, dump_messages, parse_messages
     from .options import OpenOptions
     from .policy import Decision, FoldHistory, FoldPolicy, Trigger, decide
+    from .providers.adapt import takes_images
     from .providers.events import Failed, Finished, Notice, ProviderEvent, ReasoningDelta, Retrying, TextDelta, Waiting
     from .providers.target import ModelTarget
     from .recovery import save_unsaved_text
@@ -81,6 +82,8 @@ _EXPORTS = {
     "ReplyEvent": "chat",
     "Attachment": "attachments",
     "read_attachment": "attachments",
+    "changed_since": "attachments",
+    "takes_images": "providers.adapt",
     "TurnEvent": "turn",
     "Consent": "turn",
     "PromptStored": "turn_events",

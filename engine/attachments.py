@@ -10,6 +10,7 @@ SHA-256 (`store/`); the fold prunes an older attachment to a one-line stub befor
 
 from __future__ import annotations
 
+import base64
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -27,25 +28,52 @@ BINARY_SNIFF_BYTES = 8192
 class Attachment:
     name: str
     text: str
+    """The content: the file's text, or for an image its `data:` URL (base64)."""
     size: int
     sha256: str
+    mime: str = "text/plain"
+
+    @property
+    def is_image(self) -> bool:
+        return self.mime.startswith("image/")
+
+
+# the image formats providers take, by the bytes they start with
+IMAGE_MAGIC = (
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+)
+
+
+def image_type(data: bytes) -> str | None:
+    """The MIME type of a png, jpeg, gif or webp image, from its first bytes (None for anything else)."""
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return next((mime for magic, mime in IMAGE_MAGIC if data.startswith(magic)), None)
 
 
 def read_attachment(name: str, data: bytes, limit: int) -> Attachment:
-    """`data` (a file's bytes, or what a command wrote) as an attachment called `name`, or a one-line error:
-    too big, binary, or not UTF-8."""
+    """`data` (a file's bytes, or what a command wrote) as an attachment called `name`: text, or a png, jpeg,
+    gif or webp image; else a one-line error: too big, binary, or not UTF-8."""
     if len(data) > limit:
         raise InputTooLarge(
             f"{name} is {human_size(len(data))}, over the {human_size(limit)} limit for one attachment "
             "(max_attachment_bytes in config.toml)"
         )
+    digest = hashlib.sha256(data).hexdigest()
+    mime = image_type(data)
+    if mime is not None:
+        url = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+        return Attachment(name, url, len(data), digest, mime)
     if b"\x00" in data[:BINARY_SNIFF_BYTES]:
-        raise UsageError(f"{name} is a binary file: only text can be attached")
+        raise UsageError(f"{name} is a binary file: only text and png, jpeg, gif or webp images can be attached")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise UsageError(f"{name} is not UTF-8 text (byte {error.start}): convert it first, e.g. with iconv") from None
-    return Attachment(name, text, len(data), hashlib.sha256(data).hexdigest())
+    return Attachment(name, text, len(data), digest)
 
 
 def human_size(size: int) -> str:
@@ -62,6 +90,12 @@ def header(name: str, size: int) -> str:
 
 def attachment_part(attachment: Attachment) -> dict[str, Any]:
     meta = {"name": attachment.name, "bytes": attachment.size, "sha256": attachment.sha256}
+    if attachment.is_image:
+        return {
+            "type": "image_url",
+            "image_url": {"url": attachment.text},
+            ATTACHMENT_KEY: {**meta, "mime": attachment.mime},
+        }
     return {
         "type": "text",
         "text": f"{header(attachment.name, attachment.size)}\n{attachment.text}",
@@ -78,8 +112,8 @@ def user_message(prompt: str, attachments: Sequence[Attachment] = ()) -> Message
 
 
 def attachment_of(part: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """The mark of an attachment part (None for any other part)."""
-    meta = part.get(ATTACHMENT_KEY) if part.get("type") == "text" else None
+    """The mark of an attachment part, text or image (None for any other part)."""
+    meta = part.get(ATTACHMENT_KEY) if part.get("type") in ("text", "image_url") else None
     return meta if isinstance(meta, Mapping) and isinstance(meta.get("name"), str) else None
 
 
@@ -94,7 +128,19 @@ STUB_MARK = "[attached "
 
 
 def is_stubbed(part: Mapping[str, Any]) -> bool:
-    return attachment_of(part) is not None and " returns it]" in str(part.get("text", ""))[:400]
+    text = str(part.get("text", ""))[:400] if part.get("type") == "text" else ""
+    return attachment_of(part) is not None and " returns it]" in text
+
+
+def images_in(messages: Iterable[Message]) -> list[str]:
+    """The names of the images attached to `messages` (not pruned), in order."""
+    return [
+        str(meta["name"])
+        for message in messages
+        if isinstance(message.content, tuple)
+        for part in message.content
+        if part.get("type") == "image_url" and (meta := attachment_of(part)) is not None
+    ]
 
 
 def stubbed(message: Message, number: int) -> Message:
@@ -109,7 +155,7 @@ def stubbed(message: Message, number: int) -> Message:
             continue
         name, size = str(meta["name"]), int(meta.get("bytes", 0))
         text = f'[attached {name}, {human_size(size)}, message #{number} — recall("{name}") returns it]'
-        parts.append(FrozenDict({**part, "text": text}))
+        parts.append(FrozenDict({"type": "text", "text": text, ATTACHMENT_KEY: meta}))
     return message.evolve(content=tuple(parts))
 
 
@@ -127,6 +173,16 @@ def said(message: Message) -> str:
     return "\n".join(
         str(p.get("text", "")) for p in message.content if p.get("type") == "text" and not attachment_of(p)
     )
+
+
+def changed_since(transcript: Sequence[Message], attachment: Attachment) -> int | None:
+    """The 1-based number of the latest message that attached a different version of `attachment` (same
+    name, other content), when that is the latest version attached; None when it is new or unchanged."""
+    for number in range(len(transcript), 0, -1):
+        for meta in attachments_in(transcript[number - 1]):
+            if meta["name"] == attachment.name:
+                return None if meta.get("sha256") == attachment.sha256 else number
+    return None
 
 
 def names(messages: Iterable[Message]) -> list[str]:

@@ -199,6 +199,11 @@ def _as_plain_text(message: Message) -> dict[str, object]:
     return {"content": (message.text + calls).strip(), "tool_calls": (), "has_content_key": True}
 
 
+def takes_images(target: ModelTarget) -> bool:
+    """Whether `target` reads image parts (litellm says; the embedded local model reads text only)."""
+    return rules_for_target(target).vision
+
+
 def rules_for_target(target: ModelTarget) -> TargetRules:
     """The rules of `target`'s provider; the embedded local model's are known without asking litellm:
     its server speaks OpenAI's format and its model reads text only."""

@@ -26,17 +26,29 @@ def stored_once(db: sqlite3.Connection, payload: dict[str, Any]) -> dict[str, An
         if meta is None:
             parts.append(part)
             continue
-        text = str(part.get("text", ""))
-        first, _, body = text.partition("\n")
-        body = body if first == header(str(meta["name"]), int(meta.get("bytes", 0))) else text
-        digest = hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()
+        body = _content(part, meta)
+        encoded = body.encode("utf-8", "surrogatepass")
+        digest = hashlib.sha256(encoded).hexdigest()
         db.execute(
             "INSERT OR IGNORE INTO attachments (sha256, content, bytes, created_at) VALUES (?, ?, ?, ?)",
-            (digest, body, len(body.encode("utf-8", "surrogatepass")), time.time()),
+            (digest, body, len(encoded), time.time()),
         )
-        mark = {**meta, "sha256": digest, "bytes": len(body.encode("utf-8", "surrogatepass"))}
-        parts.append({**part, "text": "", ATTACHMENT_KEY: mark})
+        mark = {**meta, "sha256": digest}
+        if part.get("type") == "image_url":
+            parts.append({**part, "image_url": {"url": ""}, ATTACHMENT_KEY: mark})
+        else:
+            parts.append({**part, "text": "", ATTACHMENT_KEY: {**mark, "bytes": len(encoded)}})
     return {**payload, "content": parts}
+
+
+def _content(part: dict[str, Any], meta: Any) -> str:
+    """What an attachment part holds: an image's `data:` URL, or a text's body (its header line dropped)."""
+    if part.get("type") == "image_url":
+        image = part.get("image_url")
+        return str(image.get("url", "")) if isinstance(image, dict) else str(image or "")
+    text = str(part.get("text", ""))
+    first, _, body = text.partition("\n")
+    return body if first == header(str(meta["name"]), int(meta.get("bytes", 0))) else text
 
 
 def hydrated(db: sqlite3.Connection, stored: StoredMessage) -> StoredMessage:
@@ -47,14 +59,24 @@ def hydrated(db: sqlite3.Connection, stored: StoredMessage) -> StoredMessage:
     parts = []
     for part in content:
         meta = attachment_of(part)
-        if meta is None or part.get("text"):
+        image = part.get("type") == "image_url"
+        if meta is None or (part.get("text") if not image else _url(part)):
             parts.append(part)
             continue
         row = db.execute("SELECT content FROM attachments WHERE sha256 = ?", (str(meta.get("sha256")),)).fetchone()
         body = row[0] if row is not None else "[the attached content is missing from the database]"
-        parts.append(FrozenDict({**part, "text": f"{header(str(meta['name']), int(meta.get('bytes', 0)))}\n{body}"}))
+        if image:
+            parts.append(FrozenDict({**part, "image_url": FrozenDict({"url": body})}))
+        else:
+            text = f"{header(str(meta['name']), int(meta.get('bytes', 0)))}\n{body}"
+            parts.append(FrozenDict({**part, "text": text}))
     message = stored.message.evolve(content=tuple(parts))
     return replace(stored, message=message)
+
+
+def _url(part: Any) -> str:
+    image = part.get("image_url")
+    return str(image.get("url", "")) if hasattr(image, "get") else str(image or "")
 
 
 def attachment_count(db: sqlite3.Connection) -> int:

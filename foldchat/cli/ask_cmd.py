@@ -92,7 +92,7 @@ SETTING = "max_attachment_bytes"
 
 def ask(session: Session, prompt: str, system: str | None, attachments: list[Attachment] | None = None) -> int:
     """Connect to the model, then run one turn (the engine stores, folds if needed, streams)."""
-    from foldchat.engine import UnknownModel
+    from foldchat.engine import UnknownModel, changed_since, takes_images
 
     try:
         session.connect(remember=True)  # an unknown model fails here, before any message is stored
@@ -102,6 +102,16 @@ def ask(session: Session, prompt: str, system: str | None, attachments: list[Att
             f"unknown model {session.model_name!r}: litellm has no context window for it; add it to "
             "config.toml as an alias with context_window (see [models.*] in config.example.toml)"
         ) from None
+    images = [a.name for a in attachments or [] if a.is_image]
+    if images and not takes_images(session.target):
+        raise UsageError(
+            f"{session.target.name} takes no images: {', '.join(images)} not sent, nothing stored (leave it out, "
+            "or pick a model that takes images with --model)"
+        )
+    transcript = [m.message for m in session.transcript()]
+    for attachment in attachments or []:
+        if (number := changed_since(transcript, attachment)) is not None:
+            say(f"{attachment.name} changed since it was attached in message #{number}: sending this version")
     if system:
         session.set_system_prompt(system)
     session.prepare_model(progress_printer(sys.stderr.isatty()))

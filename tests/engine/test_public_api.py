@@ -40,6 +40,8 @@ EXPECTED = {
     "ReplyEvent",
     "Attachment",
     "read_attachment",
+    "changed_since",
+    "takes_images",
     "TurnEvent",
     "Consent",
     "PromptStored",

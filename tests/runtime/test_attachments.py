@@ -41,8 +41,8 @@ def test_ask_sends_an_attached_file_and_a_piped_output_as_text(home, fake, tmp_p
 
 
 def test_what_cannot_be_attached_is_refused_before_anything_is_stored(home, fake, tmp_path, monkeypatch):
-    binary = tmp_path / "photo.bin"
-    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00")
+    binary = tmp_path / "tool.bin"
+    binary.write_bytes(b"\x7fELF\x02\x01\x01\x00\x00\x00")
     latin = tmp_path / "old.txt"
     latin.write_bytes("café".encode("latin-1"))
     big = tmp_path / "big.log"
@@ -112,6 +112,18 @@ def test_export_json_keeps_the_attachment_exactly(home, fake, tmp_path):
     assert "**attached notes.md**\n\n```\n# Trip notes" in markdown and "keep these" in markdown
 
 
+def test_re_attaching_a_file_that_changed_says_so(home, fake, tmp_path):
+    notes = tmp_path / "notes.md"
+    notes.write_text(NOTES)
+    assert foldchat("ask", "-f", str(notes), "read", "--model", "fake").returncode == 0
+    same = foldchat("ask", "-f", str(notes), "again", "--model", "fake")
+    assert same.returncode == 0 and "changed" not in same.stderr
+    notes.write_text(NOTES + "\nFerry moved to 09:10.")
+    changed = foldchat("ask", "-f", str(notes), "and now?", "--model", "fake")
+    assert changed.returncode == 0 and "notes.md changed since it was attached in message #3" in changed.stderr
+    assert "Ferry moved to 09:10." in sent_text(fake.requests[-1])
+
+
 def test_the_same_file_in_two_conversations_is_one_row(home, fake, tmp_path):
     notes = tmp_path / "notes.md"
     notes.write_text(NOTES)
@@ -120,3 +132,55 @@ def test_the_same_file_in_two_conversations_is_one_row(home, fake, tmp_path):
     with sqlite3.connect(Path(home) / "foldchat.db") as db:
         assert db.execute("SELECT COUNT(*) FROM attachments").fetchone()[0] == 1
         assert db.execute("SELECT COUNT(*) FROM conversations").fetchone()[0] == 2
+
+
+def tiny_png() -> bytes:
+    """A valid 1x1 PNG, made here (no image library needed)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00"))
+        + chunk(b"IEND", b"")
+    )
+
+
+def test_an_image_goes_as_an_image_part_to_a_model_that_takes_images(home, fake, tmp_path):
+    config = Path(home / "config.toml")
+    config.write_text(
+        config.read_text()
+        + f'\n[models.vision]\nmodel = "openai/gpt-4o"\napi_base = "{fake.base_url}"\napi_key_env = "FAKE_API_KEY"\n'
+    )
+    photo = tmp_path / "receipt.png"
+    photo.write_bytes(tiny_png())
+    done = foldchat("ask", "-f", str(photo), "what is on this receipt?", "--model", "vision")
+    assert done.returncode == 0, done.stderr
+    parts = fake.requests[-1]["messages"][-1]["content"]
+    image = next(p for p in parts if p["type"] == "image_url")
+    assert image["image_url"]["url"].startswith("data:image/png;base64,") and ATTACHMENT_KEY not in image
+    with sqlite3.connect(home / "foldchat.db") as db:  # stored once, read back whole
+        assert db.execute("SELECT content FROM attachments").fetchone()[0] == image["image_url"]["url"]
+    shown = foldchat("export", "1", "--format", "json").stdout
+    assert image["image_url"]["url"] in shown
+    switched = foldchat("ask", "and in words?", "--model", "fake")  # a model without vision, same conversation
+    assert switched.returncode == 0, switched.stderr
+    earlier = fake.requests[-1]["messages"][0]["content"]
+    assert not any(p["type"] == "image_url" for p in earlier) and "image not shown to this model" in str(earlier)
+
+
+def test_a_model_that_takes_no_images_refuses_one_before_anything_is_sent(home, fake, tmp_path):
+    from foldchat.engine import ModelTarget, takes_images
+
+    photo = tmp_path / "receipt.png"
+    photo.write_bytes(tiny_png())
+    refused = foldchat("ask", "-f", str(photo), "what is this?", "--model", "fake")
+    assert refused.returncode == 2 and "fake takes no images: receipt.png not sent" in refused.stderr, refused.stderr
+    assert fake.requests == [] and "Traceback" not in refused.stderr
+    assert not takes_images(ModelTarget("local", "openai/smollm2", 8192, is_local=True))  # the embedded model
+    assert read_attachment("receipt.png", tiny_png(), 1 << 20).is_image

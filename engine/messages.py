@@ -223,7 +223,9 @@ class Message:
             if kind == "text":
                 pieces.append(str(part.get("text", "")))
             elif kind == "image_url":
-                pieces.append("[image]")
+                attached = part.get("foldchat_attachment")  # an attached image says its name (attachments.py)
+                name = attached.get("name") if isinstance(attached, Mapping) else None
+                pieces.append(f"[attached {name} (image)]" if isinstance(name, str) else "[image]")
             else:
                 pieces.append(f"[{kind}]")
         return "\n".join(pieces)

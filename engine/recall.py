@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import untrusted_json
+from .attachments import names
 from .messages import Message, ToolCall
 from .providers.target import ModelTarget
 
@@ -99,6 +100,12 @@ def search(originals: Sequence[Original], query: str, limit: int = MAX_MATCHES) 
     words = list(dict.fromkeys(w.lower() for w in _WORD.findall(query)))[:QUERY_WORDS]
     if not words or not originals:
         return []
+    named = [o for o in reversed(originals) if query.strip() in names([o.message])]  # an attachment, by its name
+    return [*named, *(o for o in _ranked(originals, words, limit) if o not in named)][:limit]
+
+
+def _ranked(originals: Sequence[Original], words: list[str], limit: int) -> list[Original]:
+    """The originals holding any of `words`, best bm25 first."""
     match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
     with contextlib.closing(sqlite3.connect(":memory:")) as db:
         db.execute("CREATE VIRTUAL TABLE found USING fts5(body, tokenize = 'porter unicode61')")

@@ -184,3 +184,11 @@ def test_a_model_that_takes_no_images_refuses_one_before_anything_is_sent(home, 
     assert fake.requests == [] and "Traceback" not in refused.stderr
     assert not takes_images(ModelTarget("local", "openai/smollm2", 8192, is_local=True))  # the embedded model
     assert read_attachment("receipt.png", tiny_png(), 1 << 20).is_image
+
+
+def test_recall_by_an_attachments_name_returns_that_attachment_first():
+    code = Attachment("pipeline.py", "def fold_context(messages):\n    return messages\n", 48, "1" * 64)
+    chatter = Message.user("the pipeline, the pipeline: pipeline.py pipeline pipeline py py " * 20)
+    originals = [Original(1, user_message("here it is", [code])), Original(2, chatter)]
+    answer = recall(originals, "pipeline.py")
+    assert answer.startswith("[message 1, user,") and "def fold_context" in answer

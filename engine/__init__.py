@@ -12,7 +12,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
-    from .attachments import Attachment, changed_since, read_attachment
+    from .attachments import Attachment, changed_since, human_size, read_attachment, said, shown_attachments
     from .chat import FoldPlan, ReplyEvent, Usage
     from .config import load_settings
     from .crash_log import crash_line, write_crash_log
@@ -83,6 +83,9 @@ _EXPORTS = {
     "Attachment": "attachments",
     "read_attachment": "attachments",
     "changed_since": "attachments",
+    "shown_attachments": "attachments",
+    "said": "attachments",
+    "human_size": "attachments",
     "takes_images": "providers.adapt",
     "TurnEvent": "turn",
     "Consent": "turn",

@@ -175,6 +175,26 @@ def said(message: Message) -> str:
     )
 
 
+def shown_attachments(message: Message) -> list[tuple[str, str]]:
+    """Each attachment of `message` as a face shows it: a title (name, size; image or pruned said) and the
+    content (the file's text, without its header; a word for an image or a stub)."""
+    if not isinstance(message.content, tuple):
+        return []
+    out = []
+    for part in message.content:
+        meta = attachment_of(part)
+        if meta is None:
+            continue
+        title = f"{meta['name']} · {human_size(int(meta.get('bytes', 0)))}"
+        if part.get("type") == "image_url":
+            out.append((f"{title} · image", "(an image: sent to models that take images)"))
+        elif is_stubbed(part):
+            out.append((f"{title} · pruned", str(part.get("text", ""))))
+        else:
+            out.append((title, str(part.get("text", "")).partition("\n")[2]))
+    return out
+
+
 def changed_since(transcript: Sequence[Message], attachment: Attachment) -> int | None:
     """The 1-based number of the latest message that attached a different version of `attachment` (same
     name, other content), when that is the latest version attached; None when it is new or unchanged."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from .screens.attaching import slash_attach
 from .screens.chat_commands import SlashCommands
 
 Handler = Callable[[SlashCommands, str], Awaitable[None]]
@@ -31,6 +32,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("unfold", "", "Undo the latest fold: the context is rebuilt without it", S.slash_unfold),
     SlashCommand("folds", "", "Open the fold inspector for the latest fold (the chain is listed there)", S.slash_folds),
     SlashCommand("fold", "auto|ask|off", "Automatic folds: auto (on), ask first (fold now / not now), or off (a send that would not fit still asks)", S.slash_fold),
+    SlashCommand("attach", "PATH|GLOB", "Attach files to your next message (a folder: its files); @path in a message works too, Tab completes it", slash_attach),
     SlashCommand("pin", "", "Pin the selected message (or the last one): quoted verbatim in every snapshot", S.slash_pin),
     SlashCommand("model", "[name]", "Switch model (picker with window and price when no name is given)", S.slash_model),
     SlashCommand("context", "", "What the context is made of: system, snapshot, history, tools, input, reserve", S.slash_context),

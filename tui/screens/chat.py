@@ -29,6 +29,7 @@ from foldchat.engine import (
     Refused,
     ReplyAsked,
     TurnEnded,
+    human_size,
     visible,
 )
 from textual import events, work
@@ -44,12 +45,15 @@ from textual.worker import Worker, WorkerState
 
 from ..commands import BY_NAME, completions, parse
 from ..heap import settle_heap
+from ..widgets.attachment_tray import AttachmentTray
 from ..widgets.composer import Composer
 from ..widgets.gauge import ContextGauge, GaugeState
 from ..widgets.message import MessageData, MessageView
 from ..widgets.transcript import Transcript
+from .attaching import attachments_for, complete_path, keep, offer_pasted
 from .chat_commands import SlashCommands
 from .fold_consent import FoldConsent
+from .refusals import refuse_last_message, refuse_up_front, surely_fits
 from .reply_face import ReplyFace, WaitingNote
 
 if TYPE_CHECKING:  # the session module loads pydantic and SQLite: measured 250 ms before the first frame
@@ -123,6 +127,9 @@ class ChatScreen(SlashCommands, Screen[None]):
         """A reply's view mounted with its prompt, for the next reply worker to take (stream_reply)."""
         self.gauge_state = GaugeState(note="starting…")
         self.typed = ""
+        self.typed_tokens = 0
+        self.attached_tokens = 0
+        """What the tray's attachments add to the next message (the gauge's typing count includes them)."""
         self.fold_requested: str | None = None  # a /resummarize typed while a reply streams
         self.editing: int | None = None
         self.selected_message: MessageView | None = None  # the last message focused: what /pin pins
@@ -138,6 +145,7 @@ class ChatScreen(SlashCommands, Screen[None]):
             yield Label("folding…", id="fold-step", markup=False)
             yield ProgressBar(total=100, show_eta=False, id="fold-bar")
         yield OptionList(id="suggestions")
+        yield AttachmentTray()
         yield Composer()
         yield ContextGauge(id="gauge")
         yield Footer()
@@ -322,8 +330,9 @@ class ChatScreen(SlashCommands, Screen[None]):
         """Nothing typed is to be sent: a count still running is for text that has left, and no worker is
         started to count nothing (one per send). The gauge changes only if it showed a count."""
         self.workers.cancel_group(self, "typing")
-        if self.gauge_state.typing:
-            self.update_gauge(typing=0)
+        self.typed_tokens = 0
+        if self.gauge_state.typing != self.attached_tokens:
+            self.update_gauge(typing=self.attached_tokens)
 
     @work(group="typing", exclusive=True, exit_on_error=False)
     async def count_typed(self, text: str) -> None:
@@ -335,8 +344,8 @@ class ChatScreen(SlashCommands, Screen[None]):
             return
         if len(text) > BIG_TYPED_TEXT:
             await asyncio.sleep(TYPING_PAUSE)
-        tokens = await asyncio.to_thread(session.typed_tokens, text)
-        self.update_gauge(typing=tokens)
+        self.typed_tokens = await asyncio.to_thread(session.typed_tokens, text)
+        self.update_gauge(typing=self.typed_tokens + self.attached_tokens)
 
     def on_composer_tab_pressed(self, _: Composer.TabPressed) -> None:
         suggestions = self.query_one("#suggestions", OptionList)
@@ -365,19 +374,25 @@ class ChatScreen(SlashCommands, Screen[None]):
         if self.editing is not None:
             await self.resend(self.editing, text)
             return
+        attachments = await attachments_for(self, text)
+        if attachments is None:
+            return
         if self.backend is None:
             self.queued.append(text)
             await self.query_one(Transcript).append(MessageData(None, "user", visible(text), status="queued"))
             self.notify("Queued: it is sent as soon as the model is ready")
             return
+        whole = "\n".join([text, *(a.text for a in attachments if not a.is_image)])
         if (
             self.model_ready
-            and not self.surely_fits(text)
-            and (problem := await asyncio.to_thread(self.backend.too_big_to_send, text))
+            and not surely_fits(self, whole)
+            and (problem := await asyncio.to_thread(self.backend.too_big_to_send, whole))
         ):
-            self.refuse_up_front(text, problem)
+            refuse_up_front(self, text, problem)
+            keep(self, attachments)
             return
-        prompt = MessageData(None, "user", visible(text))
+        shown = tuple((f"{a.name} · {human_size(a.size)}", visible(a.text)) for a in attachments)
+        prompt = MessageData(None, "user", visible(text), attachments=shown)
         self.drop_unused_reply_view()
         answering = self.model_ready and not self.reply_underway()
         # the reply's view comes with the prompt's, in one layout pass and one repaint of the transcript;
@@ -386,16 +401,29 @@ class ChatScreen(SlashCommands, Screen[None]):
         views = await self.query_one(Transcript).append_all([prompt] if reply is None else [prompt, reply], follow=True)
         backend = self.backend
         if not self.model_ready:
-            prompt.id = await asyncio.to_thread(backend.add_user_message, text)
+            prompt.id = await asyncio.to_thread(backend.add_user_message, text, attachments)
             self.notify("Queued: it is sent as soon as the model is ready")
             return
         # the gauge holds the message now, not after the reply
-        prompt.id = await self.refresh_usage(lambda: backend.add_user_message(text))
+        prompt.id = await self.refresh_usage(lambda: backend.add_user_message(text, attachments))
         if answering:
             reply_view = views[-1]
             assert isinstance(reply_view, MessageView)
             self.prepared_reply = reply_view
             self.stream_reply()
+
+    def on_attachment_tray_changed(self, event: AttachmentTray.Changed) -> None:
+        self.attached_tokens = event.tokens
+        self.update_gauge(typing=self.typed_tokens + event.tokens)
+
+    def on_composer_empty_backspace(self, _: Composer.EmptyBackspace) -> None:
+        self.query_one(AttachmentTray).remove_last()
+
+    async def on_composer_path_pasted(self, event: Composer.PathPasted) -> None:
+        await offer_pasted(self, event.text)
+
+    async def on_composer_path_tab(self, event: Composer.PathTab) -> None:
+        await complete_path(self, event.word)
 
     # -- slash commands ---------------------------------------------------------------------------
     async def run_slash(self, name: str, arg: str = "") -> None:
@@ -490,38 +518,6 @@ class ChatScreen(SlashCommands, Screen[None]):
         session = self.backend
         return "" if session is None else f"{session.target.name} · {session.target.window:,} token window"
 
-    def surely_fits(self, text: str) -> bool:
-        """No count needed: a token is at least a byte, so a message of fewer bytes than the window has left
-        after the whole context (system prompts included) and the reserve fits, whatever is folded."""
-        state = self.gauge_state
-        return bool(state.window) and len(text.encode()) + 16 + state.tokens + state.reserved <= state.window
-
-    def refuse_up_front(self, text: str, problem: str) -> None:
-        """A message no fold can make room for: nothing is stored or sent; it stays in the composer only."""
-        composer = self.query_one(Composer)
-        if not composer.text.strip():
-            composer.text = text
-            composer.move_cursor(composer.document.end)
-        self.notify(f"Not sent: {problem}. It is back in the composer to shorten (Ctrl+L clears it, F7 selects all).",
-                    title="Too big to send", severity="warning", timeout=20)  # fmt: skip
-
-    def refuse_last_message(self, problem: str) -> None:
-        """The turn refused the last user message (too big for the window; the engine kept it as unsent):
-        its view says so, no reply is asked for, and its text goes back to the composer to shorten."""
-        session = self.backend
-        self.remove_class("-folding")
-        views = [v for v in self.query_one(Transcript).message_views() if v.data.role == "user"]
-        if session is None or not views or views[-1].data.id is None:
-            return
-        view = views[-1]
-        view.set_status("unsent", f"not sent: too big for {session.target.name}")
-        composer = self.query_one(Composer)
-        if not composer.text.strip():
-            composer.text = view.data.text
-            composer.move_cursor(composer.document.end)
-        self.notify(f"{problem}. Your message was not sent: it is back in the composer to shorten.",
-                    title="Too big to send", severity="warning", timeout=15)  # fmt: skip
-
     async def consent_to_fold(self, report: FoldReport) -> bool:
         """`fold.auto = "ask"` (or off, and the send would not fit): a dialog asks; yes folds."""
         return bool(await self.app.push_screen_wait(FoldConsent(report.reason, forward=self.query_one(Composer))))
@@ -584,7 +580,7 @@ class ChatScreen(SlashCommands, Screen[None]):
                     if event.report is not None:
                         await self.show_fold_outcome(event.report, force=False)
                 elif isinstance(event, Refused):
-                    self.refuse_last_message(event.reason)
+                    refuse_last_message(self, event.reason)
         except asyncio.CancelledError:
             if face is not None:
                 face.interrupted()

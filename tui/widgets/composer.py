@@ -1,6 +1,7 @@
 """The multi-line composer: Enter sends, Ctrl+J (or Shift+Enter where the terminal reports it)
 inserts a newline; typing "/" offers the slash commands (Tab completes); ↑ in an empty composer asks
-to edit the last prompt."""
+to edit the last prompt. Attaching: Tab after `@` completes a path, a pasted path of an existing file is
+offered as an attachment, and Backspace in an empty composer takes the last attachment out."""
 
 from __future__ import annotations
 
@@ -27,6 +28,23 @@ class Composer(TextArea):
 
     class EditLastRequested(TextualMessage):
         """↑ in an empty composer: the screen loads the last prompt for editing."""
+
+    class PathTab(TextualMessage):
+        """Tab on a word that starts with `@`: the screen completes the path (`word` without the `@`)."""
+
+        def __init__(self, word: str) -> None:
+            super().__init__()
+            self.word = word
+
+    class PathPasted(TextualMessage):
+        """A paste that is the path of an existing file: the screen attaches it."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    class EmptyBackspace(TextualMessage):
+        """Backspace in an empty composer: the screen takes the last attachment out."""
 
     HINT = "Message · Enter send · Ctrl+J newline · Ctrl+L clear · / commands"
 
@@ -67,4 +85,25 @@ class Composer(TextArea):
             event.stop()
             self.post_message(self.TabPressed())
             return
+        if event.key == "tab" and (word := self.word_at_cursor()).startswith("@"):
+            event.prevent_default()
+            event.stop()
+            self.post_message(self.PathTab(word[1:]))
+            return
+        if event.key == "backspace" and not self.text:
+            self.post_message(self.EmptyBackspace())
         await super()._on_key(event)
+
+    def word_at_cursor(self) -> str:
+        row, column = self.cursor_location
+        line = self.document.get_line(row)[:column]
+        return line.rsplit(maxsplit=1)[-1] if line.strip() and not line.endswith(" ") else ""
+
+    def complete_word(self, word: str, completed: str) -> None:
+        """Replace `word`, which ends at the cursor, with `completed`."""
+        row, column = self.cursor_location
+        self.replace(completed, (row, column - len(word)), (row, column))
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        self.post_message(self.PathPasted(event.text))  # the screen checks it off the UI thread
+        await super()._on_paste(event)

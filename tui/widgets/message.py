@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from foldchat.engine import visible
+from foldchat.engine import said, shown_attachments, visible
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from foldchat.engine import StoredMessage
 
 RESULT_PREVIEW_LINES = 200
+ATTACHMENT_PREVIEW_LINES = 400
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 CLIPBOARD_NOTE = "sent to the terminal's clipboard (OSC 52); terminals without OSC 52 cannot confirm it"
 
@@ -66,14 +67,18 @@ class MessageData:
     superseded: bool = False
     note: str = ""
     """A passing state shown in the header, such as "waiting for the model… 12 s"."""
+    attachments: tuple[tuple[str, str], ...] = ()
+    """What the message attached: (title, content), shown as collapsed lines that expand to the content."""
 
     @classmethod
     def from_stored(cls, stored: StoredMessage) -> MessageData:
         message = stored.message
+        attached = shown_attachments(message)
         return cls(
             id=stored.id,
             role=message.role,
-            text=visible(message.text),
+            text=visible(said(message) if attached else message.text),
+            attachments=tuple((visible(title), visible(content)) for title, content in attached),
             status=stored.status,
             model=visible(stored.model) if stored.model else None,
             error=visible(stored.error) if stored.error else None,
@@ -147,7 +152,8 @@ class MessageView(PlacedWidget, can_focus=True):
     def draws_itself(self) -> bool:
         """A prompt or a finished reply with no thinking or tool calls: no child widget (see the class)."""
         d = self.data
-        return d.role in ("user", "assistant") and d.status != "streaming" and not d.reasoning and not d.tool_calls
+        plain = not d.reasoning and not d.tool_calls and not d.attachments
+        return d.role in ("user", "assistant") and d.status != "streaming" and plain
 
     def render(self) -> VisualType:
         if not self.draws_itself or self.children:
@@ -178,8 +184,15 @@ class MessageView(PlacedWidget, can_focus=True):
                 yield ReplyMarkdown(d.text)
             if d.status == "streaming":  # the stream adds Markdown as blocks finish: no empty one to mount first
                 yield StreamTail()
-        elif d.text:  # a prompt with tool calls (an imported export): as typed
+        elif d.text:  # a prompt with tool calls (an imported export) or attachments: as typed
             yield Static(d.text, markup=False)
+        for title, content in d.attachments:
+            lines = content.splitlines()
+            preview = "\n".join(lines[:ATTACHMENT_PREVIEW_LINES])
+            if len(lines) > ATTACHMENT_PREVIEW_LINES:
+                preview += f"\n… {len(lines) - ATTACHMENT_PREVIEW_LINES} more lines (/export shows them all)"
+            with Collapsible(title=literal(f"attached {title}"), collapsed=True, classes="attachment"):  # type: ignore[arg-type]
+                yield Static(preview, markup=False)
         for name, arguments in d.tool_calls:
             title = literal(f"→ {name}({arguments[:60]}{'…' if len(arguments) > 60 else ''})")
             with Collapsible(title=title, collapsed=True):  # type: ignore[arg-type]  # Content is what it stores

@@ -1,0 +1,182 @@
+"""Attaching files in the app: `/attach PATH|GLOB`, `@path` in a message (Tab completes paths), and a
+pasted path. Files are read and counted off the UI thread, checked as `foldchat ask -f` checks them, and
+put in the `AttachmentTray` until the message is sent."""
+
+from __future__ import annotations
+
+import asyncio
+import glob
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from foldchat.engine import Attachment, FoldchatError, changed_since, human_size, read_attachment, takes_images
+
+from ..widgets.attachment_tray import AttachmentTray
+from ..widgets.composer import Composer
+
+if TYPE_CHECKING:
+    from foldchat.engine import Session
+
+    from .chat import ChatScreen
+
+FOLDER_FILES = 20  # a folder attaches its files up to this many (the first, by name)
+COMPLETIONS = 40
+SHOWN_PROBLEMS = 3
+
+
+def expand(spec: str) -> list[Path]:
+    """The files `spec` names: a path, a glob, or a folder (its files, not hidden, up to `FOLDER_FILES`)."""
+    pattern = str(Path(spec).expanduser())
+    found = [Path(p) for p in sorted(glob.glob(pattern))] if glob.has_magic(pattern) else [Path(pattern)]
+    files: list[Path] = []
+    for path in found:
+        if path.is_dir():
+            inside = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+            files += inside[:FOLDER_FILES]
+        else:
+            files.append(path)
+    return files
+
+
+def read_files(session: Session, paths: list[Path]) -> tuple[list[tuple[Attachment, int]], list[str]]:
+    """Blocking (a worker thread): each file as an attachment with its token count, and what went wrong."""
+    limit = session.settings.max_attachment_bytes
+    done: list[tuple[Attachment, int]] = []
+    problems: list[str] = []
+    for path in paths:
+        try:
+            size = path.stat().st_size
+            if size > limit:
+                problems.append(f"{path.name} is {human_size(size)}, over max_attachment_bytes ({human_size(limit)})")
+                continue
+            attachment = read_attachment(path.name, path.read_bytes(), limit)
+        except OSError as error:
+            problems.append(f"cannot read {path}: {error.strerror or error}")
+            continue
+        except FoldchatError as error:
+            problems.append(str(error))
+            continue
+        done.append((attachment, 0 if attachment.is_image else session.count_text(attachment.text)))
+    return done, problems
+
+
+async def attach(screen: ChatScreen, paths: list[Path]) -> list[Attachment]:
+    """Read, check and count `paths`, put what can be attached in the tray, and say what happened."""
+    session = screen.backend
+    if session is None:
+        screen.notify("Still starting: attach again in a moment")
+        return []
+    done, problems = await asyncio.to_thread(read_files, session, paths)
+    tray = screen.query_one(AttachmentTray)
+    transcript = await asyncio.to_thread(lambda: [m.message for m in session.transcript()])
+    for attachment, tokens in done:
+        tray.add(attachment, tokens)
+        if (number := changed_since(transcript, attachment)) is not None:
+            screen.notify(f"{attachment.name} changed since it was attached in message #{number}: this is the new "
+                          "version", title="Changed file")  # fmt: skip
+    for problem in problems[:SHOWN_PROBLEMS]:
+        screen.notify(problem, title="Not attached", severity="warning")
+    if done:
+        shown = ", ".join(a.name for a, _ in done[:5]) + ("…" if len(done) > 5 else "")
+        screen.notify(f"Attached {shown}: sent with your next message (Backspace in an empty composer removes)")
+    return [a for a, _ in done]
+
+
+async def slash_attach(screen: ChatScreen, arg: str) -> None:
+    """/attach PATH|GLOB: files to send with the next message (a folder: its files)."""
+    if not arg:
+        screen.notify("Usage: /attach PATH (a file, a glob such as src/*.py, or a folder)", severity="warning")
+        return
+    paths = expand(arg)
+    if not paths:
+        screen.notify(f"Nothing matches {arg}", severity="warning")
+        return
+    await attach(screen, paths)
+
+
+def at_paths(text: str) -> list[Path]:
+    """The `@path` words of a message that name existing files (an e-mail address or `@user` does not)."""
+    found = []
+    for word in text.split():
+        path = Path(word[1:].rstrip(".,;:!?)")).expanduser() if word.startswith("@") and len(word) > 1 else None
+        if path is not None and path.is_file():
+            found.append(path)
+    return list(dict.fromkeys(found))
+
+
+def completions(prefix: str) -> list[str]:
+    """Paths starting with `prefix` (folders end with "/"), for Tab after `@`."""
+    base = str(Path(prefix).expanduser()) if prefix.startswith("~") else prefix
+    matches = sorted(glob.glob(glob.escape(base) + "*"))[:COMPLETIONS]
+    return [m + "/" if Path(m).is_dir() else m for m in matches]
+
+
+def common_start(texts: list[str]) -> str:
+    """The longest start all of `texts` share, character by character (what Tab can fill in)."""
+    common = texts[0] if texts else ""
+    for text in texts[1:]:
+        while not text.startswith(common):
+            common = common[:-1]
+    return common
+
+
+def pasted_path(text: str) -> Path | None:
+    """A paste that is just the path of an existing file (quoted or not): an offer to attach it."""
+    line = text.strip().strip("'\"")
+    if not line or "\n" in line or len(line) > 4096:
+        return None
+    path = Path(line).expanduser()
+    try:
+        return path if path.is_file() else None
+    except OSError:
+        return None
+
+
+async def attachments_for(screen: ChatScreen, text: str) -> list[Attachment] | None:
+    """What a message attaches (the tray, and its `@path` words), or None when it cannot be sent: an image
+    for a model that takes none (the user removes it, one key, or switches model)."""
+    tray = screen.query_one(AttachmentTray)
+    if (found := await asyncio.to_thread(at_paths, text)) and screen.backend is not None:
+        await attach(screen, [p for p in found if p.name not in {a.name for a in tray.attachments}])
+    attachments = tray.take()
+    images = [a.name for a in attachments if a.is_image]
+    session = screen.backend
+    if images and session is not None and not await asyncio.to_thread(takes_images, session.target):
+        keep(screen, attachments)
+        screen.query_one(Composer).text = text
+        screen.notify(f"{session.target.name} takes no images: {', '.join(images)} not sent. Backspace in an "
+                      "empty composer removes the last attachment; /model picks another model.",
+                      title="Not sent", severity="warning", timeout=15)  # fmt: skip
+        return None
+    if attachments and session is None:
+        keep(screen, attachments)
+        screen.notify("Still starting: send the attachments in a moment")
+        return None
+    return attachments
+
+
+def keep(screen: ChatScreen, attachments: list[Attachment]) -> None:
+    """Attachments of a message not sent go back to the tray."""
+    tray = screen.query_one(AttachmentTray)
+    for attachment in attachments:
+        tray.add(attachment, 0 if attachment.is_image else tray.counted.get(attachment.sha256, 0))
+
+
+async def offer_pasted(screen: ChatScreen, text: str) -> None:
+    """A pasted path of an existing file is attached (Backspace in an empty composer takes it out)."""
+    path = await asyncio.to_thread(pasted_path, text)
+    if path is not None and screen.backend is not None:
+        await attach(screen, [path])
+
+
+async def complete_path(screen: ChatScreen, word: str) -> None:
+    """Tab after `@word`: the path completed when one matches, as far as all agree when several do."""
+    found = await asyncio.to_thread(completions, word)
+    composer = screen.query_one(Composer)
+    common = common_start(found)
+    if len(common) > len(word):
+        composer.complete_word("@" + word, "@" + common)
+    if len(found) > 1:
+        screen.notify("  ".join(found[:12]) + (" …" if len(found) > 12 else ""), title="Paths")
+    elif not found:
+        screen.notify(f"No file starts with {word}", severity="warning")

@@ -1,0 +1,47 @@
+"""A message that cannot be sent: refused up front (no fold could make room; nothing is stored), or
+refused by the turn (the engine kept it as unsent). Either way its text goes back to the composer."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..widgets.composer import Composer
+from ..widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from .chat import ChatScreen
+
+
+def surely_fits(screen: ChatScreen, text: str) -> bool:
+    """No count needed: a token is at least a byte, so a message of fewer bytes than the window has left
+    after the whole context (system prompts included) and the reserve fits, whatever is folded."""
+    state = screen.gauge_state
+    return bool(state.window) and len(text.encode()) + 16 + state.tokens + state.reserved <= state.window
+
+
+def refuse_up_front(screen: ChatScreen, text: str, problem: str) -> None:
+    """A message no fold can make room for: nothing is stored or sent; it stays in the composer only."""
+    composer = screen.query_one(Composer)
+    if not composer.text.strip():
+        composer.text = text
+        composer.move_cursor(composer.document.end)
+    screen.notify(f"Not sent: {problem}. It is back in the composer to shorten (Ctrl+L clears it, F7 selects all).",
+                title="Too big to send", severity="warning", timeout=20)  # fmt: skip
+
+
+def refuse_last_message(screen: ChatScreen, problem: str) -> None:
+    """The turn refused the last user message (too big for the window; the engine kept it as unsent):
+    its view says so, no reply is asked for, and its text goes back to the composer to shorten."""
+    session = screen.backend
+    screen.remove_class("-folding")
+    views = [v for v in screen.query_one(Transcript).message_views() if v.data.role == "user"]
+    if session is None or not views or views[-1].data.id is None:
+        return
+    view = views[-1]
+    view.set_status("unsent", f"not sent: too big for {session.target.name}")
+    composer = screen.query_one(Composer)
+    if not composer.text.strip():
+        composer.text = view.data.text
+        composer.move_cursor(composer.document.end)
+    screen.notify(f"{problem}. Your message was not sent: it is back in the composer to shorten.",
+                title="Too big to send", severity="warning", timeout=15)  # fmt: skip

@@ -13,7 +13,7 @@ import json
 import re
 from pathlib import Path
 
-from .attachments import attachment_of, attachments_in, said
+from .attachments import attachment_of, attachments_in, human_size, said
 from .errors import ExportError, StorageError
 from .messages import Message
 from .paths import create_private_file, export_dir
@@ -76,6 +76,9 @@ def _markdown_text(message: Message) -> list[str]:
     for part in message.content:
         meta = attachment_of(part)
         if meta is None:
+            continue
+        if part.get("type") == "image_url":  # an image is a note here; the JSON export keeps it whole
+            out += [f"**attached {meta['name']}** (an image, {human_size(int(meta.get('bytes', 0)))})", ""]
             continue
         body = str(part.get("text", "")).partition("\n")[2]
         fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", body)), default=0))

@@ -168,6 +168,7 @@ def test_an_image_goes_as_an_image_part_to_a_model_that_takes_images(home, fake,
         assert db.execute("SELECT content FROM attachments").fetchone()[0] == image["image_url"]["url"]
     shown = foldchat("export", "1", "--format", "json").stdout
     assert image["image_url"]["url"] in shown
+    assert "**attached receipt.png** (an image, " in foldchat("export", "1").stdout
     switched = foldchat("ask", "and in words?", "--model", "fake")  # a model without vision, same conversation
     assert switched.returncode == 0, switched.stderr
     earlier = fake.requests[-1]["messages"][0]["content"]
@@ -183,6 +184,8 @@ def test_a_model_that_takes_no_images_refuses_one_before_anything_is_sent(home, 
     assert refused.returncode == 2 and "fake takes no images: receipt.png not sent" in refused.stderr, refused.stderr
     assert fake.requests == [] and "Traceback" not in refused.stderr
     assert not takes_images(ModelTarget("local", "openai/smollm2", 8192, is_local=True))  # the embedded model
+    local = foldchat("ask", "-f", str(photo), "what is this?", "--model", "local")  # refused before it starts
+    assert local.returncode == 2 and "local takes no images: receipt.png not sent" in local.stderr, local.stderr
     assert read_attachment("receipt.png", tiny_png(), 1 << 20).is_image
 
 

@@ -101,6 +101,10 @@ async def test_at_path_attaches_and_tab_completes_it(app_factory, fake, tmp_path
         await pilot.press("enter")
         await wait_for(pilot, lambda: replies(screen) and replies(screen)[-1].data.status != "streaming")
         assert "Day 2: Sintra." in sent_text(fake) and "[attached itinerary-final.md, " in sent_text(fake)
+        (tmp_path / "drafts").mkdir()
+        (tmp_path / "drafts" / "letter.txt").write_text("Dear Inés,\n")
+        await send(pilot, f"and the folder @{tmp_path}/drafts")  # a folder: its files
+        assert "Dear Inés," in sent_text(fake) and "Day 2" not in sent_text(fake)
 
 
 async def test_a_pasted_path_is_attached(app_factory, fake, tmp_path):

@@ -95,12 +95,15 @@ async def slash_attach(screen: ChatScreen, arg: str) -> None:
 
 
 def at_paths(text: str) -> list[Path]:
-    """The `@path` words of a message that name existing files (an e-mail address or `@user` does not)."""
-    found = []
+    """The files the `@path` words of a message name (a folder: its files, as /attach takes them); an e-mail
+    address or `@user` names none."""
+    found: list[Path] = []
     for word in text.split():
         path = Path(word[1:].rstrip(".,;:!?)")).expanduser() if word.startswith("@") and len(word) > 1 else None
         if path is not None and path.is_file():
             found.append(path)
+        elif path is not None and path.is_dir():
+            found += expand(str(path))
     return list(dict.fromkeys(found))
 
 

@@ -83,8 +83,8 @@ class AttachmentTray(OptionList):
     def _show(self) -> None:
         self.clear_options()
         for attachment, tokens in self.items:
-            kind = " · image" if attachment.is_image else ""
-            line = f"attached {attachment.name} · {human_size(attachment.size)}{kind} · {tokens:,} tokens"
+            counted = "image" if attachment.is_image else f"{tokens:,} tokens"  # an image's tokens are the provider's
+            line = f"attached {attachment.name} · {human_size(attachment.size)} · {counted}"
             self.add_option(Option(literal(line)))
         self.display = bool(self.items)
         self.post_message(self.Changed(self.tokens))

@@ -15,6 +15,7 @@ from foldchat.engine.recall import Original, recall
 from foldchat.engine.store import Store
 from foldchat.engine.tokens import LiteLLMCounter
 
+from attachment_bench import png
 from runtime.conftest import foldchat
 
 NOTES = "# Trip notes\n\nFerry: blue pier behind the fish market, 08:40 departure.\n" + "Museum list. " * 400
@@ -134,23 +135,6 @@ def test_the_same_file_in_two_conversations_is_one_row(home, fake, tmp_path):
         assert db.execute("SELECT COUNT(*) FROM conversations").fetchone()[0] == 2
 
 
-def tiny_png() -> bytes:
-    """A valid 1x1 PNG, made here (no image library needed)."""
-    import struct
-    import zlib
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00"))
-        + chunk(b"IEND", b"")
-    )
-
-
 def test_an_image_goes_as_an_image_part_to_a_model_that_takes_images(home, fake, tmp_path):
     config = Path(home / "config.toml")
     config.write_text(
@@ -158,7 +142,7 @@ def test_an_image_goes_as_an_image_part_to_a_model_that_takes_images(home, fake,
         + f'\n[models.vision]\nmodel = "openai/gpt-4o"\napi_base = "{fake.base_url}"\napi_key_env = "FAKE_API_KEY"\n'
     )
     photo = tmp_path / "receipt.png"
-    photo.write_bytes(tiny_png())
+    photo.write_bytes(png(1, 1))
     done = foldchat("ask", "-f", str(photo), "what is on this receipt?", "--model", "vision")
     assert done.returncode == 0, done.stderr
     parts = fake.requests[-1]["messages"][-1]["content"]
@@ -179,14 +163,14 @@ def test_a_model_that_takes_no_images_refuses_one_before_anything_is_sent(home, 
     from foldchat.engine import ModelTarget, takes_images
 
     photo = tmp_path / "receipt.png"
-    photo.write_bytes(tiny_png())
+    photo.write_bytes(png(1, 1))
     refused = foldchat("ask", "-f", str(photo), "what is this?", "--model", "fake")
     assert refused.returncode == 2 and "fake takes no images: receipt.png not sent" in refused.stderr, refused.stderr
     assert fake.requests == [] and "Traceback" not in refused.stderr
     assert not takes_images(ModelTarget("local", "openai/smollm2", 8192, is_local=True))  # the embedded model
     local = foldchat("ask", "-f", str(photo), "what is this?", "--model", "local")  # refused before it starts
     assert local.returncode == 2 and "local takes no images: receipt.png not sent" in local.stderr, local.stderr
-    assert read_attachment("receipt.png", tiny_png(), 1 << 20).is_image
+    assert read_attachment("receipt.png", png(1, 1), 1 << 20).is_image
 
 
 def test_recall_by_an_attachments_name_returns_that_attachment_first():

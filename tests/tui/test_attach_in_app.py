@@ -5,15 +5,13 @@ refused clearly for a model that takes none."""
 
 from __future__ import annotations
 
-import struct
-import zlib
-
 from foldchat.tui.widgets.attachment_tray import AttachmentTray
 from foldchat.tui.widgets.composer import Composer
 from foldchat.tui.widgets.message import MessageView
 from textual import events
 from textual.widgets import Collapsible
 
+from attachment_bench import png
 from tui.conftest import wait_for
 from tui.test_chat_flows import chat, gauge, ready, replies, send
 
@@ -32,19 +30,6 @@ def lines(screen) -> list[str]:
 def sent_text(fake) -> str:
     content = fake.requests[-1]["messages"][-1]["content"]
     return content if isinstance(content, str) else "\n".join(p.get("text", "") for p in content)
-
-
-def png() -> bytes:
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-    head = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", head)
-        + chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00"))
-        + chunk(b"IEND", b"")
-    )
 
 
 async def test_attach_shows_a_line_counts_it_and_sends_the_file(app_factory, fake, tmp_path):
@@ -123,7 +108,7 @@ async def test_a_pasted_path_is_attached(app_factory, fake, tmp_path):
 
 async def test_an_image_for_a_model_that_takes_none_is_refused_and_kept_until_removed(app_factory, fake, tmp_path):
     photo = tmp_path / "receipt.png"
-    photo.write_bytes(png())
+    photo.write_bytes(png(1, 1))
     app = app_factory()
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)

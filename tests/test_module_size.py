@@ -22,11 +22,11 @@ OVER = {
     "engine/local/model.py": 438,
     "engine/salience.py": 518,
     "engine/session.py": 669,
-    "engine/session.py:Session": 606,
-    "engine/store/store.py": 456,
-    "engine/store/store.py:Store": 360,
+    "engine/session.py:Session": 605,
+    "engine/store/store.py": 448,
+    "engine/store/store.py:Store": 359,
     "tui/screens/chat.py": 752,
-    "tui/screens/chat.py:ChatScreen": 660,
+    "tui/screens/chat.py:ChatScreen": 652,
     "tui/screens/chat_commands.py:SlashCommands": 328,
 }
 

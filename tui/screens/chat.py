@@ -75,6 +75,10 @@ class FoldEventPosted(TextualMessage):
         super().__init__()
         self.event = event
 
+    def can_replace(self, message: TextualMessage) -> bool:  # only the latest progress is worth a frame
+        progress = isinstance(self.event, FoldProgress)
+        return progress and isinstance(message, FoldEventPosted) and isinstance(message.event, FoldProgress)
+
 
 def open_backend(options: OpenOptions) -> tuple[Session, TranscriptState]:
     """The session and what the transcript shows, opened in a worker thread with the engine's imports

@@ -128,3 +128,26 @@ async def test_an_image_for_a_model_that_takes_none_is_refused_and_kept_until_re
         await wait_for(pilot, lambda: not lines(screen))
         await send(pilot, "what is this?")
         assert len(fake.requests) == 1
+
+
+async def test_a_message_over_the_per_message_cap_with_its_attachments_is_not_sent(fake, tmp_path, monkeypatch):
+    from foldchat.tui.app import AppOptions, make_app
+
+    from tui.conftest import settings_for
+
+    monkeypatch.setenv("FAKE_KEY", "sk-test")
+    for name in ("a.log", "b.log"):
+        (tmp_path / name).write_text("line of a log\n" * 50)  # 700 bytes each: each under the cap, both over
+    settings = settings_for(fake).model_copy(update={"max_input_bytes": 1_000})
+    app = make_app(AppOptions(settings=settings, database=tmp_path / "tui.db"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        await send(pilot, f"/attach {tmp_path}/*.log")
+        await wait_for(pilot, lambda: len(lines(screen)) == 2)
+        composer = screen.query_one(Composer)
+        composer.text = "what happened?"
+        composer.focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: composer.text == "what happened?" and len(lines(screen)) == 2)
+        assert fake.requests == [] and any("max_input_bytes" in str(n.message) for n in app._notifications)

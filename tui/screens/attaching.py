@@ -155,6 +155,14 @@ async def attachments_for(screen: ChatScreen, text: str) -> list[Attachment] | N
         keep(screen, attachments)
         screen.notify("Still starting: send the attachments in a moment")
         return None
+    limit = session.settings.max_input_bytes if session is not None else 0
+    if attachments and len(text.encode()) + sum(a.size for a in attachments) > limit:
+        keep(screen, attachments)
+        screen.query_one(Composer).text = text
+        screen.notify(f"The message with its attachments is over {human_size(limit)} (max_input_bytes in "
+                      "config.toml): not sent. Backspace in an empty composer removes the last attachment.",
+                      title="Too big to send", severity="warning", timeout=15)  # fmt: skip
+        return None
     return attachments
 
 

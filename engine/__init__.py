@@ -12,7 +12,15 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
-    from .attachments import Attachment, changed_since, human_size, read_attachment, said, shown_attachments
+    from .attachments import (
+        Attachment,
+        changed_since,
+        human_size,
+        read_attachment,
+        said,
+        shown_attachments,
+        user_message,
+    )
     from .chat import FoldPlan, ReplyEvent, Usage
     from .config import load_settings
     from .crash_log import crash_line, write_crash_log
@@ -86,6 +94,7 @@ _EXPORTS = {
     "shown_attachments": "attachments",
     "said": "attachments",
     "human_size": "attachments",
+    "user_message": "attachments",
     "takes_images": "providers.adapt",
     "TurnEvent": "turn",
     "Consent": "turn",

@@ -62,11 +62,12 @@ def read_attachment(name: str, data: bytes, limit: int) -> Attachment:
             f"{name} is {human_size(len(data))}, over the {human_size(limit)} limit for one attachment "
             "(max_attachment_bytes in config.toml)"
         )
-    digest = hashlib.sha256(data).hexdigest()
+    name = clean_name(name)
     mime = image_type(data)
-    if mime is not None:
+    if mime is not None:  # hashed as stored: the `data:` URL (the store hashes what it keeps)
         url = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
-        return Attachment(name, url, len(data), digest, mime)
+        return Attachment(name, url, len(data), hashlib.sha256(url.encode()).hexdigest(), mime)
+    digest = hashlib.sha256(data).hexdigest()
     if b"\x00" in data[:BINARY_SNIFF_BYTES]:
         raise UsageError(f"{name} is a binary file: only text and png, jpeg, gif or webp images can be attached")
     try:
@@ -74,6 +75,17 @@ def read_attachment(name: str, data: bytes, limit: int) -> Attachment:
     except UnicodeDecodeError as error:
         raise UsageError(f"{name} is not UTF-8 text (byte {error.start}): convert it first, e.g. with iconv") from None
     return Attachment(name, text, len(data), digest)
+
+
+def size_of(meta: Mapping[str, Any]) -> int:
+    """An attachment mark's size; a mark read from an import is data, so anything but a count is 0."""
+    size = meta.get("bytes")
+    return size if isinstance(size, int) and not isinstance(size, bool) and size >= 0 else 0
+
+
+def clean_name(name: str) -> str:
+    """A file name fit for a one-line header: control characters (a newline) become spaces, length bounded."""
+    return "".join(" " if ord(c) < 32 or 127 <= ord(c) < 160 else c for c in name)[:255] or "unnamed"
 
 
 def human_size(size: int) -> str:
@@ -111,6 +123,14 @@ def user_message(prompt: str, attachments: Sequence[Attachment] = ()) -> Message
     return Message.from_dict({"role": "user", "content": [*parts, {"type": "text", "text": prompt}]})
 
 
+def with_text(message: Message, text: str) -> Message:
+    """A user message saying `text` with what `message` attached (an edited prompt keeps its files)."""
+    if not isinstance(message.content, tuple) or not attachments_in(message):
+        return Message.user(text)
+    kept = [dict(part) for part in message.content if attachment_of(part) is not None]
+    return Message.from_dict({"role": "user", "content": [*kept, {"type": "text", "text": text}]})
+
+
 def attachment_of(part: Mapping[str, Any]) -> Mapping[str, Any] | None:
     """The mark of an attachment part, text or image (None for any other part)."""
     meta = part.get(ATTACHMENT_KEY) if part.get("type") in ("text", "image_url") else None
@@ -128,8 +148,10 @@ STUB_MARK = "[attached "
 
 
 def is_stubbed(part: Mapping[str, Any]) -> bool:
-    text = str(part.get("text", ""))[:400] if part.get("type") == "text" else ""
-    return attachment_of(part) is not None and " returns it]" in text
+    """A part the fold pruned to its stub (a flag in the mark: a file that says "returns it]" is not one;
+    the store never keeps the flag, so an import cannot forge it)."""
+    meta = attachment_of(part)
+    return meta is not None and meta.get("pruned") is True
 
 
 def images_in(messages: Iterable[Message]) -> list[str]:
@@ -153,9 +175,9 @@ def stubbed(message: Message, number: int) -> Message:
         if meta is None or is_stubbed(part):
             parts.append(part)
             continue
-        name, size = str(meta["name"]), int(meta.get("bytes", 0))
+        name, size = str(meta["name"]), size_of(meta)
         text = f'[attached {name}, {human_size(size)}, message #{number} — recall("{name}") returns it]'
-        parts.append(FrozenDict({"type": "text", "text": text, ATTACHMENT_KEY: meta}))
+        parts.append(FrozenDict({"type": "text", "text": text, ATTACHMENT_KEY: FrozenDict({**meta, "pruned": True})}))
     return message.evolve(content=tuple(parts))
 
 
@@ -185,7 +207,7 @@ def shown_attachments(message: Message) -> list[tuple[str, str]]:
         meta = attachment_of(part)
         if meta is None:
             continue
-        title = f"{meta['name']} · {human_size(int(meta.get('bytes', 0)))}"
+        title = f"{meta['name']} · {human_size(size_of(meta))}"
         if part.get("type") == "image_url":
             out.append((f"{title} · image", "(an image: sent to models that take images)"))
         elif is_stubbed(part):

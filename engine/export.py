@@ -13,7 +13,7 @@ import json
 import re
 from pathlib import Path
 
-from .attachments import attachment_of, attachments_in, human_size, said
+from .attachments import attachment_of, attachments_in, human_size, said, size_of
 from .errors import ExportError, StorageError
 from .messages import Message
 from .paths import create_private_file, export_dir
@@ -78,7 +78,7 @@ def _markdown_text(message: Message) -> list[str]:
         if meta is None:
             continue
         if part.get("type") == "image_url":  # an image is a note here; the JSON export keeps it whole
-            out += [f"**attached {meta['name']}** (an image, {human_size(int(meta.get('bytes', 0)))})", ""]
+            out += [f"**attached {meta['name']}** (an image, {human_size(size_of(meta))})", ""]
             continue
         body = str(part.get("text", "")).partition("\n")[2]
         fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", body)), default=0))

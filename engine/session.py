@@ -26,7 +26,7 @@ from types import TracebackType
 from typing import Any, Unpack
 
 from . import snapshot as snap
-from .attachments import Attachment, user_message
+from .attachments import Attachment, user_message, with_text
 from .chat import ChatSession, FoldPlan, ReplyEvent, Usage
 from .config import Settings
 from .errors import FoldchatError, UsageError
@@ -299,7 +299,7 @@ class Session:
         transcript is append-only); `reply()` then answers the new prompt. A fold that covers the edited
         message (or anything after it) would summarise what no longer holds, so it is undone, with every
         fold built on it; folds wholly before the edited message stay. The caller says which were undone.
-        """
+        What the prompt attached goes with the edited words."""
         stored = self.store.message(message_id)
         if stored.conversation_id != self.conversation_id or stored.message.role != "user":
             raise UsageError(f"message {message_id} is not a prompt of this conversation")
@@ -310,7 +310,7 @@ class Session:
         undone = [f.id for f in self.folds() if f.last_message_id >= message_id]
         if undone:
             self.store.undo_fold(undone[0])  # and every fold built on top of it
-        return self.store.resend(self.conversation_id, message_id, Message.user(text)), undone
+        return self.store.resend(self.conversation_id, message_id, with_text(stored.message, text)), undone
 
     def last_prompt(self, before: int | None = None) -> StoredMessage | None:
         """The newest prompt that still counts (not replaced): what ↑ in an empty composer edits; with

@@ -58,7 +58,7 @@ async def run_turn(
         message_id = await asyncio.to_thread(session.add_user_message, prompt, attachments)
         yield PromptStored(message_id)
     if message_id is None and not regenerate:
-        message_id = _unanswered_prompt(session)
+        message_id = await asyncio.to_thread(_unanswered_prompt, session)
     refused = False
     async for event in _fold_before_reply(session, consent, message_id):
         refused = refused or isinstance(event, Refused)

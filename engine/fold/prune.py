@@ -68,7 +68,8 @@ def prune_tool_outputs(
             if message.role == "tool"
             else stubbed(message, number_of(index))
         )
-        if len(replacement.text) < len(messages[index].text):  # a stub longer than the output saves nothing
+        # a stub longer than the output saves nothing (an image's label is short, its tokens are not)
+        if message.role == "user" or len(replacement.text) < len(message.text):
             out[index] = replacement
             positions.append(index)
             if needed is not None:

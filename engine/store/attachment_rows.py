@@ -7,10 +7,11 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..attachments import ATTACHMENT_KEY, attachment_of, header
+from ..attachments import ATTACHMENT_KEY, attachment_of, clean_name, header, size_of
 from ..messages import FrozenDict
 from .records import StoredMessage
 
@@ -33,9 +34,12 @@ def stored_once(db: sqlite3.Connection, payload: dict[str, Any]) -> dict[str, An
             "INSERT OR IGNORE INTO attachments (sha256, content, bytes, created_at) VALUES (?, ?, ?, ?)",
             (digest, body, len(encoded), time.time()),
         )
-        mark = {**meta, "sha256": digest}
+        # the mark is rebuilt from what is known here: one read from an import is data
+        mark = {"name": clean_name(str(meta["name"])), "sha256": digest, "bytes": size_of(meta) or len(encoded)}
         if part.get("type") == "image_url":
-            parts.append({**part, "image_url": {"url": ""}, ATTACHMENT_KEY: mark})
+            mime = meta.get("mime")
+            image_mark = {**mark, **({"mime": mime} if isinstance(mime, str) else {})}
+            parts.append({**part, "image_url": {"url": ""}, ATTACHMENT_KEY: image_mark})
         else:
             parts.append({**part, "text": "", ATTACHMENT_KEY: {**mark, "bytes": len(encoded)}})
     return {**payload, "content": parts}
@@ -48,10 +52,13 @@ def _content(part: dict[str, Any], meta: Any) -> str:
         return str(image.get("url", "")) if isinstance(image, dict) else str(image or "")
     text = str(part.get("text", ""))
     first, _, body = text.partition("\n")
-    return body if first == header(str(meta["name"]), int(meta.get("bytes", 0))) else text
+    return body if first == header(str(meta["name"]), size_of(meta)) else text
 
 
-def hydrated(db: sqlite3.Connection, stored: StoredMessage) -> StoredMessage:
+Query = Callable[[str, Sequence[Any]], list[sqlite3.Row]]
+
+
+def hydrated(query: Query, stored: StoredMessage) -> StoredMessage:
     """`stored` with each attachment's content read back from the `attachments` table."""
     content = stored.message.content
     if not isinstance(content, tuple) or not any(attachment_of(p) is not None for p in content):
@@ -63,12 +70,15 @@ def hydrated(db: sqlite3.Connection, stored: StoredMessage) -> StoredMessage:
         if meta is None or (part.get("text") if not image else _url(part)):
             parts.append(part)
             continue
-        row = db.execute("SELECT content FROM attachments WHERE sha256 = ?", (str(meta.get("sha256")),)).fetchone()
+        rows = query("SELECT content FROM attachments WHERE sha256 = ?", (str(meta.get("sha256")),))
+        row = rows[0] if rows else None
         body = row[0] if row is not None else "[the attached content is missing from the database]"
-        if image:
+        if image and row is None:  # a note a model can read, not a URL every provider would reject
+            parts.append(FrozenDict({"type": "text", "text": f"[{meta['name']}: {body}]", ATTACHMENT_KEY: meta}))
+        elif image:
             parts.append(FrozenDict({**part, "image_url": FrozenDict({"url": body})}))
         else:
-            text = f"{header(str(meta['name']), int(meta.get('bytes', 0)))}\n{body}"
+            text = f"{header(str(meta['name']), size_of(meta))}\n{body}"
             parts.append(FrozenDict({**part, "text": text}))
     message = stored.message.evolve(content=tuple(parts))
     return replace(stored, message=message)
@@ -81,3 +91,13 @@ def _url(part: Any) -> str:
 
 def attachment_count(db: sqlite3.Connection) -> int:
     return int(db.execute("SELECT COUNT(*) FROM attachments").fetchone()[0])
+
+
+def forget_unreferenced(db: sqlite3.Connection) -> None:
+    """Drop the contents no message refers to any more (their conversation was deleted): a file attached
+    once must not outlive the conversation it was attached to."""
+    db.execute(
+        "DELETE FROM attachments WHERE sha256 NOT IN (SELECT json_extract(part.value, '$.foldchat_attachment.sha256')"
+        " FROM messages m, json_each(m.payload, '$.content') part WHERE json_type(m.payload, '$.content') = 'array'"
+        " AND json_extract(part.value, '$.foldchat_attachment.sha256') IS NOT NULL)"
+    )

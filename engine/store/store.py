@@ -30,7 +30,7 @@ from typing import Any
 from ..attachments import said
 from ..errors import StorageError
 from ..messages import Message
-from .attachment_rows import hydrated, stored_once
+from .attachment_rows import forget_unreferenced, hydrated, stored_once
 from .connection import connect, pid_alive, storage_error, tighten
 from .migrations import migrate
 from .records import (
@@ -165,8 +165,7 @@ class Store:
         return [str(row["model"]) for row in rows]
 
     def latest_conversation(self) -> Conversation | None:
-        found = self.conversations(limit=1)
-        return found[0] if found else None
+        return next(iter(self.conversations(limit=1)), None)
 
     def rename_conversation(self, conversation_id: int, title: str) -> None:
         with self.transaction() as db:
@@ -180,6 +179,7 @@ class Store:
         with self.transaction() as db:
             db.execute("DELETE FROM folds WHERE conversation_id = ?", (conversation_id,))
             db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
+            forget_unreferenced(db)  # a file attached only here goes with it
 
     # -- messages ---------------------------------------------------------------------------------
     def append(
@@ -314,22 +314,20 @@ class Store:
                 decoded: _Decoded = {}
                 for row in rows:
                     hit, values = known.get(row["id"]), tuple(row)
-                    decoded[row["id"]] = (
-                        hit if hit is not None and hit[0] == values else (values, _decoded(self.db, row))
-                    )
+                    decoded[row["id"]] = hit if hit is not None and hit[0] == values else (values, _decoded(self, row))
                 last = self._last_read = (read, decoded)
             return [stored for _, stored in last[1].values()]
 
     def conversation_cost(self, conversation_id: int) -> float:
         """Money spent on a conversation so far (summed in SQL: no payload is read)."""
-        return float(self.query("SELECT COALESCE(SUM(cost), 0) FROM messages WHERE conversation_id = ?",
-                                (conversation_id,))[0][0])  # fmt: skip
+        query = "SELECT COALESCE(SUM(cost), 0) FROM messages WHERE conversation_id = ?"
+        return float(self.query(query, (conversation_id,))[0][0])
 
     def message(self, message_id: int) -> StoredMessage:
         rows = self.query("SELECT * FROM messages WHERE id = ?", (message_id,))
         if not rows:
             raise StorageError(f"no message {message_id}")
-        return _decoded(self.db, rows[0])
+        return _decoded(self, rows[0])
 
     # -- folds ------------------------------------------------------------------------------------
     def add_fold(
@@ -414,8 +412,8 @@ class Store:
         return [int(row[0]) for row in rows]
 
 
-def _decoded(db: sqlite3.Connection, row: sqlite3.Row) -> StoredMessage:
-    return hydrated(db, stored_message_of(row))
+def _decoded(store: Store, row: sqlite3.Row) -> StoredMessage:
+    return hydrated(store.query, stored_message_of(row))  # the query holds the store's lock
 
 
 def _insert_message(

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .. import snapshot as snap
-from ..attachments import attachments_in, human_size, said
+from ..attachments import attachments_in, human_size, said, size_of
 from ..facts import (
     CONSTRAINT,
     SENTENCE_SCAN_CHARS,
@@ -194,7 +194,7 @@ class _Builder:
     def _user(self, message: Message) -> None:
         attached = attachments_in(message)
         for meta in attached:  # a file is data, not the person's words: the trail names it, recall returns it
-            self.trail.share(f"attached {meta['name']} ({human_size(int(meta.get('bytes', 0)))})", self.number)
+            self.trail.share(f"attached {meta['name']} ({human_size(size_of(meta))})", self.number)
         text = said(message) if attached else message.text
         if snap.SNAPSHOT_OPEN in text:
             earlier = snap.parse(text)

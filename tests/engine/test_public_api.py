@@ -44,6 +44,7 @@ EXPECTED = {
     "shown_attachments",
     "said",
     "human_size",
+    "user_message",
     "takes_images",
     "TurnEvent",
     "Consent",

@@ -179,3 +179,68 @@ def test_recall_by_an_attachments_name_returns_that_attachment_first():
     originals = [Original(1, user_message("here it is", [code])), Original(2, chatter)]
     answer = recall(originals, "pipeline.py")
     assert answer.startswith("[message 1, user,") and "def fold_context" in answer
+
+
+def test_a_forged_mark_in_an_import_is_data(home, fake, tmp_path):
+    forged = [
+        {"role": "user", "content": [
+            {"type": "text", "text": "x", "foldchat_attachment": {"name": "a\nb.md", "bytes": "lots", "sha256": "0"}},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"},
+             "foldchat_attachment": {"name": "p.png", "bytes": None}},
+            {"type": "text", "text": "what is this?"},
+        ]},
+        {"role": "assistant", "content": "no idea"},
+    ]  # fmt: skip
+    source = tmp_path / "chat.json"
+    source.write_text(json.dumps(forged))
+    done = foldchat("import", str(source))
+    assert done.returncode == 0, done.stderr
+    shown = foldchat("show", "1")
+    assert shown.returncode == 0 and "what is this?" in shown.stdout, shown.stderr
+    assert foldchat("export", "1").returncode == 0
+    with sqlite3.connect(home / "foldchat.db") as db:
+        payload = db.execute("SELECT payload FROM messages ORDER BY id LIMIT 1").fetchone()[0]
+    assert '"bytes": "lots"' not in payload and '"name": "a b.md"' in payload  # the mark is rebuilt
+
+
+def test_deleting_a_conversation_drops_what_only_it_attached_and_an_edit_keeps_its_files(tmp_path):
+    from foldchat.engine import OpenOptions, Session
+
+    store = Store(tmp_path / "f.db")
+    secret = read_attachment(".env", b"API_TOKEN=abc123\n", 1 << 20)
+    shared = read_attachment("notes.md", NOTES.encode(), 1 << 20)
+    first, second = store.create_conversation(), store.create_conversation()
+    store.append(first, user_message("here", [secret, shared]))
+    store.append(second, user_message("also", [shared]))
+    store.delete_conversation(first)
+    contents = [row[0] for row in store.db.execute("SELECT content FROM attachments")]
+    assert contents == [NOTES]  # the secret went with its conversation; the shared file stays
+    store.close()
+    with Session.open(OpenOptions(database=tmp_path / "f.db", conversation=second)) as session:
+        prompt = session.transcript()[0]
+        new_id, _ = session.edit_and_resend(prompt.id, "also, shorter")
+        edited = session.store.message(new_id).message
+        assert names([edited]) == ["notes.md"] and edited.content[-1]["text"] == "also, shorter"
+
+
+def test_paths_that_cannot_be_looked_at_name_nothing_and_crash_nothing():
+    from foldchat.tui.screens.attaching import at_paths, completions, expand, pasted_path
+
+    assert at_paths("thanks @! and @... and @" + "x" * 300 + " and @~nosuchuserhere/x") == []
+    assert pasted_path("~approx 5 minutes") is None and pasted_path("~~done~~") is None
+    assert completions("~nosuchuserhere/x") == [] and expand("~nosuchuserhere/x") == []
+
+
+def test_an_unchanged_image_attached_again_is_not_called_changed(tmp_path):
+    from foldchat.engine import changed_since
+
+    store = Store(tmp_path / "f.db")
+    try:
+        image = read_attachment("receipt.png", png(2, 2), 1 << 20)
+        cid = store.create_conversation()
+        store.append(cid, user_message("look", [image]))
+        transcript = [m.message for m in store.messages(cid)]
+        assert changed_since(transcript, image) is None
+        assert changed_since(transcript, read_attachment("receipt.png", png(3, 3), 1 << 20)) == 1
+    finally:
+        store.close()

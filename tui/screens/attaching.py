@@ -25,17 +25,32 @@ SHOWN_PROBLEMS = 3
 
 
 def expand(spec: str) -> list[Path]:
-    """The files `spec` names: a path, a glob, or a folder (its files, not hidden, up to `FOLDER_FILES`)."""
-    pattern = str(Path(spec).expanduser())
-    found = [Path(p) for p in sorted(glob.glob(pattern))] if glob.has_magic(pattern) else [Path(pattern)]
-    files: list[Path] = []
-    for path in found:
-        if path.is_dir():
-            inside = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
-            files += inside[:FOLDER_FILES]
-        else:
-            files.append(path)
-    return files
+    """The files `spec` names: a path, a glob, or a folder (its files, not hidden, up to `FOLDER_FILES`);
+    what cannot be looked at (`~nobody`, a name too long, a folder we may not read) names none."""
+    try:
+        pattern = str(Path(spec).expanduser())
+        found = [Path(p) for p in sorted(glob.glob(pattern))] if glob.has_magic(pattern) else [Path(pattern)]
+        files: list[Path] = []
+        for path in found:
+            if path.is_dir():
+                inside = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+                files += inside[:FOLDER_FILES]
+            else:
+                files.append(path)
+        return files
+    except (OSError, RuntimeError, ValueError):
+        return []
+
+
+def _existing(text: str) -> Path | None:
+    """`text` as the path of an existing file or folder, or None (also for what cannot be looked at)."""
+    if not text.strip():
+        return None  # "@!" is not the current folder
+    try:
+        path = Path(text).expanduser()
+        return path if path.exists() else None
+    except (OSError, RuntimeError, ValueError):
+        return None
 
 
 def read_files(session: Session, paths: list[Path]) -> tuple[list[tuple[Attachment, int]], list[str]]:
@@ -99,19 +114,20 @@ def at_paths(text: str) -> list[Path]:
     address or `@user` names none."""
     found: list[Path] = []
     for word in text.split():
-        path = Path(word[1:].rstrip(".,;:!?)")).expanduser() if word.startswith("@") and len(word) > 1 else None
-        if path is not None and path.is_file():
-            found.append(path)
-        elif path is not None and path.is_dir():
+        path = _existing(word[1:].rstrip(".,;:!?)")) if word.startswith("@") else None
+        if path is not None:
             found += expand(str(path))
     return list(dict.fromkeys(found))
 
 
 def completions(prefix: str) -> list[str]:
     """Paths starting with `prefix` (folders end with "/"), for Tab after `@`."""
-    base = str(Path(prefix).expanduser()) if prefix.startswith("~") else prefix
-    matches = sorted(glob.glob(glob.escape(base) + "*"))[:COMPLETIONS]
-    return [m + "/" if Path(m).is_dir() else m for m in matches]
+    try:
+        base = str(Path(prefix).expanduser()) if prefix.startswith("~") else prefix
+        matches = sorted(glob.glob(glob.escape(base) + "*"))[:COMPLETIONS]
+        return [m + "/" if Path(m).is_dir() else m for m in matches]
+    except (OSError, RuntimeError, ValueError):
+        return []
 
 
 def common_start(texts: list[str]) -> str:
@@ -128,11 +144,8 @@ def pasted_path(text: str) -> Path | None:
     line = text.strip().strip("'\"")
     if not line or "\n" in line or len(line) > 4096:
         return None
-    path = Path(line).expanduser()
-    try:
-        return path if path.is_file() else None
-    except OSError:
-        return None
+    path = _existing(line)
+    return path if path is not None and path.is_file() else None
 
 
 async def attachments_for(screen: ChatScreen, text: str) -> list[Attachment] | None:

@@ -29,7 +29,8 @@ from foldchat.engine import (
     Refused,
     ReplyAsked,
     TurnEnded,
-    human_size,
+    shown_attachments,
+    user_message,
     visible,
 )
 from textual import events, work
@@ -94,8 +95,8 @@ def open_backend(options: OpenOptions) -> tuple[Session, TranscriptState]:
 CONTINUE_PROMPT = "Please continue exactly where your last reply stopped."
 
 
+# what a turn says before its reply: the fold's progress and outcome, or the prompt refused
 TURN_FOLD_EVENTS = (FoldStarted, FoldProgress, FoldCompleted, FoldFailedEvent, Folded, FoldSkipped, Refused)
-"""What a turn says before its reply: the fold's progress and outcome, or the prompt refused."""
 
 
 class ChatScreen(SlashCommands, Screen[None]):
@@ -395,7 +396,7 @@ class ChatScreen(SlashCommands, Screen[None]):
             refuse_up_front(self, text, problem)
             keep(self, attachments)
             return
-        shown = tuple((f"{a.name} · {human_size(a.size)}", visible(a.text)) for a in attachments)
+        shown = tuple((visible(t), visible(c)) for t, c in shown_attachments(user_message(text, attachments)))
         prompt = MessageData(None, "user", visible(text), attachments=shown)
         self.drop_unused_reply_view()
         answering = self.model_ready and not self.reply_underway()
@@ -550,10 +551,9 @@ class ChatScreen(SlashCommands, Screen[None]):
 
     @work(group="reply", exclusive=True, exit_on_error=False)
     async def stream_reply(self, regenerate: bool = False) -> None:
-        """Run a turn (`Session.turn`: fold if needed, then the reply) and show it. A reply view mounted with
-        the prompt (`prepared_reply`) is used if it is still the transcript's last when the reply starts (no
-        fold rebuilt it, no prompt came after it), else removed; one left by a worker cancelled before it
-        started goes with the next prompt."""
+        """Run a turn (`Session.turn`: fold if needed, then the reply) and show it. The reply view mounted with
+        the prompt (`prepared_reply`) is used if still the transcript's last when the reply starts (no fold
+        rebuilt it, no prompt came after it), else removed, or goes with the next prompt if never taken."""
         prepared, self.prepared_reply = self.prepared_reply, None
         session = self.backend
         transcript = self.query_one(Transcript)
@@ -584,7 +584,7 @@ class ChatScreen(SlashCommands, Screen[None]):
                     if event.report is not None:
                         await self.show_fold_outcome(event.report, force=False)
                 elif isinstance(event, Refused):
-                    refuse_last_message(self, event.reason)
+                    refuse_last_message(self, event.reason, event.message_id)
         except asyncio.CancelledError:
             if face is not None:
                 face.interrupted()
@@ -596,6 +596,7 @@ class ChatScreen(SlashCommands, Screen[None]):
                 transcript.forget(prepared)
             self.streaming = False
             composer.cursor_blink = True
+            self.remove_class("-folding")  # stopped mid-fold: the fold finishes in its thread, unseen
             self.status = self.model_status()
             prefold_due = await self.refresh_usage(session.prefold_due)
         if self.fold_requested is not None:
@@ -607,8 +608,7 @@ class ChatScreen(SlashCommands, Screen[None]):
             self.stream_reply()
 
     async def reply_view(self, prepared: MessageView | None) -> tuple[MessageView, MessageView | None]:
-        """The view the reply streams into: the one prepared with the prompt while it is still the last (then
-        it is taken: None is left to forget), else a new one."""
+        """The view for the reply: the one prepared with the prompt while it is the last (taken), else a new one."""
         transcript = self.query_one(Transcript)
         views = transcript.message_views()
         if prepared is not None and views and views[-1] is prepared:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from foldchat.engine import FoldchatError, visible
+from foldchat.engine import FoldchatError, said, visible
 from textual import work
 
 from ..widgets.composer import Composer
@@ -186,7 +186,7 @@ class SlashCommands:
         if last is None:
             self.notify("No earlier prompt" if before is not None else "No prompt to edit yet")
             return
-        self.start_editing(last.id, last.message.text)
+        self.start_editing(last.id, said(last.message))  # its attachments stay with it (Session.edit_and_resend)
 
     def on_message_view_edit_requested(self, event: MessageView.EditRequested) -> None:
         assert event.view.data.id is not None

@@ -29,19 +29,21 @@ def refuse_up_front(screen: ChatScreen, text: str, problem: str) -> None:
                 title="Too big to send", severity="warning", timeout=20)  # fmt: skip
 
 
-def refuse_last_message(screen: ChatScreen, problem: str) -> None:
-    """The turn refused the last user message (too big for the window; the engine kept it as unsent):
-    its view says so, no reply is asked for, and its text goes back to the composer to shorten."""
+def refuse_last_message(screen: ChatScreen, problem: str, message_id: int | None) -> None:
+    """The turn refused a user message (too big for the window; the engine kept `message_id` as unsent):
+    its view says so, no reply is asked for, and its text goes back to the composer to shorten. With no
+    message (a regenerated reply), only the reason is said."""
     session = screen.backend
     screen.remove_class("-folding")
     views = [v for v in screen.query_one(Transcript).message_views() if v.data.role == "user"]
-    if session is None or not views or views[-1].data.id is None:
+    view = next((v for v in views if message_id is not None and v.data.id == message_id), None)
+    if session is None or view is None:
+        screen.notify(f"{problem}: not sent.", title="Too big to send", severity="warning", timeout=15)
         return
-    view = views[-1]
     view.set_status("unsent", f"not sent: too big for {session.target.name}")
     composer = screen.query_one(Composer)
     if not composer.text.strip():
         composer.text = view.data.text
         composer.move_cursor(composer.document.end)
     screen.notify(f"{problem}. Your message was not sent: it is back in the composer to shorten.",
-                title="Too big to send", severity="warning", timeout=15)  # fmt: skip
+                  title="Too big to send", severity="warning", timeout=15)  # fmt: skip

@@ -53,10 +53,11 @@ class AttachmentTray(OptionList):
         return [attachment for attachment, _ in self.items]
 
     def add(self, attachment: Attachment, tokens: int) -> None:
-        """One more (a file of the same name attached again replaces the earlier one)."""
+        """One more (the same file attached again is listed once)."""
         tokens = tokens or self.counted.get(attachment.sha256, 0)
         self.counted[attachment.sha256] = tokens
-        self.items = [item for item in self.items if item[0].name != attachment.name] + [(attachment, tokens)]
+        same = (attachment.name, attachment.sha256)  # two package.json files of other folders are two
+        self.items = [item for item in self.items if (item[0].name, item[0].sha256) != same] + [(attachment, tokens)]
         self._show()
 
     def action_remove(self) -> None:

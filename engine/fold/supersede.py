@@ -111,8 +111,9 @@ def _replaced_values(lists: dict[str, list[str]]) -> list[tuple[int, frozenset[s
     current: dict[int, str] = {}
     for items in lists.values():
         for item in items:
-            if _CURRENT.search(body(item)):
-                current[max(numbers_in(item), default=0)] = _CURRENT.sub("", body(item))
+            if _CURRENT.search(body(item)):  # one message may have made several items current
+                at = max(numbers_in(item), default=0)
+                current[at] = f"{current.get(at, '')} {_CURRENT.sub('', body(item))}"
             for statement in statements(body(item)):
                 found = _MARKED.match(statement)
                 if found:
@@ -141,14 +142,19 @@ def _renames(new: set[str], olds: list[str]) -> set[str]:
 _MARKED = re.compile(rf"^{re.escape(REPLACED_MARK)} #(\d+)\] ")
 
 
+def _amount(value: str) -> str:
+    """A value as compared with another: "$70.00" is "$70", `stock_items` is stock_items."""
+    return re.sub(r"(?<=\d)\.0+$", "", value.strip("`"))
+
+
 def _values_marked(item: str, stale: frozenset[str], at: int) -> str:
     """A values list with each stale value followed by `[replaced by #at]` (once)."""
 
-    bare = {v.strip("`") for v in stale}
+    bare = {_amount(v) for v in stale}
 
     def mark(text: str) -> str:
         listed = text[len(VALUES) :].split(", ")
-        return VALUES + ", ".join(f"{v} {REPLACED_MARK} #{at}]" if v.strip("`") in bare else v for v in listed)
+        return VALUES + ", ".join(f"{v} {REPLACED_MARK} #{at}]" if _amount(v) in bare else v for v in listed)
 
     return rewrite(item, mark)
 

@@ -11,7 +11,7 @@ from foldchat.engine.facts import is_standing_rule, standing_rules
 from foldchat.engine.fold.check import check_snapshot
 from foldchat.engine.fold.fit import fit_snapshot
 from foldchat.engine.fold.pipeline import FoldRequest, fold_context
-from foldchat.engine.fold.supersede import supersede
+from foldchat.engine.fold.supersede import stale_values_marked, supersede
 from foldchat.engine.messages import Message, parse_messages
 from foldchat.engine.recall import Original, recall, search
 from foldchat.engine.references import body, numbers_in
@@ -248,6 +248,19 @@ def test_a_value_cut_to_a_values_list_is_marked_when_a_later_message_replaced_it
     )
     [values_list] = supersede(snapshot).key_knowledge
     assert "$7,500 [replaced by #101]" in values_list and "$1,824 [replaced" not in values_list
+
+
+def test_a_value_is_marked_stale_when_its_message_made_several_items_current_and_written_with_cents():
+    snapshot = Snapshot(
+        constraints_and_preferences=[
+            "[replaced by #81] Budget: we do $70 a week for groceries, a hard cap. (#3)",
+            "Let's raise the grocery budget to $85 a week. [current; replaces #3] (#81)",
+        ],
+        decisions=["values: 4, 1 [current; replaces #1] (#81)"],  # the same message, another item
+        key_knowledge=["values: Ticket TK-88213507, $70.00 (#26)", "values: $70, Dinners (#4)"],
+    )
+    cents, plain = stale_values_marked(snapshot).key_knowledge
+    assert "$70.00 [replaced by #81]" in cents and "$70 [replaced by #81]" in plain
 
 
 def test_a_statement_cut_to_its_values_keeps_its_marks():

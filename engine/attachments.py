@@ -154,17 +154,6 @@ def is_stubbed(part: Mapping[str, Any]) -> bool:
     return meta is not None and meta.get("pruned") is True
 
 
-def images_in(messages: Iterable[Message]) -> list[str]:
-    """The names of the images attached to `messages` (not pruned), in order."""
-    return [
-        str(meta["name"])
-        for message in messages
-        if isinstance(message.content, tuple)
-        for part in message.content
-        if part.get("type") == "image_url" and (meta := attachment_of(part)) is not None
-    ]
-
-
 def stubbed(message: Message, number: int) -> Message:
     """`message` with each attachment it carries replaced by a one-line stub naming where it is."""
     if not isinstance(message.content, tuple):

@@ -89,10 +89,6 @@ def _url(part: Any) -> str:
     return str(image.get("url", "")) if hasattr(image, "get") else str(image or "")
 
 
-def attachment_count(db: sqlite3.Connection) -> int:
-    return int(db.execute("SELECT COUNT(*) FROM attachments").fetchone()[0])
-
-
 def forget_unreferenced(db: sqlite3.Connection) -> None:
     """Drop the contents no message refers to any more (their conversation was deleted): a file attached
     once must not outlive the conversation it was attached to."""

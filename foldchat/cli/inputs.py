@@ -44,14 +44,7 @@ def _decode(data: bytes, source: str) -> str:
 
 def read_text(path: str, limit: int, setting: str = "max_input_bytes") -> str:
     """The UTF-8 text of `path` ('-' is stdin), at most `limit` bytes."""
-    source = _source(path)
-    try:
-        if path == "-":
-            return _decode(_read_bounded(sys.stdin.buffer, limit, source, setting), source)
-        with open(path, "rb") as stream:
-            return _decode(_read_bounded(stream, limit, source, setting), source)
-    except OSError as error:
-        raise UsageError(f"cannot read {source}: {error.strerror or error}") from None
+    return _decode(read_bytes(path, limit, setting), _source(path))
 
 
 def read_bytes(path: str, limit: int, setting: str) -> bytes:

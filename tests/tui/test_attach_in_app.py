@@ -13,7 +13,7 @@ from textual.widgets import Collapsible
 
 from attachment_bench import png
 from tui.conftest import wait_for
-from tui.test_chat_flows import chat, gauge, ready, replies, send
+from tui.test_chat_flows import chat, gauge, ready, ready_chat, replies, send
 
 NOTES = "# Trip notes\nFerry: blue pier behind the fish market, 08:40.\n" + "Museums: Gulbenkian, Tile museum.\n" * 60
 
@@ -27,6 +27,12 @@ def lines(screen) -> list[str]:
     return [str(t.get_option_at_index(i).prompt) for i in range(t.option_count)]
 
 
+async def attach(pilot, screen, spec: str, count: int = 1) -> None:
+    """/attach `spec`, and wait for `count` lines in the tray."""
+    await send(pilot, f"/attach {spec}")
+    await wait_for(pilot, lambda: len(lines(screen)) == count)
+
+
 def sent_text(fake) -> str:
     content = fake.requests[-1]["messages"][-1]["content"]
     return content if isinstance(content, str) else "\n".join(p.get("text", "") for p in content)
@@ -36,11 +42,8 @@ async def test_attach_shows_a_line_counts_it_and_sends_the_file(app_factory, fak
     notes = tmp_path / "notes.md"
     notes.write_text(NOTES)
     app = app_factory()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await ready(pilot)
-        screen = chat(app)
-        await send(pilot, f"/attach {notes}")
-        await wait_for(pilot, lambda: lines(screen))
+    async with ready_chat(app, (120, 40)) as (pilot, screen):
+        await attach(pilot, screen, f"{notes}", 1)
         [line] = lines(screen)
         assert line.startswith("attached notes.md · 2 KB · ") and line.endswith(" tokens")
         tokens = tray(screen).tokens
@@ -58,11 +61,8 @@ async def test_backspace_in_an_empty_composer_takes_the_last_attachment_out(app_
     for name in ("a.txt", "b.txt"):
         (tmp_path / name).write_text(f"file {name}\n")
     app = app_factory()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await ready(pilot)
-        screen = chat(app)
-        await send(pilot, f"/attach {tmp_path}/*.txt")
-        await wait_for(pilot, lambda: len(lines(screen)) == 2)
+    async with ready_chat(app, (120, 40)) as (pilot, screen):
+        await attach(pilot, screen, f"{tmp_path}/*.txt", 2)
         screen.query_one(Composer).focus()
         await pilot.press("backspace")
         await wait_for(pilot, lambda: len(lines(screen)) == 1)
@@ -110,11 +110,8 @@ async def test_an_image_for_a_model_that_takes_none_is_refused_and_kept_until_re
     photo = tmp_path / "receipt.png"
     photo.write_bytes(png(1, 1))
     app = app_factory()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await ready(pilot)
-        screen = chat(app)
-        await send(pilot, f"/attach {photo}")
-        await wait_for(pilot, lambda: lines(screen))
+    async with ready_chat(app, (120, 40)) as (pilot, screen):
+        await attach(pilot, screen, f"{photo}", 1)
         composer = screen.query_one(Composer)
         composer.text = "what is this?"
         composer.focus()
@@ -140,11 +137,8 @@ async def test_a_message_over_the_per_message_cap_with_its_attachments_is_not_se
         (tmp_path / name).write_text("line of a log\n" * 50)  # 700 bytes each: each under the cap, both over
     settings = settings_for(fake).model_copy(update={"max_input_bytes": 1_000})
     app = make_app(AppOptions(settings=settings, database=tmp_path / "tui.db"))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await ready(pilot)
-        screen = chat(app)
-        await send(pilot, f"/attach {tmp_path}/*.log")
-        await wait_for(pilot, lambda: len(lines(screen)) == 2)
+    async with ready_chat(app, (120, 40)) as (pilot, screen):
+        await attach(pilot, screen, f"{tmp_path}/*.log", 2)
         composer = screen.query_one(Composer)
         composer.text = "what happened?"
         composer.focus()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from foldchat.engine import (
@@ -133,8 +134,6 @@ class ChatScreen(SlashCommands, Screen[None]):
         self.gauge_state = GaugeState(note="starting…")
         self.typed = ""
         self.typed_tokens = 0
-        self.attached_tokens = 0
-        """What the tray's attachments add to the next message (the gauge's typing count includes them)."""
         self.fold_requested: str | None = None  # a /resummarize typed while a reply streams
         self.editing: int | None = None
         self.selected_message: MessageView | None = None  # the last message focused: what /pin pins
@@ -289,8 +288,6 @@ class ChatScreen(SlashCommands, Screen[None]):
         self.query_one(ContextGauge).state = self.gauge_state
 
     def update_gauge(self, **changes: Any) -> None:
-        from dataclasses import replace
-
         self.gauge_state = replace(self.gauge_state, **changes)
         self.query_one(ContextGauge).state = self.gauge_state
 
@@ -417,8 +414,11 @@ class ChatScreen(SlashCommands, Screen[None]):
             self.prepared_reply = reply_view
             self.stream_reply()
 
+    @property
+    def attached_tokens(self) -> int:  # what the tray adds to the next message: the gauge counts it
+        return self.query_one(AttachmentTray).tokens
+
     def on_attachment_tray_changed(self, event: AttachmentTray.Changed) -> None:
-        self.attached_tokens = event.tokens
         self.update_gauge(typing=self.typed_tokens + event.tokens)
 
     def on_composer_empty_backspace(self, _: Composer.EmptyBackspace) -> None:

@@ -83,6 +83,8 @@ def stale_values_marked(snapshot: Snapshot) -> Snapshot:
     values list the stale value is marked inline, a statement about the same thing is marked whole. Applied
     on every fold from what the marks say, so carried items and items cut later are covered too."""
     lists = {name: list(getattr(snapshot, name)) for name in SECTIONS}
+    if sum(map(len, lists.values())) > MAX_ITEMS:  # an agent log, not a chat: `supersede` skipped it too
+        return snapshot
     changed = False
     for at, stale, about in _replaced_values(lists):
         for name in SECTIONS:

@@ -24,7 +24,7 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/mypy
+	$(BIN)/python scripts/typecheck.py
 	$(BIN)/pytest -q
 
 bench: $(STAMP)

@@ -53,8 +53,7 @@ def traced(owner: Any, attribute: str, before: str | None, after: str | None) ->
 
 def hook_stream(deltas: list[str]) -> None:
     """Mark the request, the first token and the end of the reply (once)."""
-    from foldchat.engine.providers import events
-    from foldchat.engine.providers import stream as providers
+    from foldchat.engine.providers import events, stream as providers
 
     if getattr(providers.stream_reply, "timed", False):
         return

@@ -11,56 +11,105 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
+if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (`X as X`: an explicit re-export)
     from .attachments import (
-        Attachment,
-        changed_since,
-        human_size,
-        read_attachment,
-        said,
-        shown_attachments,
-        user_message,
+        Attachment as Attachment,
+        changed_since as changed_since,
+        human_size as human_size,
+        read_attachment as read_attachment,
+        said as said,
+        shown_attachments as shown_attachments,
+        user_message as user_message,
     )
-    from .chat import FoldPlan, ReplyEvent, Usage
-    from .config import load_settings
-    from .crash_log import crash_line, write_crash_log
+    from .chat import FoldPlan as FoldPlan, ReplyEvent as ReplyEvent, Usage as Usage
+    from .config import load_settings as load_settings
+    from .crash_log import crash_line as crash_line, write_crash_log as write_crash_log
     from .errors import (
-        ConfigError,
-        CurrentTurnTooLarge,
-        DiskFull,
-        ExportError,
-        FoldchatError,
-        FoldFailed,
-        InputTooLarge,
-        InvalidMessage,
-        ProviderError,
-        StorageError,
-        UnknownModel,
-        UsageError,
+        ConfigError as ConfigError,
+        CurrentTurnTooLarge as CurrentTurnTooLarge,
+        DiskFull as DiskFull,
+        ExportError as ExportError,
+        FoldchatError as FoldchatError,
+        FoldFailed as FoldFailed,
+        InputTooLarge as InputTooLarge,
+        InvalidMessage as InvalidMessage,
+        ProviderError as ProviderError,
+        StorageError as StorageError,
+        UnknownModel as UnknownModel,
+        UsageError as UsageError,
     )
-    from .events import FoldCompleted, FoldEvent, FoldProgress, FoldStarted, ToolCalling, ToolCallsAnswered
-    from .events import FoldFailed as FoldFailedEvent
-    from .export import status_suffix
-    from .fold.compress import CompressOptions, compress_messages
-    from .fold.pipeline import FoldRequest, FoldResult, fold_context
-    from .fold.report import FoldReport
-    from .messages import Message, ToolCall, dump_messages, parse_messages
-    from .options import OpenOptions
-    from .policy import Decision, FoldHistory, FoldPolicy, Trigger, decide
-    from .providers.adapt import takes_images
-    from .providers.events import Failed, Finished, Notice, ProviderEvent, ReasoningDelta, Retrying, TextDelta, Waiting
-    from .providers.target import ModelTarget
-    from .recovery import save_unsaved_text
-    from .session import Session
-    from .snapshot import SECTIONS as SNAPSHOT_SECTIONS
-    from .snapshot import Snapshot, is_snapshot_message
-    from .store import Conversation, SearchHit, StoredFold, StoredMessage
-    from .summarizers import RulesSummarizer, Summarizer, SummaryRequest
-    from .terminal import json_safe, visible
-    from .turn import Consent, TurnEvent
-    from .turn_events import Folded, FoldSkipped, PromptStored, Refused, ReplyAsked, TurnEnded
-    from .untrusted_json import well_formed
-    from .workspace import ModelEntry, Workspace
+    from .events import (
+        FoldCompleted as FoldCompleted,
+        FoldEvent as FoldEvent,
+        FoldFailed as _FoldFailedEvent,
+        FoldProgress as FoldProgress,
+        FoldStarted as FoldStarted,
+        ToolCalling as ToolCalling,
+        ToolCallsAnswered as ToolCallsAnswered,
+    )
+    from .export import status_suffix as status_suffix
+    from .fold.compress import CompressOptions as CompressOptions, compress_messages as compress_messages
+    from .fold.pipeline import FoldRequest as FoldRequest, FoldResult as FoldResult, fold_context as fold_context
+    from .fold.report import FoldReport as FoldReport
+    from .messages import (
+        Message as Message,
+        ToolCall as ToolCall,
+        dump_messages as dump_messages,
+        parse_messages as parse_messages,
+    )
+    from .options import OpenOptions as OpenOptions
+    from .policy import (
+        Decision as Decision,
+        FoldHistory as FoldHistory,
+        FoldPolicy as FoldPolicy,
+        Trigger as Trigger,
+        decide as decide,
+    )
+    from .providers.adapt import takes_images as takes_images
+    from .providers.events import (
+        Failed as Failed,
+        Finished as Finished,
+        Notice as Notice,
+        ProviderEvent as ProviderEvent,
+        ReasoningDelta as ReasoningDelta,
+        Retrying as Retrying,
+        TextDelta as TextDelta,
+        Waiting as Waiting,
+    )
+    from .providers.target import ModelTarget as ModelTarget
+    from .recovery import save_unsaved_text as save_unsaved_text
+    from .session import Session as Session
+    from .snapshot import (
+        SECTIONS as _SNAPSHOT_SECTIONS,
+        Snapshot as Snapshot,
+        is_snapshot_message as is_snapshot_message,
+    )
+    from .store import (
+        Conversation as Conversation,
+        SearchHit as SearchHit,
+        StoredFold as StoredFold,
+        StoredMessage as StoredMessage,
+    )
+    from .summarizers import (
+        RulesSummarizer as RulesSummarizer,
+        Summarizer as Summarizer,
+        SummaryRequest as SummaryRequest,
+    )
+    from .terminal import json_safe as json_safe, visible as visible
+    from .turn import Consent as Consent, TurnEvent as TurnEvent
+    from .turn_events import (
+        Folded as Folded,
+        FoldSkipped as FoldSkipped,
+        PromptStored as PromptStored,
+        Refused as Refused,
+        ReplyAsked as ReplyAsked,
+        TurnEnded as TurnEnded,
+    )
+    from .untrusted_json import well_formed as well_formed
+    from .workspace import ModelEntry as ModelEntry, Workspace as Workspace
+
+    FoldFailedEvent = _FoldFailedEvent  # renamed names: an alias is what a type checker re-exports
+    SNAPSHOT_SECTIONS = _SNAPSHOT_SECTIONS
 
 _EXPORTS = {
     # the application API: what the TUI and the CLI drive

@@ -30,14 +30,14 @@ from .attachments import Attachment, user_message, with_text
 from .chat import ChatSession, FoldPlan, ReplyEvent, Usage
 from .config import Settings
 from .errors import FoldchatError, UsageError
-from .events import EventSink, FoldCompleted, FoldStarted, ignore_events
-from .events import FoldFailed as FoldFailedEvent
+from .events import EventSink, FoldCompleted, FoldFailed as FoldFailedEvent, FoldStarted, ignore_events
 from .facts import is_standing_rule
 from .fold.layout import covered_ids, covered_messages, transcript_numbers
 from .fold.prefold import FoldInputs, PreFold, PreparedFold, ahead_policy, newest_turn
 from .fold.report import FoldReport
 from .lazy import load_litellm
-from .local.model import Progress, batch_threads
+from .local.gguf import Progress
+from .local.model import batch_threads
 from .local.prefix_warm import WARM_TIMEOUT, PrefixWarmer
 from .messages import Message
 from .options import OpenOptions

@@ -13,8 +13,8 @@ from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.notifications import SeverityLevel
 
-from .commands import COMMANDS
 from .screens.chat import ChatScreen
+from .slash import COMMANDS
 
 
 class SlashCommandProvider(Provider):

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 from foldchat.engine import SNAPSHOT_SECTIONS, Session, is_snapshot_message, missing_key
 
-from .commands import COMMANDS
 from .screens.fold_inspector import FoldView
 from .screens.model_picker import ModelChoice
+from .slash import COMMANDS
 from .widgets.fold_marker import marker_text
 from .widgets.message import MessageData
 from .widgets.transcript import FoldItem, Item

@@ -12,12 +12,10 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from .. import references as refs
-from .. import snapshot as snap
+from .. import references as refs, snapshot as snap
 from ..alternation import current_turn_start, repair
 from ..errors import CurrentTurnTooLarge, FoldFailed
-from ..events import EventSink, FoldCompleted, FoldProgress, FoldStarted, ignore_events
-from ..events import FoldFailed as FoldFailedEvent
+from ..events import EventSink, FoldCompleted, FoldFailed as FoldFailedEvent, FoldProgress, FoldStarted, ignore_events
 from ..invariants import violations
 from ..messages import FrozenDict, Message
 from ..policy import Decision, FoldHistory, FoldPolicy, Trigger, decide

@@ -39,11 +39,7 @@ from typing import IO
 from ..config import LocalModelSettings
 from ..errors import LocalModelError
 from ..paths import cache_dir, create_private_file, private_file
-from .gguf import Progress as Progress  # re-exported, with the two below: where callers have always found them
-from .gguf import check_gguf as check_gguf
-from .gguf import ensure_gguf as ensure_gguf
-from .gguf import gguf_ready as gguf_ready
-from .gguf import no_progress
+from .gguf import Progress, ensure_gguf as ensure_gguf, no_progress  # ensure_gguf: where tests and benches look
 
 LOCAL_ALIAS = "local"
 SERVED_NAME = "foldchat-local"

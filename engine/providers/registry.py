@@ -12,7 +12,8 @@ from dataclasses import replace
 
 from ..config import Settings
 from ..errors import LocalModelError, UsageError
-from ..local.model import LOCAL_ALIAS, SERVED_NAME, LocalModelServer, Progress, gguf_ready, repeat_penalty
+from ..local.gguf import Progress, gguf_ready
+from ..local.model import LOCAL_ALIAS, SERVED_NAME, LocalModelServer, repeat_penalty
 from ..tokens import TextCounter, TokenCounter, counter_for, model_info
 from .target import ModelTarget
 

@@ -28,8 +28,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .. import snapshot as snap
-from .. import untrusted_json
+from .. import snapshot as snap, untrusted_json
 from ..facts import identifiers, shorten
 from ..fold.condense import condense
 from ..local.turns import local_turn

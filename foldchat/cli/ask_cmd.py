@@ -215,7 +215,7 @@ def say(line: str) -> None:
     print(f"foldchat: {line}", file=sys.stderr)
 
 
-def _unsaved_reply(text: str, conversation_id: int, problem: str) -> str:
+def _unsaved_reply(text: str, conversation_id: int | None, problem: str) -> str:
     """Where the reply the user saw went, since the database could not take it."""
     from foldchat.engine import save_unsaved_text
 

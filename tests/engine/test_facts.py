@@ -10,8 +10,7 @@ from foldchat.engine.messages import parse_messages
 from foldchat.engine.summarizers.base import SummaryRequest
 from foldchat.engine.summarizers.pasted import split_pasted
 from foldchat.engine.summarizers.rules import RulesSummarizer
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 # The e-mail, path and unit patterns before the fix: quadratic on long runs, kept here as the oracle.
 OLD_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from foldchat.engine import Session
-from foldchat.engine import snapshot as snap
+from foldchat.engine import Session, snapshot as snap
 from foldchat.engine.errors import FoldFailed
 from foldchat.engine.messages import Message
 from test_session_folds import open_session, store_all

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from foldchat.engine import Message, OpenOptions, Session
-from foldchat.engine import snapshot as snap
+from foldchat.engine import Message, OpenOptions, Session, snapshot as snap
 from foldchat.engine.config import FoldSettings, ModelAlias, Settings
 from foldchat.engine.fold.prune import is_pruned
 from foldchat.engine.invariants import violations

@@ -17,8 +17,7 @@ from foldchat.engine.references import body
 from foldchat.engine.snapshot import Snapshot
 from foldchat.engine.summarizers import RulesSummarizer
 from foldchat.engine.tokens import LiteLLMCounter
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 from test_snapshot_check import ForgetfulSummarizer
 
 from trajectories import everyday_chat

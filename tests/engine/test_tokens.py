@@ -77,8 +77,12 @@ def test_the_cache_keeps_the_most_recently_used_counts_up_to_its_bound():
 # -- the direct tiktoken path (no litellm import) must give exactly litellm's counts --
 
 from foldchat.engine.tokens import DirectCounter, counter_for, covered_by_tiktoken  # noqa: E402
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import (  # noqa: E402
+    HealthCheck,
+    given,
+    settings,
+    strategies as st,
+)
 
 COVERED = ["gpt-4o", "gpt-4o-mini", "gpt-4.1", "gpt-4", "gpt-3.5-turbo", "o3-mini"]
 _words = st.sampled_from(["<|endoftext|>", " ", "\n", "é", "日本", "PAY-1234", "  ", '{"a": 1}'])

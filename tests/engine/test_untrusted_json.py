@@ -15,8 +15,7 @@ from foldchat.engine.recall import Original, answer_tool_call
 from foldchat.engine.summarizers import RulesSummarizer
 from foldchat.engine.summarizers.llm import SummarizerFailed, parse_snapshot
 from foldchat.engine.tokens import LiteLLMCounter
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 DEEP = "[" * 1000 + "]" * 1000
 HUGE = "9" * 4300

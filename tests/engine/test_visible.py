@@ -7,8 +7,7 @@ import unicodedata
 
 from foldchat.engine import json_safe, visible
 from foldchat.engine.terminal import whole_text
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 HOSTILE = [
     "\x1b[2J",  # clear screen

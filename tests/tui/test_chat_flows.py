@@ -226,7 +226,7 @@ async def test_the_theme_and_an_unsent_draft_survive_a_restart(app_factory, fake
 
 
 async def test_help_lists_every_command(app_factory):
-    from foldchat.tui.commands import COMMANDS
+    from foldchat.tui.slash import COMMANDS
 
     app = app_factory()
     async with app.run_test(size=(120, 40)) as pilot:

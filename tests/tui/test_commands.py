@@ -1,19 +1,19 @@
-"""commands.py: the one slash-command table that dispatch, completion, the palette and /help read."""
+"""tui/slash/: the one slash-command table that dispatch, completion, the palette and /help read."""
 
 import inspect
 
-from foldchat.tui.commands import BY_NAME, COMMANDS, completions, parse
 from foldchat.tui.presenters import help_markdown
-from foldchat.tui.screens.chat_commands import SlashCommands
+from foldchat.tui.slash import BY_NAME, COMMANDS, completions, parse
 
 
-def test_every_command_has_a_coroutine_handler_on_the_screen_and_a_unique_name():
+def test_every_command_has_a_coroutine_handler_of_the_screen_and_its_argument_and_a_unique_name():
     assert len(BY_NAME) == len(COMMANDS)
     for command in COMMANDS:
         assert inspect.iscoroutinefunction(command.handler), command.name
-        # a method of the screen's commands, or a plain function of (screen, argument) in its own module
-        method = getattr(SlashCommands, command.handler.__name__, None) is command.handler
-        assert method or list(inspect.signature(command.handler).parameters) == ["screen", "arg"], command.name
+        # a plain function of (screen, argument) in the module of its topic: no mixin, no method
+        assert inspect.isfunction(command.handler), command.name
+        assert list(inspect.signature(command.handler).parameters)[0] == "screen", command.name
+        assert len(inspect.signature(command.handler).parameters) == 2, command.name
     assert {c.name for c in COMMANDS if not c.needs_session} == {"help", "quit"}
 
 

@@ -14,8 +14,7 @@ from foldchat.engine.store import Store
 from foldchat.tui.screens.history import HistoryScreen
 from foldchat.tui.screens.model_picker import ModelPicker
 from foldchat.tui.widgets.message import MessageView
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 from textual.widgets import OptionList
 
 from tui.conftest import wait_for

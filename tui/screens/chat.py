@@ -34,26 +34,28 @@ from foldchat.engine import (
     user_message,
     visible,
 )
-from textual import events, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
 from textual.message import Message as TextualMessage
 from textual.reactive import var
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Label, OptionList, ProgressBar, TextArea
+from textual.widgets import Footer, Input, OptionList, TextArea
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
-from ..commands import BY_NAME, completions, parse
 from ..heap import settle_heap
+from ..slash import BY_NAME, completions, folds, parse, pins
 from ..widgets.attachment_tray import AttachmentTray
 from ..widgets.composer import Composer
+from ..widgets.fold_marker import FoldMarker
+from ..widgets.fold_progress import FoldProgressLine
 from ..widgets.gauge import ContextGauge, GaugeState
 from ..widgets.message import MessageData, MessageView
+from ..widgets.status_line import StatusLine
 from ..widgets.transcript import Transcript
+from . import editing
 from .attaching import attachments_for, complete_path, keep, offer_pasted
-from .chat_commands import SlashCommands
 from .fold_consent import FoldConsent
 from .refusals import refuse_last_message, refuse_up_front, surely_fits
 from .reply_face import ReplyFace, WaitingNote
@@ -93,14 +95,11 @@ def open_backend(options: OpenOptions) -> tuple[Session, TranscriptState]:
     return session, transcript_state(session)
 
 
-CONTINUE_PROMPT = "Please continue exactly where your last reply stopped."
-
-
 # what a turn says before its reply: the fold's progress and outcome, or the prompt refused
 TURN_FOLD_EVENTS = (FoldStarted, FoldProgress, FoldCompleted, FoldFailedEvent, Folded, FoldSkipped, Refused)
 
 
-class ChatScreen(SlashCommands, Screen[None]):
+class ChatScreen(Screen[None]):
     # its CSS (chat.tcss) is in the app's CSS_PATH: it is the app's default screen (app.py), and Textual
     # reads a screen's own CSS_PATH only when it is pushed
     BINDINGS = [
@@ -116,11 +115,14 @@ class ChatScreen(SlashCommands, Screen[None]):
         Binding("shift+f3", "next_fold_marker(False)", "Folds", show=False),
     ]
 
-    # `var`, not `reactive`: a change is shown by the watchers on the status line alone; a reactive
-    # would repaint the whole screen, several times a turn
+    # the screen's state, bound down to the widgets that show it (`data_bind` in compose). `var`, not
+    # `reactive`: only the bound widget repaints; a reactive would repaint the whole screen, several times a turn
     status: var[str] = var("starting…")
     conversation_title: var[str] = var("")
     """Shown first on the status line: which conversation this is (the first prompt, or a rename)."""
+    gauge_state: var[GaugeState] = var(GaugeState(note="starting…"))
+    folding: var[bool] = var(False)
+    """A fold runs (a turn's or /resummarize's): its progress line shows."""
 
     def __init__(self, options: OpenOptions) -> None:
         super().__init__()
@@ -131,7 +133,6 @@ class ChatScreen(SlashCommands, Screen[None]):
         self.streaming = False
         self.prepared_reply: MessageView | None = None
         """A reply's view mounted with its prompt, for the next reply worker to take (stream_reply)."""
-        self.gauge_state = GaugeState(note="starting…")
         self.typed = ""
         self.typed_tokens = 0
         self.fold_requested: str | None = None  # a /resummarize typed while a reply streams
@@ -141,17 +142,23 @@ class ChatScreen(SlashCommands, Screen[None]):
         """The user sent a prompt in this session (one typed before the model was ready is answered when
         it is); a conversation opened with an unanswered prompt is never sent without a keypress."""
 
+    @property
+    def session(self) -> Session:
+        assert self.backend is not None, "what needs the session runs once it is open"
+        return self.backend
+
     # -- layout -------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Label(self.status, id="status", markup=False)
+        screen = ChatScreen
+        yield StatusLine(self.status, id="status", markup=False).data_bind(
+            title=screen.conversation_title, status=screen.status
+        )
         yield Transcript()
-        with Horizontal(id="fold-progress"):
-            yield Label("folding…", id="fold-step", markup=False)
-            yield ProgressBar(total=100, show_eta=False, id="fold-bar")
+        yield FoldProgressLine(id="fold-progress").data_bind(active=screen.folding)
         yield OptionList(id="suggestions")
         yield AttachmentTray()
         yield Composer()
-        yield ContextGauge(id="gauge")
+        yield ContextGauge(id="gauge").data_bind(state=screen.gauge_state)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -159,15 +166,6 @@ class ChatScreen(SlashCommands, Screen[None]):
         self.query_one("#suggestions").display = False
         # after the first frame: the backend's imports would otherwise compete with it for the GIL
         self.call_after_refresh(self.open_session)
-
-    def watch_status(self, status: str) -> None:
-        if self.is_mounted:
-            title = self.conversation_title
-            # one line of fixed size (chat.tcss): no layout pass for the whole screen
-            self.query_one("#status", Label).update(f"{title} · {status}" if title else status, layout=False)
-
-    def watch_conversation_title(self) -> None:
-        self.watch_status(self.status)
 
     async def refresh_title(self) -> None:
         if self.backend is not None:
@@ -285,11 +283,9 @@ class ChatScreen(SlashCommands, Screen[None]):
             typing=old.typing, cost=old.cost if cost is None else cost, model=self.backend.target.name,
             per_turn=old.per_turn if per_turn is None else per_turn, fold_paused=old.fold_paused,
         )  # fmt: skip
-        self.query_one(ContextGauge).state = self.gauge_state
 
     def update_gauge(self, **changes: Any) -> None:
         self.gauge_state = replace(self.gauge_state, **changes)
-        self.query_one(ContextGauge).state = self.gauge_state
 
     async def refresh_usage(self, first: Callable[[], T] | None = None) -> T | None:
         """The title, the gauge and the cost, read in one trip to a thread (twice a turn). `first` is engine
@@ -374,7 +370,7 @@ class ChatScreen(SlashCommands, Screen[None]):
         text = event.text.strip("\n")
         self.prompted = True
         if self.editing is not None:
-            await self.resend(self.editing, text)
+            await editing.resend(self, self.editing, text)
             return
         attachments = await attachments_for(self, text)
         if attachments is None:
@@ -430,7 +426,24 @@ class ChatScreen(SlashCommands, Screen[None]):
     async def on_composer_path_tab(self, event: Composer.PathTab) -> None:
         await complete_path(self, event.word)
 
-    # -- slash commands ---------------------------------------------------------------------------
+    # -- slash commands, and what messages and fold markers ask for -----------------------------------
+    @on(FoldMarker.Selected)
+    async def inspect_fold(self, event: FoldMarker.Selected) -> None:
+        await folds.inspect(self, event.fold_id)
+
+    @on(MessageView.PinRequested)
+    async def pin_message(self, event: MessageView.PinRequested) -> None:
+        await pins.toggle_pin(self, event.view)
+
+    @on(Composer.EditLastRequested)
+    async def edit_last_prompt(self) -> None:
+        await editing.edit_last(self)
+
+    @on(MessageView.EditRequested)
+    def edit_prompt(self, event: MessageView.EditRequested) -> None:
+        assert event.view.data.id is not None
+        editing.start_editing(self, event.view.data.id, event.view.data.text)
+
     async def run_slash(self, name: str, arg: str = "") -> None:
         command = BY_NAME.get(name)
         if command is None:
@@ -450,19 +463,8 @@ class ChatScreen(SlashCommands, Screen[None]):
 
     def show_fold_event(self, event: FoldEvent) -> None:
         """A fold's progress under the title: started, each step, done."""
-        step = self.query_one("#fold-step", Label)
-        bar = self.query_one("#fold-bar", ProgressBar)
-        if isinstance(event, FoldStarted):
-            self.add_class("-folding")
-            step.update(f"folding {event.messages} messages ({event.tokens:,} tokens)…")
-            bar.update(total=100, progress=5)
-        elif isinstance(event, FoldProgress):
-            detail = f" {event.detail}" if event.detail else f" {event.done}/{event.total}"
-            step.update(f"{event.step}{detail}")
-            if event.total:
-                bar.update(total=event.total, progress=event.done)
-        elif isinstance(event, FoldCompleted | FoldFailedEvent):
-            self.remove_class("-folding")
+        self.folding = not isinstance(event, FoldCompleted | FoldFailedEvent)
+        self.query_one(FoldProgressLine).show(event)
 
     @work(group="fold", exit_on_error=False)
     async def fold_history(self, force: bool, focus: str | None = None) -> bool:
@@ -484,7 +486,7 @@ class ChatScreen(SlashCommands, Screen[None]):
         return folded
 
     def fold_not_made(self, reason: str, failed: bool) -> None:
-        self.remove_class("-folding")
+        self.folding = False
         if self.backend is not None:
             self.update_gauge(fold_paused=self.backend.auto_fold_paused)
         if failed:
@@ -495,7 +497,7 @@ class ChatScreen(SlashCommands, Screen[None]):
         folded. True when the history was folded."""
         session = self.backend
         assert session is not None
-        self.remove_class("-folding")
+        self.folding = False
         self.update_gauge(fold_paused=session.auto_fold_paused)  # a forced fold re-arms automatic ones
         if report is None or not report.compressed:
             if force:
@@ -525,7 +527,8 @@ class ChatScreen(SlashCommands, Screen[None]):
 
     async def consent_to_fold(self, report: FoldReport) -> bool:
         """`fold.auto = "ask"` (or off, and the send would not fit): a dialog asks; yes folds."""
-        return bool(await self.app.push_screen_wait(FoldConsent(report.reason, forward=self.query_one(Composer))))
+        consented: bool = await self.app.push_screen_wait(FoldConsent(report.reason, forward=self.query_one(Composer)))
+        return consented
 
     # -- a reply: fold if needed, then stream ---------------------------------------------------------
     def reply_underway(self) -> bool:
@@ -596,12 +599,12 @@ class ChatScreen(SlashCommands, Screen[None]):
                 transcript.forget(prepared)
             self.streaming = False
             composer.cursor_blink = True
-            self.remove_class("-folding")  # stopped mid-fold: the fold finishes in its thread, unseen
+            self.folding = False  # stopped mid-fold: the fold finishes in its thread, unseen
             self.status = self.model_status()
             prefold_due = await self.refresh_usage(session.prefold_due)
         if self.fold_requested is not None:
             focus, self.fold_requested = self.fold_requested, None
-            await self.slash_resummarize(focus)
+            await folds.resummarize(self, focus)
             prefold_due = await asyncio.to_thread(session.prefold_due)
         self.start_prefold(bool(prefold_due))
         if self.unanswered():
@@ -627,7 +630,7 @@ class ChatScreen(SlashCommands, Screen[None]):
 
     def action_stop(self) -> None:
         if self.editing is not None:
-            self.stop_editing()
+            editing.stop_editing(self)
             self.query_one(Composer).clear()
             self.notify("Edit cancelled")
         elif self.streaming:
@@ -713,20 +716,9 @@ class ChatScreen(SlashCommands, Screen[None]):
         self.query_one(Composer).focus()
 
     def action_next_fold_marker(self, older: bool = True) -> None:
-        """F3: focus the fold marker before the one focused (from the composer: the newest), Shift+F3 the
-        one after, wrapping around; Enter on it opens the inspector."""
-        from ..widgets.fold_marker import FoldMarker
-
-        markers = list(self.query(FoldMarker))
-        if not markers:
+        """F3 / Shift+F3: the fold marker before / after the one focused; Enter on it opens the inspector."""
+        if not self.query_one(Transcript).focus_fold_marker(self.focused, older):
             self.notify("No fold in this conversation yet")
-            return
-        focused = self.focused
-        at = markers.index(focused) if isinstance(focused, FoldMarker) and focused in markers else len(markers)
-        step = -1 if older else 1
-        target = markers[(at + step) % len(markers)] if at < len(markers) else markers[-1 if older else 0]
-        target.focus()
-        target.scroll_visible()
 
     async def action_load_earlier(self) -> None:
         await self.query_one(Transcript).load_earlier()

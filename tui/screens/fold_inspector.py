@@ -171,5 +171,5 @@ class FoldInspector(ModalScreen[InspectorAction | None]):
         self.query_one("#drop", Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        action = "drop_rule" if event.input.id == "drop" else "refold"
+        action: Literal["drop_rule", "refold"] = "drop_rule" if event.input.id == "drop" else "refold"
         self.dismiss(InspectorAction(action, self.view.fold_id, event.value.strip()))

@@ -34,7 +34,7 @@ def refuse_last_message(screen: ChatScreen, problem: str, message_id: int | None
     its view says so, no reply is asked for, and its text goes back to the composer to shorten. With no
     message (a regenerated reply), only the reason is said."""
     session = screen.backend
-    screen.remove_class("-folding")
+    screen.folding = False
     views = [v for v in screen.query_one(Transcript).message_views() if v.data.role == "user"]
     view = next((v for v in views if message_id is not None and v.data.id == message_id), None)
     if session is None or view is None:

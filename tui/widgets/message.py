@@ -186,12 +186,12 @@ class MessageView(PlacedWidget, can_focus=True):
                 yield StreamTail()
         elif d.text:  # a prompt with tool calls (an imported export) or attachments: as typed
             yield Static(d.text, markup=False)
-        for title, content in d.attachments:
+        for name, content in d.attachments:
             lines = content.splitlines()
             preview = "\n".join(lines[:ATTACHMENT_PREVIEW_LINES])
             if len(lines) > ATTACHMENT_PREVIEW_LINES:
                 preview += f"\n… {len(lines) - ATTACHMENT_PREVIEW_LINES} more lines (/export shows them all)"
-            with Collapsible(title=literal(f"attached {title}"), collapsed=True, classes="attachment"):  # type: ignore[arg-type]
+            with Collapsible(title=literal(f"attached {name}"), collapsed=True, classes="attachment"):  # type: ignore[arg-type]
                 yield Static(preview, markup=False)
         for name, arguments in d.tool_calls:
             title = literal(f"→ {name}({arguments[:60]}{'…' if len(arguments) > 60 else ''})")

@@ -15,13 +15,18 @@ import contextlib
 import re
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING, cast
 
 from textual.content import Content
 from textual.geometry import Size
 from textual.visual import VisualType
+from textual.widget import Widget
 
 from .placed import PlacedWidget
 from .reply_markdown import ReplyMarkdown
+
+if TYPE_CHECKING:
+    from textual.css.styles import RulesMap
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 BLOCKS_INTERVAL = 1.5
@@ -85,7 +90,8 @@ class StreamTail(PlacedWidget):
         return changed
 
     def _room(self, width: int) -> int:
-        lines = self._content.get_height(self.styles, width) if width and self._content else 1
+        # RenderStyles is what Textual's own widgets pass where `get_height` declares its RulesMap
+        lines = self._content.get_height(cast("RulesMap", self.styles), width) if width and self._content else 1
         return 1 if lines <= 1 else -(-lines // self.STEP) * self.STEP
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
@@ -143,7 +149,7 @@ class ReplyStream:
             await self._write(text[self._written : settled])
         self._tail.show(text[self._written :])
 
-    async def finish(self, text: str, replaced_by: Callable[[], None] | None = None) -> None:
+    async def finish(self, text: str, replaced_by: Callable[[], object] | None = None) -> None:
         """The reply ended (or was stopped): the whole text becomes one Markdown, drawn as a stored reply
         is, and the segments and the tail go away, in one frame (no moment with the text twice or not at all).
 
@@ -160,11 +166,11 @@ class ReplyStream:
             self._painter = None
         with self._tail.app.batch_update():
             parent = self._tail.parent
-            if replaced_by is None and parent is not None:  # the view keeps a Markdown child (it has thinking)
+            if replaced_by is None and isinstance(parent, Widget):  # the view keeps a Markdown child (it has thinking)
                 self._written = len(text)
                 self.markdown_writes += 1
                 await parent.mount(ReplyMarkdown(text), before=self._tail)
-            if parent is not None:
+            if isinstance(parent, Widget):
                 await parent.remove_children([*self._segments, self._tail])
             if replaced_by is not None:  # after the removal: a height measured while it ran is stale
                 replaced_by()
@@ -179,5 +185,5 @@ class ReplyStream:
         segment = ReplyMarkdown(fragment, classes="-segment" if self._segments else None)
         self._segments.append(segment)
         parent = self._tail.parent
-        if parent is not None:
+        if isinstance(parent, Widget):
             await parent.mount(segment, before=self._tail)

@@ -179,6 +179,19 @@ class Transcript(VerticalScroll):
         finally:
             self._loading = False
 
+    def focus_fold_marker(self, focused: Widget | None, older: bool) -> bool:
+        """Focus the fold marker before the `focused` one (from elsewhere: the newest), or after it when not
+        `older`, wrapping around; False when there is none."""
+        markers = list(self.query(FoldMarker))
+        if not markers:
+            return False
+        at = markers.index(focused) if isinstance(focused, FoldMarker) and focused in markers else len(markers)
+        step = -1 if older else 1
+        target = markers[(at + step) % len(markers)] if at < len(markers) else markers[-1 if older else 0]
+        target.focus()
+        target.scroll_visible()
+        return True
+
     def message_views(self) -> list[MessageView]:
         """The mounted message views in order: its direct children, scanned (a CSS query matched selectors
         against every widget below it, twice or more a turn)."""

@@ -1,0 +1,69 @@
+"""The slash commands: one table (name → handler, argument hint, help) that dispatch, completion,
+the command palette and /help all read. Each handler is a plain function of the chat screen and the
+argument, in the module of its topic."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..screens.attaching import slash_attach
+from . import basics, conversations, folds, model, pins
+
+if TYPE_CHECKING:
+    from ..screens.chat import ChatScreen
+
+Handler = Callable[["ChatScreen", str], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    name: str
+    args: str
+    help: str
+    handler: Handler
+    needs_session: bool = True
+    """False for commands that work while the conversation is still opening (/help, /quit)."""
+
+    @property
+    def usage(self) -> str:
+        return f"/{self.name} {self.args}".rstrip()
+
+
+COMMANDS: tuple[SlashCommand, ...] = (
+    SlashCommand("resummarize", "[--preview] [focus]", "Fold the history now (optionally telling the snapshot what to focus on); --preview shows the fold first: Enter applies it, Esc discards it", folds.resummarize),
+    SlashCommand("unfold", "", "Undo the latest fold: the context is rebuilt without it", folds.unfold),
+    SlashCommand("folds", "", "Open the fold inspector for the latest fold (the chain is listed there)", folds.folds),
+    SlashCommand("fold", "auto|ask|off", "Automatic folds: auto (on), ask first (fold now / not now), or off (a send that would not fit still asks)", folds.fold_mode),
+    SlashCommand("attach", "PATH|GLOB", "Attach files to your next message (a folder: its files); @path in a message works too, Tab completes it", slash_attach),
+    SlashCommand("pin", "", "Pin the selected message (or the last one): quoted verbatim in every snapshot", pins.pin),
+    SlashCommand("model", "[name]", "Switch model (picker with window and price when no name is given)", model.model),
+    SlashCommand("context", "", "What the context is made of: system, snapshot, history, tools, input, reserve", model.context),
+    SlashCommand("new", "", "Start a new conversation", conversations.new),
+    SlashCommand("history", "", "Browse, search, resume, rename and delete conversations", conversations.history),
+    SlashCommand("system", "[text]", "Set the system prompt (or show it)", conversations.system),
+    SlashCommand("export", "[md|json]", "Write this conversation to a new file in Foldchat's exports folder (data dir); the path is shown", conversations.export),
+    SlashCommand("continue", "", "Ask for the rest of a reply that was cut at the output limit", basics.continue_reply),
+    SlashCommand("retry", "", "Regenerate the last reply (the old one stays in the transcript)", basics.retry),
+    SlashCommand("help", "", "Every command and key", basics.help_screen, needs_session=False),
+    SlashCommand("quit", "", "Quit Foldchat", basics.quit_app, needs_session=False),
+)  # fmt: skip
+BY_NAME = {c.name: c for c in COMMANDS}
+
+
+def parse(text: str) -> tuple[str, str] | None:
+    """`("model", "gpt-4o")` for "/model gpt-4o"; None when `text` is not a slash command."""
+    text = text.strip()
+    if not text.startswith("/") or text.startswith("//"):
+        return None
+    name, _, arg = text[1:].partition(" ")
+    return name.lower(), arg.strip()
+
+
+def completions(text: str) -> list[SlashCommand]:
+    """Commands matching what is typed so far (only while the command word is being typed)."""
+    if not text.startswith("/") or " " in text or "\n" in text:
+        return []
+    prefix = text[1:].lower()
+    return [c for c in COMMANDS if c.name.startswith(prefix)]

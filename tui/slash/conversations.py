@@ -1,0 +1,97 @@
+"""/new, /history (resume, rename, delete), /system and /export."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from foldchat.engine import FoldchatError, visible
+
+from ..widgets.composer import Composer
+
+if TYPE_CHECKING:
+    from ..screens.chat import ChatScreen
+    from ..screens.history import ConversationRow, HistoryAction
+
+
+async def new(screen: ChatScreen, _: str) -> None:
+    await switch_conversation(screen, None)
+
+
+async def switch_conversation(screen: ChatScreen, conversation_id: int | None) -> None:
+    session = screen.session
+    if screen.streaming:
+        screen.workers.cancel_group(screen, "reply")
+    screen.workers.cancel_group(screen, "prefold")  # the session also drops what it would have prepared
+    previous = session.target.name
+    screen.keep_draft()
+    screen.query_one(Composer).clear()
+    await asyncio.to_thread(session.switch_conversation, conversation_id)
+    await screen.refresh_transcript()
+    screen.restore_draft()
+    if session.target.name != previous:
+        screen.prepare_model()
+    opened = session.conversation_id
+    screen.notify(f"Conversation {opened}" if opened is not None else "New conversation: stored with its first message")
+
+
+async def history(screen: ChatScreen, _: str) -> None:
+    from ..screens.history import ConversationRow, HistoryScreen
+
+    session = screen.session
+    rows = [
+        ConversationRow(c.id, c.title, c.model, c.updated_at, c.message_count)
+        for c in await asyncio.to_thread(session.conversations)
+    ]
+
+    def search(text: str) -> list[ConversationRow]:
+        return [
+            ConversationRow(h.conversation.id, h.conversation.title, h.conversation.model,
+                            h.conversation.updated_at, h.conversation.message_count, visible(h.excerpt))
+            for h in session.search(text)
+        ]  # fmt: skip
+
+    async def done(action: HistoryAction | None) -> None:
+        if action is not None and screen.backend is not None:
+            await _history_done(screen, action)
+
+    screen.app.push_screen(HistoryScreen(rows, search), done)
+
+
+async def _history_done(screen: ChatScreen, action: HistoryAction) -> None:
+    session = screen.session
+    if action.action == "resume":
+        await switch_conversation(screen, action.conversation_id)
+    elif action.action == "rename":
+        await asyncio.to_thread(session.rename_conversation, action.conversation_id, action.title)
+        await screen.refresh_title()
+        screen.notify(f"Renamed to “{action.title}”")
+    elif action.action == "delete":
+        if action.conversation_id == session.conversation_id:
+            screen.notify("That is the open conversation: /new first, then delete it", severity="warning")
+            return
+        await asyncio.to_thread(session.delete_conversation, action.conversation_id)
+        screen.notify(f"Conversation {action.conversation_id} deleted")
+
+
+async def system(screen: ChatScreen, arg: str) -> None:
+    if not arg:
+        prompts = await asyncio.to_thread(screen.session.system_prompts)
+        screen.notify("\n".join(prompts) or "No system prompt. /system TEXT sets one.", title="System prompt")
+        return
+    await asyncio.to_thread(screen.session.set_system_prompt, arg)
+    await screen.refresh_transcript()
+    screen.notify("System prompt set")
+
+
+async def export(screen: ChatScreen, arg: str) -> None:
+    fmt = arg or "md"
+    if fmt not in ("md", "json"):
+        screen.notify("Use /export md or /export json", severity="warning")
+        return
+    try:  # an unwritable exports folder is a message, not a crash
+        path = await asyncio.to_thread(screen.session.write_export, fmt)
+    except FoldchatError as error:
+        screen.notify(str(error), title="Export failed", severity="error", markup=False)
+        return
+    screen.notify(f"Exported to {path}", title="Exported", markup=False)

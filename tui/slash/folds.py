@@ -1,0 +1,134 @@
+"""/resummarize, /fold, /unfold, /folds and what the fold inspector sends back."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from foldchat.engine import FoldchatError
+
+if TYPE_CHECKING:
+    from ..screens.chat import ChatScreen
+    from ..screens.fold_inspector import InspectorAction
+
+AUTO_LABELS = {"on": "on (fold at the trigger)", "ask": "ask first", "off": "off (a send that would not fit asks)"}
+
+
+async def resummarize(screen: ChatScreen, arg: str) -> None:
+    if arg == "--preview" or arg.startswith("--preview "):
+        preview(screen, arg.removeprefix("--preview").strip() or None)
+        return
+    if screen.streaming:
+        screen.fold_requested = arg
+        screen.notify("Folding as soon as the reply is complete")
+        return
+    screen.fold_history(force=True, focus=arg or None)
+
+
+async def fold_mode(screen: ChatScreen, arg: str) -> None:
+    if arg:
+        try:
+            screen.session.set_fold_auto(arg.lower())
+        except FoldchatError as error:
+            screen.notify(str(error), severity="error")
+            return
+    screen.notify(f"Automatic folds: {AUTO_LABELS[screen.session.fold_auto]}")
+
+
+def preview(screen: ChatScreen, focus: str | None) -> None:
+    """Compute the fold, show it, and apply exactly that result only if the user says so (a worker of its
+    own, in the fold group: a preview and a fold never run at once)."""
+    screen.run_worker(_preview(screen, focus), group="fold", exit_on_error=False)
+
+
+async def _preview(screen: ChatScreen, focus: str | None) -> None:
+    from ..screens.fold_preview import FoldPreview
+
+    session = screen.session
+    try:
+        plan = await asyncio.to_thread(session.preview_fold, focus)
+        if plan is None:
+            screen.notify("Nothing to fold: the conversation is empty")
+            return
+        if not await screen.app.push_screen_wait(FoldPreview(plan)):
+            told = "Fold preview discarded" if plan.report.compressed else f"Nothing folded: {plan.report.reason}"
+            screen.notify(f"{told}: nothing changed" if plan.report.compressed else told)
+            return
+        report = await asyncio.to_thread(session.apply_fold, plan)
+    except FoldchatError as error:
+        screen.notify(str(error), title="Could not fold", severity="error")
+        return
+    await screen.refresh_transcript()
+    await screen.refresh_usage()
+    if report is not None and report.compressed:
+        screen.notify(
+            f"Folded {report.folded_messages} messages · {report.tokens_before:,} → {report.tokens_after:,} tokens"
+        )
+
+
+async def unfold(screen: ChatScreen, _: str) -> None:
+    fold = await asyncio.to_thread(screen.session.active_fold)
+    if fold is None:
+        screen.notify("No fold to undo")
+        return
+    from ..screens.confirm import ConfirmDialog
+
+    async def answered(confirmed: bool | None) -> None:
+        if confirmed:
+            await undo(screen, fold.id)
+
+    question = f"Undo fold {fold.id}? The context goes back to the original messages."
+    screen.app.push_screen(ConfirmDialog(question, "Undo fold"), answered)
+
+
+async def undo(screen: ChatScreen, fold_id: int) -> None:
+    await asyncio.to_thread(screen.session.undo_fold, fold_id)
+    await screen.refresh_transcript()
+    screen.notify(f"Fold {fold_id} undone: the context holds the original messages again")
+
+
+async def folds(screen: ChatScreen, _: str) -> None:
+    fold = await asyncio.to_thread(screen.session.active_fold)
+    if fold is None:
+        screen.notify("No folds yet: /resummarize folds now")
+        return
+    await inspect(screen, fold.id)
+
+
+async def inspect(screen: ChatScreen, fold_id: int) -> None:
+    """The fold inspector for one fold (/folds, Enter on a fold marker)."""
+    from ..presenters import fold_view
+    from ..screens.fold_inspector import FoldInspector
+
+    view = await asyncio.to_thread(fold_view, screen.session, fold_id)
+
+    async def done(action: InspectorAction | None) -> None:
+        if action is not None and screen.backend is not None:
+            await _inspector_done(screen, action)
+
+    screen.app.push_screen(FoldInspector(view), done)
+
+
+async def _inspector_done(screen: ChatScreen, action: InspectorAction) -> None:
+    if action.action == "undo":
+        await undo(screen, action.fold_id)
+    elif action.action == "edit":
+        await asyncio.to_thread(screen.session.edit_fold, action.fold_id, action.text)
+        await screen.refresh_transcript()
+        screen.notify("Snapshot edited: the corrected text is what the model sees from now on")
+    elif action.action == "refold":
+        await resummarize(screen, action.text)
+    elif action.action == "preview":
+        preview(screen, action.text or None)
+    elif action.action == "drop_rule":
+        await _drop_rule(screen, action.fold_id, action.text)
+
+
+async def _drop_rule(screen: ChatScreen, fold_id: int, number: str) -> None:
+    try:
+        rule = await asyncio.to_thread(screen.session.drop_rule, fold_id, int(number) if number.isdigit() else 0)
+    except FoldchatError as error:
+        screen.notify(str(error), severity="error")
+        return
+    await screen.refresh_transcript()
+    screen.notify(f"Rule dropped from the snapshot: {rule}", markup=False)

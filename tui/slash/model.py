@@ -1,0 +1,55 @@
+"""/model (a name, or the picker) and /context."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from foldchat.engine import FoldchatError
+
+if TYPE_CHECKING:
+    from ..screens.chat import ChatScreen
+
+
+async def model(screen: ChatScreen, arg: str) -> None:
+    from ..presenters import model_choices
+    from ..screens.model_picker import ModelPicker
+
+    if arg:
+        await switch_model(screen, arg)
+        return
+    session = screen.session  # the picker opens at once and reads the models in a worker
+
+    async def picked(name: str | None) -> None:
+        if name:
+            await switch_model(screen, name)
+
+    screen.app.push_screen(ModelPicker(lambda: model_choices(session), session.target.name), picked)
+
+
+async def switch_model(screen: ChatScreen, name: str) -> None:
+    session = screen.session
+    try:
+        target, usage = await asyncio.to_thread(session.check_model, name)
+    except FoldchatError as error:
+        screen.notify(str(error), title="Cannot switch", severity="error")
+        return
+    if usage.used >= usage.trigger:
+        screen.notify(f"{name}: {usage.used:,} of {usage.window:,} tokens is over the fold trigger; "
+                      "the history folds before the next reply", title="Model switched", severity="warning")  # fmt: skip
+    else:
+        screen.notify(
+            f"{name}: the conversation fits ({usage.used:,} of {usage.window:,} tokens)", title="Model switched"
+        )
+    await asyncio.to_thread(session.switch_model, target)
+    screen.set_usage(usage)
+    screen.prepare_model()
+
+
+async def context(screen: ChatScreen, _: str) -> None:
+    from ..presenters import context_breakdown
+    from ..screens.info import InfoScreen
+
+    typed = screen.gauge_state.typing
+    text = await asyncio.to_thread(context_breakdown, screen.session, typed)
+    screen.app.push_screen(InfoScreen(text, "context-screen"))

@@ -1,0 +1,38 @@
+"""/pin, and a pin asked for on a message: the toast names the message, so a pin never lands unseen."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from ..widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from ..screens.chat import ChatScreen
+    from ..widgets.message import MessageView
+
+QUOTE = 48  # characters of the message quoted in the toast
+
+
+async def pin(screen: ChatScreen, _: str) -> None:
+    """The message selected last (Tab or a click into the transcript), else the last message of any role."""
+    views = [v for v in screen.query_one(Transcript).message_views() if v.data.id is not None]
+    selected = screen.selected_message
+    view = selected if selected is not None and selected in views else (views[-1] if views else None)
+    if view is None:
+        screen.notify("Nothing to pin yet")
+        return
+    await toggle_pin(screen, view)
+
+
+async def toggle_pin(screen: ChatScreen, view: MessageView) -> None:
+    assert view.data.id is not None
+    pinned = not view.pinned
+    await asyncio.to_thread(screen.session.pin, view.data.id, pinned)
+    numbers = await asyncio.to_thread(screen.session.message_numbers)
+    screen.query_one(Transcript).set_pinned(view, pinned)
+    who = {"user": "your message", "assistant": "the reply"}.get(view.data.role, f"the {view.data.role} message")
+    words = " ".join(view.data.text.split())
+    quote = words[:QUOTE] + ("…" if len(words) > QUOTE else "")
+    which = f"message {numbers.get(view.data.id, view.data.id)}, {who} “{quote}”"
+    screen.notify(f"Pinned {which}: quoted verbatim in every snapshot" if pinned else f"Unpinned {which}")

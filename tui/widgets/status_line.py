@@ -1,0 +1,23 @@
+"""The line above the transcript: which conversation this is, then what the app is doing."""
+
+from __future__ import annotations
+
+from textual.reactive import reactive
+from textual.widgets import Label
+
+
+class StatusLine(Label):
+    """Bound to the chat screen's `conversation_title` and `status` (`data_bind`); one line of fixed size
+    (chat.tcss), so a change repaints this line alone, never lays out the screen."""
+
+    title: reactive[str] = reactive("", layout=False, init=False)
+    status: reactive[str] = reactive("", layout=False, init=False)
+
+    def watch_title(self) -> None:
+        self._show()
+
+    def watch_status(self) -> None:
+        self._show()
+
+    def _show(self) -> None:
+        self.update(f"{self.title} · {self.status}" if self.title else self.status, layout=False)

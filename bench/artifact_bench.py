@@ -51,7 +51,7 @@ def measure(shape: str, window: int, counter: LiteLLMCounter | None = None, step
     flat = " ".join(
         " ".join(m.text + "".join(f" {c.name}: {c.arguments}" for c in m.tool_calls) for m in result.messages).split()
     )
-    budget = int(FoldPolicy().snapshot_ratio * window)
+    budget = FoldPolicy().snapshot_cap(window)
 
     def kept(items: set[str], prefix: int | None = None) -> tuple[int, int]:
         return sum(1 for item in items if (item[:prefix] if prefix else item) in flat), len(items)

@@ -238,7 +238,7 @@ def replay(messages: list[Message], window: int, counter) -> Run:
             since = 0
         usage = counter.count(run.context) + RESERVE
         history = FoldHistory(
-            folded=bool(run.folds), messages_since=since, dropped_below_reset=usage < policy.reset_ratio * window
+            folded=bool(run.folds), messages_since=since, dropped_below_reset=usage < policy.reset_at(window)
         )
     return run
 

@@ -27,7 +27,8 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ["PREFOLD_BENCH_KEY"] = "sk-bench"
 
 from foldchat.engine import Message, OpenOptions, Session  # noqa: E402
-from foldchat.engine.config import FoldSettings, ModelAlias, Settings  # noqa: E402
+from foldchat.engine.config import ModelAlias, Settings  # noqa: E402
+from foldchat.engine.policy import FoldPolicy  # noqa: E402
 
 from servers.fake_openai import FakeOpenAI  # noqa: E402
 
@@ -40,7 +41,7 @@ def open_session(fake: FakeOpenAI, db: Path, window: int) -> Session:
     )
     settings = Settings(
         default_model="fake", request_timeout=60, max_retries=0, summarizer="llm", models={"fake": alias},
-        fold=FoldSettings(min_messages=2, cooldown_messages=0),
+        fold=FoldPolicy(min_messages=2, cooldown_messages=0),
     )  # fmt: skip
     session = Session.open(OpenOptions(settings=settings, database=db))
     session.connect()
@@ -58,7 +59,7 @@ def one_run(fake: FakeOpenAI, window: int, prepare: bool) -> tuple[float, int, b
     """Seconds from the trigger check to the folded context, summarizer calls it made, whether it folded."""
     with tempfile.TemporaryDirectory() as tmp, open_session(fake, Path(tmp) / "bench.db", window) as session:
         n = 0
-        reset = session.settings.fold.reset_ratio * window
+        reset = session.settings.fold.reset_at(window)
         while session.usage().used < reset:
             add_turn(session, n)
             n += 1

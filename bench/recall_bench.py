@@ -24,8 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from foldchat.engine import OpenOptions, Session
-from foldchat.engine.config import FoldSettings, ModelAlias, Settings
+from foldchat.engine.config import ModelAlias, Settings
 from foldchat.engine.messages import parse_messages
+from foldchat.engine.policy import FoldPolicy
 
 from servers.fake_openai import FakeOpenAI
 from trajectories import agent_trajectory
@@ -50,7 +51,7 @@ def measure(tokens: int, fake: FakeOpenAI, directory: Path) -> None:
     alias = ModelAlias(model="openai/gpt-4o", api_base=fake.base_url, api_key_env="FAKE_KEY", context_window=128_000)
     settings = Settings(
         default_model="gpt", summarizer="rules", request_timeout=30, max_retries=0, models={"gpt": alias},
-        fold=FoldSettings(min_messages=2, cooldown_messages=0),
+        fold=FoldPolicy(min_messages=2, cooldown_messages=0),
     )  # fmt: skip
     raw, _ = agent_trajectory(tokens)
     with Session.open(OpenOptions(settings=settings, database=directory / f"recall-{tokens}.db")) as session:

@@ -166,7 +166,7 @@ class ChatSession:
         return repair([s.message for s in transcript if _sendable(s)]).messages
 
     def _condense_kept(self, kept: list[Message], target: ModelTarget) -> list[Message]:
-        threshold = self.settings.fold.policy().message_threshold(target.window)
+        threshold = self.settings.fold.message_threshold(target.window)
         return condense_oversized(kept, current_turn_start(kept), self.registry.counter(target), threshold).messages
 
     def adapted_context(self, target: ModelTarget, exclude: frozenset[int] = frozenset()) -> list[Message]:
@@ -203,7 +203,7 @@ class ChatSession:
         tokens = counter.count(self.context(transcript, target=target))
         if extra_text:
             tokens += counter.count_message(Message.user(extra_text))
-        policy = self.settings.fold.policy()
+        policy = self.settings.fold
         return Usage(
             tokens, target.window, self.registry.reserved_output(target), policy.trigger_at(target.window),
             policy.target_at(target.window),
@@ -225,7 +225,7 @@ class ChatSession:
         stored = self.transcript() if transcript is None else transcript
         since = sum(1 for m in stored if m.created_at > fold.created_at)
         reserved = self.registry.reserved_output(target)
-        dropped = fold.tokens_after + reserved < self.settings.fold.reset_ratio * target.window
+        dropped = fold.tokens_after + reserved < self.settings.fold.reset_at(target.window)
         return FoldHistory(folded=True, messages_since=since, dropped_below_reset=dropped)
 
     def fold_decision(
@@ -235,7 +235,7 @@ class ChatSession:
         trigger for a prepared fold, which passes the `transcript` it read)."""
         stored = self.transcript() if transcript is None else transcript
         usage = self.usage(target, transcript=stored)
-        policy = self.settings.fold.policy()
+        policy = self.settings.fold
         history = None if trigger == Trigger.SWITCH else self.fold_history(target, stored)
         count = sum(1 for m in self.context(stored) if m.role != "system")
         return decide(policy, usage=usage.used, window=target.window, message_count=count, history=history), usage
@@ -272,7 +272,7 @@ class ChatSession:
     ) -> FoldPlan | None:
         """What `fold` would do, computed and not stored (the preview); None for an empty context.
 
-        `policy` replaces the configured one (a pre-fold aims lower: `prefold.ahead_policy`)."""
+        `policy` replaces the configured one (a pre-fold aims lower: `FoldPolicy.ahead`)."""
         transcript = self.transcript()
         context = self.context(transcript)
         if not context:
@@ -359,7 +359,7 @@ class ChatSession:
             counter=self.registry.counter(target),
             window=target.window,
             summarizer=self.summarizer(target),
-            policy=self.settings.fold.policy(),
+            policy=self.settings.fold,
             reserved_output=self.registry.reserved_output(target),
             force=force,
             trigger=trigger,

@@ -26,14 +26,12 @@ from pydantic_settings import (
 
 from . import untrusted_json
 from .errors import ConfigError
+from .limits import MAX_TOKENS
 from .paths import default_config_file
 from .policy import FoldPolicy
 
-_POLICY = FoldPolicy()  # the defaults of every [fold] key
 MAX_LOCAL_CONTEXT = 131_072  # any GGUF: beyond this the KV cache alone outgrows a laptop's memory
 TRAINED_CONTEXT = {"smollm2": 8192, "gemma": 32_768}  # the packaged models' n_ctx_train
-MAX_TOKENS = 100_000_000  # no model's window or reply comes near; beyond it a number is a typo
-MAX_COUNT = 1_000_000
 MAX_SECONDS = 86_400.0  # a day: waits longer than that are a typo, and timers overflow on huge values
 MAX_INPUT_CAP = 256 * 1024 * 1024  # more than this is no chat input; reading it would take minutes
 
@@ -52,69 +50,6 @@ class ModelAlias(_Section):
         None, gt=0, le=MAX_TOKENS, description="Overrides litellm's window for this model."
     )
     max_output_tokens: int | None = Field(None, gt=0, le=MAX_TOKENS, description="Cap on reply length (tokens).")
-
-
-class FoldSettings(_Section):
-    """The fold policy (docs/design.md §5); ratios are shares of the model's context window.
-
-    The defaults are `FoldPolicy`'s (one place for them); this section only adds validation and the
-    descriptions `config.example.toml` documents.
-    """
-
-    trigger_ratio: float = Field(
-        _POLICY.trigger_ratio, gt=0, le=1, description="Fold when context + reserve reaches this share."
-    )
-    trigger_tokens: int | None = Field(
-        _POLICY.trigger_tokens, gt=0, le=MAX_TOKENS, description="Also fold at this many tokens, if set."
-    )
-    target_ratio: float = Field(
-        _POLICY.target_ratio, gt=0, le=1, description="After a fold, usage is at or below this share."
-    )
-    reset_ratio: float = Field(
-        _POLICY.reset_ratio, gt=0, le=1, description="Re-arm auto folds once usage drops below this."
-    )
-    cooldown_messages: int = Field(
-        _POLICY.cooldown_messages,
-        ge=0,
-        le=MAX_COUNT,
-        description="...and this many messages arrived since the last fold.",
-    )
-    min_messages: int = Field(
-        _POLICY.min_messages, ge=0, le=MAX_COUNT, description="Never fold automatically below this many messages."
-    )
-    keep_ratio: float = Field(_POLICY.keep_ratio, gt=0, le=1, description="Budget of the verbatim recent turns.")
-    snapshot_ratio: float = Field(_POLICY.snapshot_ratio, gt=0, le=1, description="Most the snapshot may take.")
-    prune_keep_ratio: float = Field(
-        _POLICY.prune_keep_ratio,
-        gt=0,
-        le=1,
-        description="Older tool outputs beyond the newest this share become stubs.",
-    )
-    message_ratio: float = Field(
-        _POLICY.message_ratio, gt=0, le=1, description="Condense single messages above this share of the target."
-    )
-    reserved_output: int = Field(
-        _POLICY.reserved_output, ge=0, le=MAX_TOKENS, description="Tokens reserved for the reply, counted in usage."
-    )
-    auto: Literal["on", "ask", "off"] = Field(
-        "on",
-        description="Automatic folds: on; ask (at the trigger, fold now or not now); off (never, except "
-        "that a send that would not fit the window asks first). /fold auto|ask|off changes it for the session.",
-    )
-    recall: bool = Field(
-        True,
-        description="Offer models that support tool calls a `recall` tool that gets folded or pruned "
-        "originals back verbatim (never the local model).",
-    )
-
-    @model_validator(mode="after")
-    def _target_below_trigger(self) -> FoldSettings:
-        if self.target_ratio >= self.trigger_ratio:
-            raise ValueError(f"target_ratio ({self.target_ratio}) must be below trigger_ratio ({self.trigger_ratio})")
-        return self
-
-    def policy(self) -> FoldPolicy:
-        return FoldPolicy(**self.model_dump(exclude={"auto", "recall"}))
 
 
 class LocalModelSettings(_Section):
@@ -221,7 +156,7 @@ class Settings(BaseSettings):
     )
     max_retries: int = Field(3, ge=0, le=100, description="Retries on 429, 5xx, timeouts and dropped connections.")
     theme: str = Field("textual-dark", description="Textual theme; 'textual-ansi' uses the terminal's own colours.")
-    fold: FoldSettings = Field(default_factory=FoldSettings)
+    fold: FoldPolicy = Field(default_factory=FoldPolicy)
     local: LocalModelSettings = Field(default_factory=LocalModelSettings)
 
     @classmethod

@@ -1,14 +1,22 @@
 """When to fold (docs/design.md §5): trigger, target, hysteresis, cooldown and the emergency rule.
 
 The policy is a pure function of the current usage and of what happened since the last fold, so the
-CLI, the TUI and tests all decide the same way. `FoldPolicy`'s field defaults are the only place the
-default knobs are written down: the config's `[fold]` section and `foldchat compress` read them from here.
+CLI, the TUI and tests all decide the same way. `FoldPolicy` is the config's `[fold]` section itself:
+its fields, their defaults, limits and docstrings are written down here once.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from .errors import UsageError
+from .limits import MAX_COUNT, MAX_TOKENS
+
+MIN_AHEAD_TARGET_RATIO = 0.05  # below this a prepared fold would keep almost nothing verbatim: not worth it
 
 
 class Trigger(StrEnum):
@@ -20,50 +28,59 @@ class Trigger(StrEnum):
     SWITCH = "switch"
 
 
-@dataclass(frozen=True)
-class FoldPolicy:
-    """Knobs of the fold policy; every ratio is a fraction of the model's context window."""
+class FoldPolicy(BaseModel):
+    """The fold policy, and the config's `[fold]` section itself: every ratio is a share of the model's
+    context window. Validated once, when built (from the config, `foldchat compress` or a test); the one
+    place that reads the ratios, turning them into token counts for a window."""
 
-    trigger_ratio: float = 0.80
-    """Fold when context + reserved output reaches this share of the window."""
-    trigger_tokens: int | None = None
-    """Also fold when context + reserved output reaches this many tokens (whichever comes first)."""
-    target_ratio: float = 0.50
-    """After a fold, context + reserved output is at or below this share of the window."""
-    reset_ratio: float = 0.70
-    """After a fold, no new automatic fold until usage has dropped below this share..."""
-    cooldown_messages: int = 4
-    """...and this many new messages arrived (unless usage reaches the whole window)."""
-    min_messages: int = 6
-    """Never fold automatically a conversation with fewer non-system messages than this."""
-    keep_ratio: float = 0.30
-    """Budget of the verbatim tail (at least the current turn)."""
-    snapshot_ratio: float = 0.30
-    """The snapshot never takes more than this share of the window (it takes less when the room under the
-    target is smaller: the fold plans 75 % of that room for it and gives what it leaves to recent turns)."""
-    prune_keep_ratio: float = 0.10
-    """Before summarizing, tool outputs beyond the newest this share of the window become one-line stubs."""
-    message_ratio: float = 0.50
-    """A single message above this share of the fold target is condensed before splitting."""
-    reserved_output: int = 1024
-    """Tokens reserved for the reply, counted in usage (see `reply_reserve` for the caps)."""
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False, use_attribute_docstrings=True)
 
-    def __post_init__(self) -> None:
-        for name in (
-            "trigger_ratio",
-            "target_ratio",
-            "reset_ratio",
-            "keep_ratio",
-            "snapshot_ratio",
-            "prune_keep_ratio",
-        ):
-            value = getattr(self, name)
-            if not 0 < value <= 1:
-                raise ValueError(f"{name} must be between 0 and 1, got {value}")
-        if self.reserved_output < 0:
-            raise ValueError(f"reserved_output must not be negative, got {self.reserved_output}")
+    trigger_ratio: float = Field(0.80, gt=0, le=1)
+    """Fold when context + reserve reaches this share."""
+    trigger_tokens: int | None = Field(None, gt=0, le=MAX_TOKENS)
+    """Also fold at this many tokens, if set (whichever comes first)."""
+    target_ratio: float = Field(0.50, gt=0, le=1)
+    """After a fold, usage is at or below this share."""
+    reset_ratio: float = Field(0.70, gt=0, le=1)
+    """Re-arm auto folds once usage drops below this."""
+    cooldown_messages: int = Field(4, ge=0, le=MAX_COUNT)
+    """...and this many messages arrived since the last fold."""
+    min_messages: int = Field(6, ge=0, le=MAX_COUNT)
+    """Never fold automatically below this many messages."""
+    keep_ratio: float = Field(0.30, gt=0, le=1)
+    """Budget of the verbatim recent turns."""
+    snapshot_ratio: float = Field(0.30, gt=0, le=1)
+    """Most the snapshot may take (less when the room under the target is smaller)."""
+    prune_keep_ratio: float = Field(0.10, gt=0, le=1)
+    """Older tool outputs beyond the newest this share become stubs."""
+    message_ratio: float = Field(0.50, gt=0, le=1)
+    """Condense single messages above this share of the target."""
+    reserved_output: int = Field(1024, ge=0, le=MAX_TOKENS)
+    """Tokens reserved for the reply, counted in usage."""
+    auto: Literal["on", "ask", "off"] = "on"
+    """Automatic folds: on; ask (at the trigger, fold now or not now); off (never, except that a send that
+    would not fit the window asks first). /fold auto|ask|off changes it for the session."""
+    recall: bool = True
+    """Offer models that support tool calls a `recall` tool that gets folded or pruned originals back
+    verbatim (never the local model)."""
+
+    @model_validator(mode="after")
+    def _target_below_trigger(self) -> Self:
         if self.target_ratio >= self.trigger_ratio:
             raise ValueError(f"target_ratio ({self.target_ratio}) must be below trigger_ratio ({self.trigger_ratio})")
+        return self
+
+    @classmethod
+    def checked(cls, **values: Any) -> FoldPolicy:
+        """The policy from options a person typed (`foldchat compress`): a problem is one line, not
+        pydantic's report."""
+        try:
+            return cls(**values)
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            problem = first["msg"].removeprefix("Value error, ")
+            raise UsageError(f"{where}: {problem}" if where else problem) from None
 
     def trigger_at(self, window: int) -> int:
         """Usage (context + reserved output) at which an automatic fold starts."""
@@ -76,6 +93,22 @@ class FoldPolicy:
         target = int(self.target_ratio * window)
         return min(target, self.trigger_at(window) - 1)
 
+    def reset_at(self, window: int) -> float:
+        """Usage below which automatic folds re-arm after a fold (hysteresis)."""
+        return self.reset_ratio * window
+
+    def keep_at(self, window: int) -> int:
+        """Most tokens the verbatim tail may take."""
+        return int(self.keep_ratio * window)
+
+    def snapshot_cap(self, window: int) -> int:
+        """Most tokens the snapshot may take."""
+        return int(self.snapshot_ratio * window)
+
+    def prune_keep_at(self, window: int) -> int:
+        """Tokens of the newest tool outputs kept whole before summarizing."""
+        return int(self.prune_keep_ratio * window)
+
     def message_threshold(self, window: int) -> int:
         return max(1, int(self.message_ratio * self.target_at(window)))
 
@@ -86,6 +119,17 @@ class FoldPolicy:
         if max_output_tokens:
             reserve = min(reserve, max_output_tokens)
         return min(reserve, window // 4)
+
+    def ahead(self, used: int, window: int, margin: int) -> FoldPolicy:
+        """This policy for a fold computed now, at `used` tokens, meant to be applied at the trigger
+        (fold/prefold.py): it folds now, and aims `trigger - used + margin` tokens below the target, the
+        room the conversation will have taken by the time the trigger is reached (`margin`: one more turn)."""
+        ahead = self.target_at(window) - max(0, self.trigger_at(window) - used) - margin
+        target = max(int(MIN_AHEAD_TARGET_RATIO * window), ahead)
+        # triggers just above its own target, so the policy folds now (whatever rounding the count had)
+        return self.model_copy(
+            update={"trigger_tokens": target + 1, "target_ratio": min(target / window, self.target_ratio)}
+        )
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from .errors import FoldchatError, UsageError
 from .events import EventSink, FoldCompleted, FoldFailed as FoldFailedEvent, FoldStarted, ignore_events
 from .facts import is_standing_rule
 from .fold.layout import covered_ids, covered_messages, transcript_numbers
-from .fold.prefold import FoldInputs, PreFold, PreparedFold, ahead_policy, newest_turn
+from .fold.prefold import FoldInputs, PreFold, PreparedFold, newest_turn
 from .fold.report import FoldReport
 from .lazy import load_litellm
 from .local.gguf import Progress
@@ -420,7 +420,7 @@ class Session:
         if self.prefold.holds(self._fold_inputs()):
             return False
         usage = self.usage()
-        return self.settings.fold.reset_ratio * usage.window <= usage.used < usage.trigger
+        return self.settings.fold.reset_at(usage.window) <= usage.used < usage.trigger
 
     def prepare_fold(self) -> bool:
         """Blocking (a worker thread): compute the next automatic fold now, to apply at the trigger.
@@ -451,7 +451,7 @@ class Session:
         context = self.context()
         counter = self.counter()
         margin = newest_turn([counter.count_message(m) for m in context], [m.role for m in context])
-        policy = ahead_policy(self.settings.fold.policy(), self.usage(target).used, target.window, margin)
+        policy = self.settings.fold.ahead(self.usage(target).used, target.window, margin)
         plan = self.chat.plan_fold(target, policy=policy)
         if plan is None or not plan.report.compressed:
             return None

@@ -285,7 +285,7 @@ def _prune_step(context: _Context, request: FoldRequest, to_target: bool) -> Pru
         rest,
         counts,
         lambda i: i < previous_turn or keep_from < i < context.exchange_from,
-        int(request.policy.prune_keep_ratio * request.window),
+        request.policy.prune_keep_at(request.window),
         lambda i: _number(request, rest[i], offset + i),
         (_over_target(context, request), request.counter.count_message) if to_target else None,
     )
@@ -412,7 +412,7 @@ def _split_step(
     """Step 2: the tail gets the target minus the snapshot (capped at `keep_ratio` before it is sized)."""
     tail_budget = _under_target(context, request) - snapshot_tokens - _ack_tokens(request.counter)
     if cap:
-        tail_budget = min(int(request.policy.keep_ratio * request.window), tail_budget)
+        tail_budget = min(request.policy.keep_at(request.window), tail_budget)
     if request.force:  # a fold the user asked for always folds at least the older half of the history
         tail_budget = min(tail_budget, sum(counts) // 2)
     split = _split(context, counts, max(tail_budget, 0))
@@ -539,7 +539,7 @@ verbatim tail gets the rest, and whatever the snapshot leaves unused when it is 
 def _snapshot_budget(context: _Context, request: FoldRequest) -> int:
     """What the snapshot may take: its share of the room under the target, within `snapshot_ratio`."""
     share = int(SNAPSHOT_SHARE * _under_target(context, request))
-    return max(MIN_SNAPSHOT_BUDGET, min(int(request.policy.snapshot_ratio * request.window), share))
+    return max(MIN_SNAPSHOT_BUDGET, min(request.policy.snapshot_cap(request.window), share))
 
 
 def _under_target(context: _Context, request: FoldRequest) -> int:

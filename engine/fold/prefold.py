@@ -10,7 +10,7 @@ text, status, supersession: an edit, regenerate or interrupted reply changes one
 the user's edit of it (an undo changes it), the standing rules the user dropped, the pins, and the model
 with its window. Messages sent after it was computed are not part of it: they join its verbatim tail.
 
-Sizing (`ahead_policy`): computed at usage `u` below the trigger `T`, the plan aims at the target minus
+Sizing (`FoldPolicy.ahead`): computed at usage `u` below the trigger `T`, the plan aims at the target minus
 `T - u` and minus one more turn like the newest one, so that once the conversation has grown to the
 trigger, the prepared fold plus what arrived since lands at or below the target (docs/design.md §3.7). When it
 would not (a big paste since), it is not used.
@@ -26,10 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..chat import FoldPlan
-from ..policy import FoldPolicy
 from ..store import StoredFold, StoredMessage
-
-MIN_AHEAD_TARGET_RATIO = 0.05  # below this a prepared fold would keep almost nothing verbatim: not worth it
 
 
 @dataclass(frozen=True)
@@ -134,17 +131,6 @@ class PreFold:
         if pending is None or not pending.inputs.still_hold(current):
             return None
         return pending.plan
-
-
-def ahead_policy(policy: FoldPolicy, used: int, window: int, margin: int) -> FoldPolicy:
-    """`policy` for a fold computed now, at `used` tokens, meant to be applied at the trigger.
-
-    It folds now, and aims `trigger - used + margin` tokens below the target: the room the
-    conversation will have taken by the time the trigger is reached (`margin`: one more turn)."""
-    ahead = policy.target_at(window) - max(0, policy.trigger_at(window) - used) - margin
-    target = max(int(MIN_AHEAD_TARGET_RATIO * window), ahead)
-    # triggers just above its own target, so the policy folds now (whatever rounding the count had)
-    return replace(policy, trigger_tokens=target + 1, target_ratio=min(target / window, policy.target_ratio))
 
 
 def newest_turn(counts: Sequence[int], roles: Sequence[str]) -> int:

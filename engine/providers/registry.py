@@ -134,7 +134,7 @@ class ModelRegistry:
         return counter
 
     def reserved_output(self, target: ModelTarget) -> int:
-        return self.settings.fold.policy().reply_reserve(target.window, target.max_output_tokens)
+        return self.settings.fold.reply_reserve(target.window, target.max_output_tokens)
 
     def close(self) -> None:
         self.local.close()

@@ -7,9 +7,18 @@ import json
 import sys
 from typing import Any
 
-from foldchat.engine import FoldPolicy, UsageError
 
-DEFAULTS = FoldPolicy()  # the engine's defaults, shown in --help (policy.py imports nothing heavy)
+class PolicyDefault:
+    """A default of the engine's fold policy, read only when --help shows it: the policy is a pydantic
+    model, and building every subcommand's parser for `foldchat --help` must not load pydantic."""
+
+    def __init__(self, field: str) -> None:
+        self.field = field
+
+    def __str__(self) -> str:
+        from foldchat.engine import FoldPolicy
+
+        return str(FoldPolicy.model_fields[self.field].default)
 
 HELP = "fold a JSON array of chat messages (OpenAI format) and print the result"
 DESCRIPTION = """\
@@ -69,21 +78,21 @@ def add_parser(commands: Any) -> None:
     p.add_argument(
         "--trigger-ratio",
         type=_ratio,
-        default=DEFAULTS.trigger_ratio,
+        default=PolicyDefault("trigger_ratio"),
         metavar="R",
         help="fold when usage reaches R x window (default %(default)s)",
     )
     p.add_argument(
         "--target-ratio",
         type=_ratio,
-        default=DEFAULTS.target_ratio,
+        default=PolicyDefault("target_ratio"),
         metavar="R",
         help="after a fold, usage is at or below R x window (default %(default)s)",
     )
     p.add_argument(
         "--keep-ratio",
         type=_ratio,
-        default=DEFAULTS.keep_ratio,
+        default=PolicyDefault("keep_ratio"),
         metavar="R",
         help="budget of the verbatim recent turns, R x window (default %(default)s)",
     )
@@ -91,7 +100,7 @@ def add_parser(commands: Any) -> None:
         "--reserve-output",
         type=_non_negative_int,
         metavar="N",
-        default=DEFAULTS.reserved_output,
+        default=PolicyDefault("reserved_output"),
         help="tokens reserved for the reply, counted in usage (default %(default)s); like in the app, never "
         "more than the model's output cap nor a quarter of the window",
     )
@@ -142,17 +151,16 @@ def read_json(path: str, limit: int, setting: str = "max_input_bytes") -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from foldchat.engine import CompressOptions, compress_messages, dump_messages, load_settings
+    from foldchat.engine import CompressOptions, FoldPolicy, compress_messages, dump_messages, load_settings
 
-    try:
-        policy = FoldPolicy(
-            trigger_ratio=args.trigger_ratio,
-            target_ratio=args.target_ratio,
-            keep_ratio=args.keep_ratio,
-            reserved_output=args.reserve_output,
-        )
-    except ValueError as error:
-        raise UsageError(str(error)) from None
+    given = {
+        "trigger_ratio": args.trigger_ratio,
+        "target_ratio": args.target_ratio,
+        "keep_ratio": args.keep_ratio,
+        "reserved_output": args.reserve_output,
+    }
+    # what was not given is the policy's own default
+    policy = FoldPolicy.checked(**{name: value for name, value in given.items() if not isinstance(value, PolicyDefault)})
     options = CompressOptions(
         model=args.model,
         context_window=args.context_window,

@@ -5,15 +5,16 @@ from __future__ import annotations
 import json
 
 from foldchat.engine.chat import ChatSession
-from foldchat.engine.config import FoldSettings, Settings
+from foldchat.engine.config import Settings
 from foldchat.engine.messages import Message
+from foldchat.engine.policy import FoldPolicy
 from foldchat.engine.providers.registry import ModelRegistry
 from foldchat.engine.providers.target import ModelTarget
 from foldchat.engine.store import Store
 
 
 def test_rebuilt_context_matches_the_fold_report_even_with_a_condensed_message(tmp_path):
-    settings = Settings(fold=FoldSettings(min_messages=2, reserved_output=100))
+    settings = Settings(fold=FoldPolicy(min_messages=2, reserved_output=100))
     store = Store(tmp_path / "s.db")
     cid = store.create_conversation()
     session = ChatSession(store, ModelRegistry(settings), settings, cid)

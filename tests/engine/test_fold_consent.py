@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 from foldchat.engine import Session, UsageError
-from foldchat.engine.config import FoldSettings, Settings
+from foldchat.engine.config import Settings
+from foldchat.engine.policy import FoldPolicy
 from test_session_folds import open_session, settings_for, store_all
 
 from trajectories import everyday_chat
@@ -73,5 +74,5 @@ def test_fold_modes_are_validated(session: Session):
     with pytest.raises(UsageError):
         session.set_fold_auto("sometimes")
     with pytest.raises(ValueError):
-        FoldSettings(auto="sometimes")  # type: ignore[arg-type]
+        FoldPolicy(auto="sometimes")  # type: ignore[arg-type]
     assert settings_for  # the shared helper stays the one place settings are built

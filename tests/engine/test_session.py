@@ -13,7 +13,8 @@ from foldchat.engine import (
     TextDelta,
     Workspace,
 )
-from foldchat.engine.config import FoldSettings, ModelAlias, Settings
+from foldchat.engine.config import ModelAlias, Settings
+from foldchat.engine.policy import FoldPolicy
 
 
 def settings_for(fake, window: int = 16000) -> Settings:
@@ -23,7 +24,7 @@ def settings_for(fake, window: int = 16000) -> Settings:
         request_timeout=3,
         max_retries=0,
         models={"fake": ModelAlias(**alias, context_window=window), "small": ModelAlias(**alias, context_window=2000)},
-        fold=FoldSettings(min_messages=2, cooldown_messages=0, reserved_output=64),
+        fold=FoldPolicy(min_messages=2, cooldown_messages=0, reserved_output=64),
     )
 
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 from foldchat.engine import Message, OpenOptions, Session, snapshot as snap
-from foldchat.engine.config import FoldSettings, ModelAlias, Settings
+from foldchat.engine.config import ModelAlias, Settings
 from foldchat.engine.fold.prune import is_pruned
 from foldchat.engine.invariants import violations
 from foldchat.engine.messages import parse_messages
+from foldchat.engine.policy import FoldPolicy
 from foldchat.engine.session import AUTO_FOLD_PAUSED
 
 from trajectories import agent_trajectory, everyday_chat
@@ -21,7 +22,7 @@ def settings_for(fake, window: int) -> Settings:
         max_retries=0,
         summarizer="rules",
         models={"fake": ModelAlias(**alias, context_window=window)},
-        fold=FoldSettings(min_messages=2, cooldown_messages=0, reserved_output=512),
+        fold=FoldPolicy(min_messages=2, cooldown_messages=0, reserved_output=512),
     )
 
 

@@ -2,8 +2,9 @@ import re
 from pathlib import Path
 
 import pytest
-from foldchat.engine.config import FoldSettings, LocalModelSettings, ModelAlias, Settings, load_settings
+from foldchat.engine.config import LocalModelSettings, ModelAlias, Settings, load_settings
 from foldchat.engine.errors import ConfigError
+from foldchat.engine.policy import FoldPolicy
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "config.example.toml"
 
@@ -21,7 +22,7 @@ def documented_keys() -> set[str]:
 
 def test_every_setting_is_documented_in_the_example():
     fields = {name for name in Settings.model_fields if name not in ("fold", "local", "models")}
-    fields |= {f"fold.{n}" for n in FoldSettings.model_fields}
+    fields |= {f"fold.{n}" for n in FoldPolicy.model_fields}
     fields |= {f"local.{n}" for n in LocalModelSettings.model_fields}
     fields |= {f"models.{n}" for n in ModelAlias.model_fields}
     assert fields == documented_keys()
@@ -71,7 +72,7 @@ max_output_tokens = 10
     )
     s = load_settings(path)
     assert s.default_model == "work" and s.summarizer == "rules" and s.database == Path("/tmp/x.db")
-    assert s.fold.trigger_tokens == 5000 and s.fold.policy().keep_ratio == 0.2
+    assert s.fold.trigger_tokens == 5000 and s.fold.keep_ratio == 0.2
     assert s.local.threads == 1 and s.local.model_path == Path("/tmp/m.gguf")
     assert s.models["work"] == ModelAlias(
         model="anthropic/claude-sonnet-4-5", api_base="http://127.0.0.1:1/v1", api_key_env="WORK_KEY",

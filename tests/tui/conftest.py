@@ -7,7 +7,8 @@ import time
 from collections.abc import Callable, Iterator
 
 import pytest
-from foldchat.engine.config import FoldSettings, ModelAlias, Settings
+from foldchat.engine.config import ModelAlias, Settings
+from foldchat.engine.policy import FoldPolicy
 from foldchat.tui.app import AppOptions, make_app
 
 from servers.fake_openai import FakeOpenAI
@@ -26,7 +27,7 @@ def settings_for(fake: FakeOpenAI, window: int = 16000, request_timeout: float =
                 model="openai/fake-model", api_base=fake.base_url, api_key_env="FAKE_KEY", context_window=4000
             ),
         },
-        fold=FoldSettings(min_messages=2, cooldown_messages=0, reserved_output=64),
+        fold=FoldPolicy(min_messages=2, cooldown_messages=0, reserved_output=64),
     )
 
 

@@ -12,8 +12,8 @@ def test_every_command_has_a_coroutine_handler_of_the_screen_and_its_argument_an
         assert inspect.iscoroutinefunction(command.handler), command.name
         # a plain function of (screen, argument) in the module of its topic: no mixin, no method
         assert inspect.isfunction(command.handler), command.name
-        assert list(inspect.signature(command.handler).parameters)[0] == "screen", command.name
-        assert len(inspect.signature(command.handler).parameters) == 2, command.name
+        parameters = list(inspect.signature(command.handler).parameters)
+        assert len(parameters) == 2 and parameters[0] == "screen", command.name
     assert {c.name for c in COMMANDS if not c.needs_session} == {"help", "quit"}
 
 

@@ -1,0 +1,5 @@
+"""Upper bounds of numeric settings: past them a number is a typo, not a wish (and would overflow or
+exhaust memory further down)."""
+
+MAX_TOKENS = 100_000_000  # no model's window or reply comes near; beyond it a number is a typo
+MAX_COUNT = 1_000_000

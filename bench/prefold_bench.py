@@ -63,8 +63,8 @@ def one_run(fake: FakeOpenAI, window: int, prepare: bool) -> tuple[float, int, b
         while session.usage().used < reset:
             add_turn(session, n)
             n += 1
-        if prepare and not session.prepare_fold():
-            raise SystemExit(f"the pre-fold failed: {session.prefold.failure}")
+        if prepare and not session.auto.prepare_fold():
+            raise SystemExit(f"the pre-fold failed: {session.auto.prefold.failure}")
         while True:
             add_turn(session, n, reply=False)
             n += 1
@@ -73,7 +73,7 @@ def one_run(fake: FakeOpenAI, window: int, prepare: bool) -> tuple[float, int, b
             session.store.append(session.conversation_id, Message.assistant("Noted. " * 150))
         calls = len(fake.requests)
         start = time.perf_counter()
-        report = session.fold_if_needed()
+        report = session.auto.fold_if_needed()
         session.context()
         elapsed = time.perf_counter() - start
         return elapsed, len(fake.requests) - calls, bool(report and report.compressed)

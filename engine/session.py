@@ -4,8 +4,8 @@
 fold pipeline directly. It owns choosing the conversation, the current model and its switch, token
 estimates for the gauge, sending and streaming, folding (automatic, forced with a focus, undo, edit),
 pins, the fold chain and the conversation list. Fold progress leaves as `events.FoldEvent` values.
-With an LLM summarizer, the next automatic fold can be prepared ahead (`prefold_due`, `prepare_fold`
-in a worker thread; `prefold.py`) and is then applied at the trigger by `fold_if_needed`.
+With an LLM summarizer, the next automatic fold can be prepared ahead (`auto.prefold_due`, `auto.prepare_fold`
+in a worker thread; autofold.py) and is then applied at the trigger by `auto.fold_if_needed`.
 
 A new conversation is not stored until it has something in it: a `Session` on a new conversation
 (`conversation_id` None) reads as empty, and its first user message or system prompt creates the row,
@@ -20,20 +20,19 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Unpack
 
 from . import snapshot as snap
 from .attachments import Attachment, user_message, with_text
+from .autofold import AutoFold
 from .chat import ChatSession, FoldPlan, ReplyEvent, Usage
 from .config import Settings
 from .errors import FoldchatError, UsageError
-from .events import EventSink, FoldCompleted, FoldFailed as FoldFailedEvent, FoldStarted, ignore_events
+from .events import EventSink, ignore_events
 from .facts import is_standing_rule
 from .fold.layout import covered_ids, covered_messages, transcript_numbers
-from .fold.prefold import FoldInputs, PreFold, PreparedFold, newest_turn
 from .fold.report import FoldReport
 from .lazy import load_litellm
 from .local.gguf import Progress
@@ -41,7 +40,6 @@ from .local.model import batch_threads
 from .local.prefix_warm import WARM_TIMEOUT, PrefixWarmer
 from .messages import Message
 from .options import OpenOptions
-from .policy import Trigger
 from .providers.events import Finished, Waiting
 from .providers.registry import ModelRegistry, keyed_models
 from .providers.target import ModelTarget
@@ -49,15 +47,9 @@ from .references import body
 from .remembered import Remembered
 from .snapshot import Snapshot, snapshot_text
 from .store import Conversation, SearchHit, Store, StoredFold, StoredMessage
-from .summarizers import RulesSummarizer
 from .tokens import TokenCounter
 from .turn import TurnEvent, TurnOptions, run_turn
 from .workspace import Workspace
-
-AUTO_FOLD_ATTEMPTS = 2
-AUTO_FOLD_PAUSED = "automatic folding paused after 2 failed attempts in a row: /resummarize retries"
-FOLD_MODES = ("on", "ask", "off")
-ASK_AGAIN_RATIO = 0.1  # after "not now", ask again once usage grew by this share of the window (or overflows)
 
 log = logging.getLogger(__name__)
 
@@ -68,16 +60,8 @@ class Session:
         self.chat = self._chat_for(conversation_id)
         self.model_name = model_name
         self._target: ModelTarget | None = None
-        self.switched = False
-        """The model changed since the last automatic fold check: the next one re-evaluates at once."""
-        self.failed_auto_folds = 0
-        """Automatic folds that failed in a row; at `AUTO_FOLD_ATTEMPTS` they stop until the user acts."""
-        self.fold_auto: str = workspace.settings.fold.auto
-        """`fold.auto`: on, ask or off (`set_fold_auto`, the TUI's /fold)."""
-        self.declined_at: int | None = None
-        """Usage when the user last said "not now" to a fold; they are not asked again until it grows."""
-        self.prefold = PreFold()
-        """The next automatic fold, prepared in the background (`prepare_fold`) and used at the trigger."""
+        self.auto = AutoFold(self)
+        """Automatic folding: when, with consent, paused after failures, prepared ahead (autofold.py)."""
         self.warmer = PrefixWarmer()
         """The local model reading a changed context ahead (`read_ahead`), so the next send is quick."""
 
@@ -152,10 +136,15 @@ class Session:
         conversation = self.conversation()
         if remember and conversation is not None:
             previous = conversation.model
-            self.switched = previous is not None and previous != self._target.name
+            self.auto.switched = previous is not None and previous != self._target.name
             if previous != self._target.name:
                 self.store.set_conversation_model(conversation.id, self._target.name)
         return self._target
+
+    @property
+    def connected(self) -> bool:
+        """`connect` has resolved the model."""
+        return self._target is not None
 
     @property
     def target(self) -> ModelTarget:
@@ -203,7 +192,7 @@ class Session:
     def switch_model(self, target: ModelTarget) -> None:
         """Talk to `target` from now on; the next fold check re-evaluates for its window."""
         self.target = target
-        self.switched = True
+        self.auto.switched = True
         if self.conversation_id is not None:  # a new one gets the model when it is stored
             self.store.set_conversation_model(self.conversation_id, target.name)
         self.read_ahead()
@@ -357,187 +346,16 @@ class Session:
         """The stored id of the reply the latest `reply` call created (None before the first)."""
         return self.chat.reply_id
 
-    # -- folding ----------------------------------------------------------------------------------
-    @property
-    def auto_fold_paused(self) -> bool:
-        """docs/design.md §5: after two failed automatic folds in a row, no retry on every send until /resummarize."""
-        return self.failed_auto_folds >= AUTO_FOLD_ATTEMPTS
-
-    def set_fold_auto(self, mode: str) -> None:
-        """Automatic folds for this session: `on`, `ask` or `off` (`auto` is a synonym of `on`)."""
-        mode = "on" if mode == "auto" else mode
-        if mode not in FOLD_MODES:
-            raise UsageError(f"fold mode must be auto, ask or off, not {mode!r}")
-        self.fold_auto = mode
-        self.declined_at = None
-
-    def decline_fold(self) -> None:
-        """The user said "not now": no new question until usage grows (or the next send would not fit)."""
-        self.declined_at = self.usage().used
-
-    def fold_if_needed(self, on_event: EventSink = ignore_events, consented: bool = False) -> FoldReport | None:
-        """The policy's check before a send; a model switch since the last check re-evaluates at once.
-
-        With `fold.auto` ask (or off, when the send would not fit), a fold the policy wants is not made:
-        the report has `awaiting_consent` and what the fold would save; `consented=True` makes it."""
-        if self.auto_fold_paused:
-            return self._paused_report()
-        if self.fold_auto != "on" and not consented:
-            return self._consent()
-        trigger = Trigger.SWITCH if self.switched else None
-        self.switched = False
-        prepared = self._apply_prepared(trigger, on_event)
-        if prepared is not None:
-            self.failed_auto_folds = 0
-            self.declined_at = None
-            return prepared
-        try:
-            report = self.chat.fold(self.target, trigger=trigger, on_event=on_event)
-        except FoldchatError:
-            self.failed_auto_folds += 1
-            raise
-        if report is not None and report.failed:
-            self.failed_auto_folds += 1
-        elif report is not None and report.compressed:
-            self.failed_auto_folds = 0
-            self.declined_at = None
-        return report
-
+    # -- folding by hand (automatic folds: `self.auto`, autofold.py) ------------------------------
     def _read_ahead_after(self, report: FoldReport | None) -> FoldReport | None:
         if report is not None and report.compressed:
             self.read_ahead()
         return report
 
-    # -- background pre-fold (prefold.py) ----------------------------------------------------------
-    def prefold_due(self) -> bool:
-        """Whether a face should run `prepare_fold` in a worker now: an LLM may write the snapshots (rules
-        fold at once anyway), automatic folds are not off or paused, no plan is waiting or being made,
-        and usage is past the reset ratio but below the trigger."""
-        if self.settings.summarizer == "rules" or self.fold_auto == "off" or self.auto_fold_paused:
-            return False
-        if self._target is None or self.conversation_id is None or self.prefold.running:
-            return False
-        if self.prefold.holds(self._fold_inputs()):
-            return False
-        usage = self.usage()
-        return self.settings.fold.reset_at(usage.window) <= usage.used < usage.trigger
-
-    def prepare_fold(self) -> bool:
-        """Blocking (a worker thread): compute the next automatic fold now, to apply at the trigger.
-
-        True when a plan was kept. Never raises: a failure is logged (and kept in `prefold.failure`),
-        and the trigger then folds as usual. Another preparation already running makes this a no-op."""
-        if self.prefold.running:
-            return False
-        before = self._fold_inputs()
-        ticket = self.prefold.start(before)
-        if ticket is None:
-            return False
-        prepared = None
-        self.prefold.failure = None
-        try:
-            prepared = self._plan_ahead(before)
-        except Exception as error:  # silent by design: the normal fold is the fallback
-            self.prefold.failure = f"{type(error).__name__}: {error}"
-            log.info("pre-fold failed", exc_info=True)
-        finally:
-            self.prefold.finish(ticket, prepared)
-        return prepared is not None
-
-    def _plan_ahead(self, before: FoldInputs) -> PreparedFold | None:
-        target = self.target
-        if isinstance(self.chat.summarizer(target), RulesSummarizer):
-            return None  # `auto` resolved to rules: they fold at the trigger in milliseconds
-        context = self.context()
-        counter = self.counter()
-        margin = newest_turn([counter.count_message(m) for m in context], [m.role for m in context])
-        policy = self.settings.fold.ahead(self.usage(target).used, target.window, margin)
-        plan = self.chat.plan_fold(target, policy=policy)
-        if plan is None or not plan.report.compressed:
-            return None
-        if not plan.report.summarizer.startswith("llm:"):  # the LLM failed and rules wrote it: retry at the trigger
-            self.prefold.failure = plan.report.summarizer
-            log.info("pre-fold dropped: %s", plan.report.summarizer)
-            return None
-        inputs = replace(before, transcript=plan.transcript, active_fold=plan.previous)
-        after = self._fold_inputs()
-        if (after.pinned, after.dropped_rules) != (before.pinned, before.dropped_rules):
-            return None  # pins or rules changed while it ran: which ones it saw is unknown
-        return PreparedFold(plan, inputs)
-
-    def _fold_inputs(self, transcript: list[StoredMessage] | None = None) -> FoldInputs:
-        target = self.target
-        return FoldInputs(
-            transcript=tuple(self.transcript() if transcript is None else transcript), active_fold=self.active_fold(),
-            pinned=tuple(self.chat.pinned_texts()), dropped_rules=tuple(self._dropped_rules()), model=target.name,
-            window=target.window,
-        )  # fmt: skip
-
-    def _dropped_rules(self) -> list[str]:
-        return [] if self.conversation_id is None else self.store.dropped_rules(self.conversation_id)
-
-    def _apply_prepared(self, trigger: Trigger | None, on_event: EventSink) -> FoldReport | None:
-        """At the trigger, the prepared fold if it still holds and fits; None to fold as usual.
-
-        A preparation still running is waited for (up to one request timeout) rather than repeated, unless
-        what it started from changed since (an undo, an edit): then nobody waits to throw it away. The
-        transcript is read once here: this is the path the reply waits for (bench/prefold_bench.py)."""
-        transcript = self.transcript()
-        inputs = self._fold_inputs(transcript)
-        if self.prefold.running_for(inputs):
-            decision, usage = self.chat.fold_decision(self.target, trigger, transcript)
-            if decision.fold:  # the face shows a fold in progress while it waits
-                on_event(FoldStarted(str(decision.trigger or Trigger.AUTO), len(self.context()), usage.tokens))
-                self.prefold.wait_idle(self.settings.request_timeout)
-                transcript = self.transcript()
-                inputs = self._fold_inputs(transcript)
-        if not self.prefold.holds(inputs):
-            return None
-        decision, usage = self.chat.fold_decision(self.target, trigger, transcript)
-        if not decision.fold:
-            return None  # not due yet: the plan waits
-        plan = self.prefold.take(inputs)
-        if plan is None:
-            return None
-        live = sum(1 for m in transcript if m.superseded_by is None)
-        on_event(FoldStarted(str(decision.trigger or Trigger.AUTO), live, usage.tokens))
-        report = self.chat.apply_prepared(plan, self.target, (decision, usage), transcript)
-        if report is None:
-            log.info("prepared fold not used: it would leave the context over the target")
-            on_event(FoldFailedEvent("the prepared fold no longer fits: folding again"))
-            return None
-        on_event(FoldCompleted(report))
-        return report
-
-    def _paused_report(self, reason: str = AUTO_FOLD_PAUSED, consent: bool = False) -> FoldReport:
-        usage = self.usage()
-        return FoldReport(
-            compressed=False, reason=reason, tokens_before=usage.tokens, tokens_after=usage.tokens,
-            window=usage.window, reserved_output=usage.reserved, trigger_tokens=usage.trigger,
-            target_tokens=usage.target, awaiting_consent=consent,
-        )  # fmt: skip
-
-    def _consent(self) -> FoldReport | None:
-        """Ask (or, with `off`, ask only when the send would not fit): None when no fold is due."""
-        trigger = Trigger.SWITCH if self.switched else None
-        decision, usage = self.chat.fold_decision(self.target, trigger)
-        if not decision.fold:
-            return None
-        overflow = decision.trigger == Trigger.EMERGENCY
-        if self.fold_auto == "off" and not overflow:
-            return self._paused_report("automatic folding is off (/fold auto turns it on, /resummarize folds now)")
-        grown = self.declined_at is None or usage.used >= self.declined_at + ASK_AGAIN_RATIO * usage.window
-        if not (overflow or grown):
-            return self._paused_report("fold declined: not asking again until the context grows")
-        saves = max(0, usage.used - usage.target)
-        what = "the next send would not fit the window" if overflow else "the context reached the fold trigger"
-        reason = f"{what}: fold now? it would save about {saves:,} tokens ({usage.used:,} → ≈{usage.target:,})"
-        return self._paused_report(reason, consent=True)
-
     def fold_now(self, focus: str | None = None, on_event: EventSink = ignore_events) -> FoldReport | None:
         """/resummarize: fold whatever can be folded, with `focus` for the snapshot; on an already folded
         context, a re-fold from the original messages. It also re-arms paused automatic folds."""
-        self.failed_auto_folds = 0
+        self.auto.failures = 0
         return self._read_ahead_after(self.chat.fold(self.target, force=True, focus=focus, on_event=on_event))
 
     def preview_fold(self, focus: str | None = None, on_event: EventSink = ignore_events) -> FoldPlan | None:
@@ -546,7 +364,7 @@ class Session:
 
     def apply_fold(self, plan: FoldPlan) -> FoldReport | None:
         """Apply exactly a previewed fold (FoldFailed if the conversation changed since the preview)."""
-        self.failed_auto_folds = 0
+        self.auto.failures = 0
         return self._read_ahead_after(self.chat.apply_fold(plan))
 
     def recall(self, query: str | None = None, message: int | None = None, offset: int = 0) -> str:
@@ -626,7 +444,7 @@ class Session:
     def switch_conversation(self, conversation_id: int | None) -> None:
         """Open another conversation (a new one for None, stored with its first message); its own model,
         if it has one, follows. The conversation left behind is forgotten if it is still empty."""
-        self.prefold.discard()  # a plan for the conversation left behind is no use (and one being made)
+        self.auto.prefold.discard()  # a plan for the conversation left behind is no use (and one being made)
         if conversation_id != self.conversation_id:
             self.discard_if_empty()
         if conversation_id is not None:

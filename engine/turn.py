@@ -67,7 +67,7 @@ async def run_turn(
         yield ReplyAsked()
         async for reply_event in session.reply(regenerate=regenerate):
             yield reply_event
-    usage, due = await asyncio.to_thread(lambda: (session.usage(), session.prefold_due()))
+    usage, due = await asyncio.to_thread(lambda: (session.usage(), session.auto.prefold_due()))
     yield TurnEnded(usage, due, None if refused else session.reply_id)
 
 
@@ -81,17 +81,17 @@ async def _fold_before_reply(
 ) -> AsyncIterator[TurnEvent]:
     """The fold the policy asks for before a send, its progress as it happens, and what came of it."""
     outcome: list[FoldReport | BaseException | None] = []
-    async for event in _in_thread(lambda sink: session.fold_if_needed(sink), outcome):
+    async for event in _in_thread(lambda sink: session.auto.fold_if_needed(sink), outcome):
         yield event
     report = outcome[-1]
     if isinstance(report, FoldReport) and report.awaiting_consent:
         if consent is not None and await consent(report):
-            async for event in _in_thread(lambda sink: session.fold_if_needed(sink, True), outcome):
+            async for event in _in_thread(lambda sink: session.auto.fold_if_needed(sink, True), outcome):
                 yield event
             report = outcome[-1]
         else:
             if consent is not None:
-                await asyncio.to_thread(session.decline_fold)
+                await asyncio.to_thread(session.auto.decline)
             yield await _unfolded(session, report, message_id)
             return
     if isinstance(report, CurrentTurnTooLarge):
@@ -114,7 +114,7 @@ async def _unfolded(session: Session, report: FoldReport, message_id: int | None
         return FoldSkipped(report.reason, report=report)
     reason = (
         f"the conversation needs {usage.tokens:,} tokens and {usage.reserved:,} for the reply, over "
-        f"{session.target.name}'s {usage.window:,}-token window, and fold.auto is {session.fold_auto}"
+        f"{session.target.name}'s {usage.window:,}-token window, and fold.auto is {session.auto.mode}"
     )
     refused = await _refuse(session, message_id, reason, f"not sent: over {session.target.name}'s window")
     return Refused(refused.reason, refused.message_id, needs_fold=True)

@@ -173,7 +173,7 @@ class Answer:
         elif isinstance(event, Folded):
             self.folded(event.report)
         elif isinstance(event, FoldSkipped) and not event.failed:
-            say(f"{event.reason} (not folded: fold.auto is {self.session.fold_auto})")
+            say(f"{event.reason} (not folded: fold.auto is {self.session.auto.mode})")
         elif isinstance(event, FoldSkipped):
             say(f"could not fold: {event.reason}")
         elif isinstance(event, Notice):

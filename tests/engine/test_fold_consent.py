@@ -25,54 +25,54 @@ def session(fake, tmp_path, monkeypatch):
 
 
 def test_the_default_is_on_and_folds_at_the_trigger(session: Session):
-    assert Settings().fold.auto == "on" and session.fold_auto == "on"
+    assert Settings().fold.auto == "on" and session.auto.mode == "on"
     store_all(
         session, near_trigger_chat(5)
     )  # 7,375 tokens with the reserve: over the trigger (6,400), under the window
-    report = session.fold_if_needed()
+    report = session.auto.fold_if_needed()
     assert report is not None and report.compressed
 
 
 def test_ask_waits_for_a_yes_and_says_what_the_fold_would_save(session: Session):
-    session.set_fold_auto("ask")
+    session.auto.set_mode("ask")
     store_all(session, near_trigger_chat(5))
     before = session.usage()
-    report = session.fold_if_needed()
+    report = session.auto.fold_if_needed()
     assert report is not None and report.awaiting_consent and not report.compressed
     assert f"{before.used - before.target:,} tokens" in report.reason
     assert session.active_fold() is None and session.usage() == before  # nothing applied
-    folded = session.fold_if_needed(consented=True)
+    folded = session.auto.fold_if_needed(consented=True)
     assert folded is not None and folded.compressed and session.active_fold() is not None
 
 
 def test_not_now_is_not_asked_again_until_the_context_grows(session: Session):
-    session.set_fold_auto("ask")
+    session.auto.set_mode("ask")
     store_all(session, near_trigger_chat(5))
-    assert session.fold_if_needed().awaiting_consent  # type: ignore[union-attr]
-    session.decline_fold()
-    again = session.fold_if_needed()
+    assert session.auto.fold_if_needed().awaiting_consent  # type: ignore[union-attr]
+    session.auto.decline()
+    again = session.auto.fold_if_needed()
     assert again is not None and not again.awaiting_consent and "declined" in again.reason
     store_all(session, everyday_chat(3, seed=21)[0][1:])  # the next turns push it over the window
-    assert session.fold_if_needed().awaiting_consent  # type: ignore[union-attr]
+    assert session.auto.fold_if_needed().awaiting_consent  # type: ignore[union-attr]
 
 
 def test_off_never_folds_automatically_but_asks_when_the_send_would_not_fit(session: Session):
-    session.set_fold_auto("off")
+    session.auto.set_mode("off")
     store_all(session, near_trigger_chat(5))
     assert session.usage().used < WINDOW
-    report = session.fold_if_needed()
+    report = session.auto.fold_if_needed()
     assert report is not None and not report.awaiting_consent and "off" in report.reason
     store_all(session, everyday_chat(3, seed=21)[0][1:])
     assert session.usage().used >= WINDOW
-    report = session.fold_if_needed()
+    report = session.auto.fold_if_needed()
     assert report is not None and report.awaiting_consent and "would not fit" in report.reason
 
 
 def test_fold_modes_are_validated(session: Session):
-    session.set_fold_auto("auto")
-    assert session.fold_auto == "on"
+    session.auto.set_mode("auto")
+    assert session.auto.mode == "on"
     with pytest.raises(UsageError):
-        session.set_fold_auto("sometimes")
+        session.auto.set_mode("sometimes")
     with pytest.raises(ValueError):
         FoldPolicy(auto="sometimes")  # type: ignore[arg-type]
     assert settings_for  # the shared helper stays the one place settings are built

@@ -51,13 +51,13 @@ def test_remembering_the_model_makes_the_next_fold_check_a_switch(options):
         session.connect(remember=True)
         assert session.conversation() is None  # stored with its first message, with the model
         session.add_user_message("hello")
-        assert session.conversation().model == "fake" and not session.switched
+        assert session.conversation().model == "fake" and not session.auto.switched
     with Session.open(OpenOptions(**{**options.__dict__, "model": "small"})) as session:
         session.connect(remember=True)
-        assert session.switched and session.conversation().model == "small"
+        assert session.auto.switched and session.conversation().model == "small"
         session.add_user_message("hi")
-        session.fold_if_needed()
-        assert not session.switched  # consumed by the check
+        session.auto.fold_if_needed()
+        assert not session.auto.switched  # consumed by the check
 
 
 async def test_a_reply_streams_and_is_stored_with_its_cost(options):
@@ -119,7 +119,7 @@ def test_switching_model_checks_first_and_records_the_choice(options):
         assert target.window == 2000 and usage.window == 2000
         assert session.target.name == "fake"  # checking changes nothing
         session.switch_model(target)
-        assert session.target.name == "small" and session.switched and session.conversation().model == "small"
+        assert session.target.name == "small" and session.auto.switched and session.conversation().model == "small"
         assert {t.name for t, _ in session.model_usages()} >= {"fake", "small", "local"}
 
 

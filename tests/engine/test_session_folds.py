@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 from foldchat.engine import Message, OpenOptions, Session, snapshot as snap
+from foldchat.engine.autofold import PAUSED as AUTO_FOLD_PAUSED
 from foldchat.engine.config import ModelAlias, Settings
 from foldchat.engine.fold.prune import is_pruned
 from foldchat.engine.invariants import violations
 from foldchat.engine.messages import parse_messages
 from foldchat.engine.policy import FoldPolicy
-from foldchat.engine.session import AUTO_FOLD_PAUSED
 
 from trajectories import agent_trajectory, everyday_chat
 
@@ -42,7 +42,7 @@ def test_an_agent_turn_folded_inside_itself_is_rebuilt_exactly(fake, tmp_path, m
     raw, facts = agent_trajectory(70_000)  # pruning alone cannot reach the target here
     with open_session(fake, tmp_path, monkeypatch, 32_000) as session:
         store_all(session, raw)
-        report = session.fold_if_needed()
+        report = session.auto.fold_if_needed()
         assert report is not None and report.compressed, report and report.reason
         context = session.context()
         assert violations(context) == [] and snap.is_snapshot_message(context[1])
@@ -63,7 +63,7 @@ def test_a_pruned_only_fold_is_stored_and_rebuilt(fake, tmp_path, monkeypatch):
     ]  # the agent loop is now an older turn: its outputs may be pruned
     with open_session(fake, tmp_path, monkeypatch, 16_000) as session:
         store_all(session, raw)
-        report = session.fold_if_needed()
+        report = session.auto.fold_if_needed()
         assert report is not None and report.reason.startswith("pruned") and report.snapshot_tokens == 0
         context = session.context()
         assert not any(snap.is_snapshot_message(m) for m in context)
@@ -75,7 +75,7 @@ def test_resummarize_with_a_focus_after_a_fold_refolds_from_the_originals(fake, 
     raw, _ = everyday_chat(30)
     with open_session(fake, tmp_path, monkeypatch, 16_000) as session:
         store_all(session, raw)
-        first = session.fold_if_needed()
+        first = session.auto.fold_if_needed()
         assert first is not None and first.compressed
         again = session.fold_now(focus="hotel booking codes")
         assert again is not None and again.compressed, again and again.reason
@@ -94,11 +94,11 @@ def test_two_failed_automatic_folds_pause_them_until_resummarize(fake, tmp_path,
         session.add_user_message("Hi, I'm on call for INC-5521.")
         session.store.append(session.conversation_id, Message.assistant("Sure, paste the log."))
         session.add_user_message("Summarize this log:\n" + "ERROR db timeout at 02:14 on db-7\n" * 225)
-        reports = [session.fold_if_needed() for _ in range(3)]
+        reports = [session.auto.fold_if_needed() for _ in range(3)]
         assert [r.failed for r in reports[:2]] == [True, True]
-        assert reports[2].reason == AUTO_FOLD_PAUSED and session.auto_fold_paused
+        assert reports[2].reason == AUTO_FOLD_PAUSED and session.auto.paused
         session.fold_now()
-        assert not session.auto_fold_paused
+        assert not session.auto.paused
 
 
 @pytest.fixture(autouse=True)

@@ -203,7 +203,7 @@ def test_after_three_successive_folds_the_references_still_point_at_the_right_me
         assert first is not None
         for seed in (41, 42):
             store_all(session, everyday_chat(4, seed=seed)[0][1:])
-            report = session.fold_if_needed()
+            report = session.auto.fold_if_needed()
             assert report is not None and report.compressed
         latest = snap.parse(next(m.text for m in session.context() if snap.is_snapshot_message(m)))
         assert latest is not None and latest.depth == 3

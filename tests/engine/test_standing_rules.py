@@ -131,7 +131,7 @@ def test_a_rule_dropped_in_the_inspector_is_gone_from_what_is_sent_and_from_late
         sent = constraints_of(session.context())  # (the request that said it is still quoted, as said)
         assert "Call me Sam." not in said(sent) and LISTED[0] in sent
         store_all(session, everyday_chat(4, seed=77)[0][1:])
-        report = session.fold_if_needed()
+        report = session.auto.fold_if_needed()
         assert report is not None and report.compressed
         later = session.standing_rules(session.active_fold())  # type: ignore[arg-type]
         assert "Call me Sam." not in said(later) and [r for r in LISTED if r != LISTED[1]] == later

@@ -99,7 +99,7 @@ async def test_with_fold_auto_ask_the_face_consents_or_the_reply_goes_unfolded(f
         assert bool(folded) == answer and bool(skipped) != answer
         assert any(isinstance(e, FoldStarted) for e in events) == answer
         assert isinstance(events[-2], Finished) and (session.active_fold() is not None) == answer
-        assert (session.declined_at is not None) != answer
+        assert (session.auto.declined_at is not None) != answer
 
 
 async def test_without_anyone_to_consent_what_does_not_fit_unfolded_is_refused(fake, tmp_path, monkeypatch):

@@ -33,7 +33,7 @@ async def test_ask_waits_for_yes_and_not_now_sends_without_folding(app_factory, 
         await ready(pilot)
         screen = chat(app)
         await send(pilot, "/fold ask")
-        assert screen.backend.fold_auto == "ask"
+        assert screen.backend.auto.mode == "ask"
         consent = await fill_until_asked(pilot, screen)
         assert "fold now? it would save about" in consent.question
         await pilot.press("escape")  # not now: the reply goes out unfolded

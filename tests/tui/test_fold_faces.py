@@ -120,13 +120,13 @@ async def test_two_failed_automatic_folds_pause_them_in_the_gauge_until_resummar
         assert "auto-fold paused" in screen.query_one("#gauge").render().plain[:118]  # within 120 columns
         assert screen.query_one("#gauge").has_class("-paused")
         await send(pilot, "third: the reply still comes, without a fold attempt")
-        assert screen.backend.failed_auto_folds == 2
+        assert screen.backend.auto.failures == 2
 
         broken["fold"] = False
         await send(pilot, "/resummarize")
         await wait_for(pilot, lambda: not gauge(screen).fold_paused)
         assert "paused" not in str(screen.query_one("#gauge").render())
-        assert not screen.backend.auto_fold_paused
+        assert not screen.backend.auto.paused
 
 
 async def test_a_folded_agent_session_shows_its_trail_by_file_in_the_inspector(fake, tmp_path, monkeypatch):

@@ -34,7 +34,7 @@ async def test_the_fold_marker_appears_at_the_trigger_with_the_prepared_plan(fak
         screen = chat(app)
         session = screen.backend
         n = 0
-        while not session.prefold.waiting:  # each reply ends with the pre-fold check
+        while not session.auto.prefold.waiting:  # each reply ends with the pre-fold check
             assert not screen.query(FoldMarker) and n < 12
             await send(pilot, REQUEST.format(n=n, code=1000 + n))
             await settled(pilot, screen)

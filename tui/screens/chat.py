@@ -476,7 +476,7 @@ class ChatScreen(Screen[None]):
             if force:
                 report = await asyncio.to_thread(session.fold_now, focus, self.post_fold_event)
             else:
-                report = await asyncio.to_thread(session.fold_if_needed, self.post_fold_event)
+                report = await asyncio.to_thread(session.auto.fold_if_needed, self.post_fold_event)
         except FoldchatError as error:
             self.fold_not_made(str(error), failed=True)
             return False
@@ -488,7 +488,7 @@ class ChatScreen(Screen[None]):
     def fold_not_made(self, reason: str, failed: bool) -> None:
         self.folding = False
         if self.backend is not None:
-            self.update_gauge(fold_paused=self.backend.auto_fold_paused)
+            self.update_gauge(fold_paused=self.backend.auto.paused)
         if failed:
             self.notify(reason, title="Could not fold", severity="error")
 
@@ -498,7 +498,7 @@ class ChatScreen(Screen[None]):
         session = self.backend
         assert session is not None
         self.folding = False
-        self.update_gauge(fold_paused=session.auto_fold_paused)  # a forced fold re-arms automatic ones
+        self.update_gauge(fold_paused=session.auto.paused)  # a forced fold re-arms automatic ones
         if report is None or not report.compressed:
             if force:
                 reason = report.reason if report is not None else "the conversation is empty"
@@ -601,11 +601,11 @@ class ChatScreen(Screen[None]):
             composer.cursor_blink = True
             self.folding = False  # stopped mid-fold: the fold finishes in its thread, unseen
             self.status = self.model_status()
-            prefold_due = await self.refresh_usage(session.prefold_due)
+            prefold_due = await self.refresh_usage(session.auto.prefold_due)
         if self.fold_requested is not None:
             focus, self.fold_requested = self.fold_requested, None
             await folds.resummarize(self, focus)
-            prefold_due = await asyncio.to_thread(session.prefold_due)
+            prefold_due = await asyncio.to_thread(session.auto.prefold_due)
         self.start_prefold(bool(prefold_due))
         if self.unanswered():
             self.stream_reply()
@@ -619,13 +619,13 @@ class ChatScreen(Screen[None]):
         return cast(MessageView, await transcript.append(self.reply_data())), prepared
 
     def start_prefold(self, due: bool) -> None:
-        """Past the reset ratio (`due`: `Session.prefold_due`), the next fold is prepared in a thread worker,
+        """Past the reset ratio (`due`: `Session.auto.prefold_due`), the next fold is prepared in a thread worker,
         so that at the trigger it applies at once (engine/prefold.py). The engine runs one at a time and
         keeps its failures quiet; the worker touches no widget."""
         session = self.backend
         if session is not None and due:
             self.run_worker(
-                session.prepare_fold, name="prepare_fold", group="prefold", thread=True, exit_on_error=False
+                session.auto.prepare_fold, name="prepare_fold", group="prefold", thread=True, exit_on_error=False
             )
 
     def action_stop(self) -> None:

@@ -28,11 +28,11 @@ async def resummarize(screen: ChatScreen, arg: str) -> None:
 async def fold_mode(screen: ChatScreen, arg: str) -> None:
     if arg:
         try:
-            screen.session.set_fold_auto(arg.lower())
+            screen.session.auto.set_mode(arg.lower())
         except FoldchatError as error:
             screen.notify(str(error), severity="error")
             return
-    screen.notify(f"Automatic folds: {AUTO_LABELS[screen.session.fold_auto]}")
+    screen.notify(f"Automatic folds: {AUTO_LABELS[screen.session.auto.mode]}")
 
 
 def preview(screen: ChatScreen, focus: str | None) -> None:

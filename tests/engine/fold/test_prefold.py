@@ -75,8 +75,8 @@ def summarizer_calls(fake) -> int:
 def prepared_session(llm, tmp_path) -> tuple[Session, int]:
     session = open_session(llm, tmp_path / "app.db")
     n = grow_until(session, 0.70, 1)
-    assert session.prefold_due()
-    assert session.prepare_fold(), session.prefold.failure
+    assert session.auto.prefold_due()
+    assert session.auto.prepare_fold(), session.auto.prefold.failure
     return session, n
 
 
@@ -84,17 +84,17 @@ def test_a_fold_prepared_past_the_reset_ratio_applies_at_the_trigger_without_a_s
     llm.answer_delay = 1.0  # a slow summarizer: the fold at the trigger must not wait for it
     session, n = prepared_session(llm, tmp_path)
     calls = summarizer_calls(llm)
-    assert calls >= 1 and not session.prefold_due()  # one plan at a time
+    assert calls >= 1 and not session.auto.prefold_due()  # one plan at a time
     prepared_ids = [m.id for m in session.transcript()]
     while True:  # the TUI checks before each send: after the user message is stored
         session.add_user_message(f"Day {n}: book room BK-{1000 + n} for Ana Ruiz. " + "We like quiet streets. " * 12)
         if session.usage().used >= session.usage().trigger:
             break
-        below = session.fold_if_needed()
+        below = session.auto.fold_if_needed()
         assert below is not None and not below.compressed and summarizer_calls(llm) == calls  # not due yet
         session.store.append(session.conversation_id, Message.assistant(f"Booked BK-{1000 + n}. " + "Noted. " * 40))
         n += 1
-    report = session.fold_if_needed()
+    report = session.auto.fold_if_needed()
     assert report is not None and report.compressed, report and report.reason
     assert "prepared in the background" in report.reason
     assert summarizer_calls(llm) == calls  # applied at once: no second summarizer call
@@ -117,9 +117,9 @@ def test_the_prepared_fold_is_what_a_fresh_fold_of_the_messages_it_covers_makes(
     copy = tmp_path / "at-preparation.db"
     with sqlite3.connect(tmp_path / "app.db") as source, sqlite3.connect(copy) as target:
         source.backup(target)  # the conversation exactly as the preparation saw it
-    assert session.prepare_fold()
+    assert session.auto.prepare_fold()
     n = grow_until(session, 0.80, n)
-    report = session.fold_if_needed()
+    report = session.auto.fold_if_needed()
     assert report is not None and report.compressed and "prepared" in report.reason
     with open_session(llm, copy) as fresh:
         policy = fresh.settings.fold.ahead(used, WINDOW, margin)
@@ -156,11 +156,11 @@ def switch_to_a_wider_window(session: Session) -> None:
 def test_a_change_to_what_the_plan_covers_discards_it_and_the_normal_fold_runs(llm, tmp_path, change):
     session, n = prepared_session(llm, tmp_path)
     change(session)
-    assert not session.prefold.holds(session._fold_inputs())
+    assert not session.auto.prefold.holds(session.auto._fold_inputs())
     calls = summarizer_calls(llm)
     grow_until(session, 0.80, n + 100)
     session.add_user_message("And one more question.")
-    report = session.fold_if_needed()
+    report = session.auto.fold_if_needed()
     assert report is not None and report.compressed, report and report.reason
     assert "prepared" not in report.reason and summarizer_calls(llm) > calls  # folded the normal way
 
@@ -184,55 +184,55 @@ def test_a_change_to_the_fold_the_plan_was_built_on_discards_it(llm, tmp_path, c
     session.add_user_message("Always answer in German.")
     session.store.append(session.conversation_id, Message.assistant("Natürlich."))
     grow_until(session, 0.80, 1)
-    assert session.fold_if_needed().compressed  # type: ignore[union-attr]
+    assert session.auto.fold_if_needed().compressed  # type: ignore[union-attr]
     grow_until(session, 0.70, 50)
-    assert session.prepare_fold(), session.prefold.failure
-    assert session.prefold.holds(session._fold_inputs())
+    assert session.auto.prepare_fold(), session.auto.prefold.failure
+    assert session.auto.prefold.holds(session.auto._fold_inputs())
     change(session)
-    assert not session.prefold.holds(session._fold_inputs())
+    assert not session.auto.prefold.holds(session.auto._fold_inputs())
 
 
 def test_never_two_preparations_at_once_and_a_conversation_switch_drops_the_running_one(llm, tmp_path):
     llm.answer_delay = 2.0
     session = open_session(llm, tmp_path / "app.db")
     grow_until(session, 0.70, 1)
-    first = threading.Thread(target=session.prepare_fold)
+    first = threading.Thread(target=session.auto.prepare_fold)
     first.start()
     while not llm.requests:  # the preparation is waiting for the slow summarizer
         time.sleep(0.01)
-    assert session.prefold.running
-    assert not session.prefold_due() and session.prepare_fold() is False  # returns at once, no second request
+    assert session.auto.prefold.running
+    assert not session.auto.prefold_due() and session.auto.prepare_fold() is False  # returns at once, no second request
     assert summarizer_calls(llm) == 1
     session.switch_conversation(None)
     first.join()
-    assert session.prefold.running is False
-    assert session.prefold._pending is None  # its result arrived for a conversation no longer open
+    assert session.auto.prefold.running is False
+    assert session.auto.prefold._pending is None  # its result arrived for a conversation no longer open
 
 
 def test_at_the_trigger_a_preparation_still_running_is_waited_for_not_repeated(llm, tmp_path):
     llm.answer_delay = 1.5
     session = open_session(llm, tmp_path / "app.db")
     n = grow_until(session, 0.70, 1)
-    preparing = threading.Thread(target=session.prepare_fold)
+    preparing = threading.Thread(target=session.auto.prepare_fold)
     preparing.start()
     while not llm.requests:
         time.sleep(0.01)
     grow_until(session, 0.80, n)  # the trigger is reached while the summarizer is still writing
-    report = session.fold_if_needed()
+    report = session.auto.fold_if_needed()
     preparing.join()
     assert report is not None and report.compressed and "prepared" in report.reason, report and report.reason
-    assert not session.prefold.waiting  # used, not left for later
+    assert not session.auto.prefold.waiting  # used, not left for later
 
 
 def test_a_failing_summarizer_leaves_no_plan_and_no_error(llm, tmp_path):
     llm.script = ["500"]
     session = open_session(llm, tmp_path / "app.db")
     grow_until(session, 0.70, 1)
-    assert session.prepare_fold() is False  # silent: the failure is logged and kept
-    assert session.prefold.failure is not None and "failed" in session.prefold.failure
+    assert session.auto.prepare_fold() is False  # silent: the failure is logged and kept
+    assert session.auto.prefold.failure is not None and "failed" in session.auto.prefold.failure
     llm.script = ["ok"]
     grow_until(session, 0.80, 100)
-    report = session.fold_if_needed()
+    report = session.auto.fold_if_needed()
     assert report is not None and report.compressed and report.summarizer == "llm:fake"
 
 
@@ -241,7 +241,7 @@ def test_the_rules_summarizer_never_prepares(llm, tmp_path):
     with Session.open(OpenOptions(settings=settings, database=tmp_path / "app.db")) as session:
         session.connect()
         grow_until(session, 0.70, 1)
-        assert not session.prefold_due()
+        assert not session.auto.prefold_due()
 
 
 @pytest.mark.parametrize("change", [edit_first_prompt, undo_active_fold])
@@ -250,11 +250,11 @@ def test_at_the_trigger_a_stale_preparation_is_not_waited_for(llm, tmp_path, cha
     to request_timeout) only to throw its plan away: it is dropped at once and the normal fold runs."""
     session = open_session(llm, tmp_path / "app.db")
     grow_until(session, 0.80, 1)
-    assert session.fold_if_needed().compressed  # type: ignore[union-attr]  (a fold to undo)
+    assert session.auto.fold_if_needed().compressed  # type: ignore[union-attr]  (a fold to undo)
     n = grow_until(session, 0.70, 50)
     llm.answer_delay = 30.0  # the preparation's summarizer call is slow...
     calls = summarizer_calls(llm)
-    preparing = threading.Thread(target=session.prepare_fold)
+    preparing = threading.Thread(target=session.auto.prepare_fold)
     preparing.start()
     while summarizer_calls(llm) == calls:
         time.sleep(0.01)
@@ -262,9 +262,9 @@ def test_at_the_trigger_a_stale_preparation_is_not_waited_for(llm, tmp_path, cha
     change(session)
     grow_until(session, 0.80, n + 100)
     session.add_user_message("And one more question.")
-    report = session.fold_if_needed()
+    report = session.auto.fold_if_needed()
     assert preparing.is_alive()  # the fold at the trigger did not wait for the stale preparation
     assert report is not None and report.compressed and "prepared" not in report.reason
     llm.released.set()
     preparing.join()
-    assert not session.prefold.waiting  # its plan, for inputs that are gone, is not kept
+    assert not session.auto.prefold.waiting  # its plan, for inputs that are gone, is not kept

@@ -73,9 +73,9 @@ def hook_stream(deltas: list[str]) -> None:
 
     timed_stream.timed = True  # type: ignore[attr-defined]
     providers.stream_reply = timed_stream  # type: ignore[assignment]
-    import foldchat.engine.chat as chat
+    import foldchat.engine.replies as replies
 
-    chat.stream_reply = timed_stream  # type: ignore[attr-defined]
+    replies.stream_reply = timed_stream  # type: ignore[attr-defined]
 
 
 def main() -> None:

@@ -74,7 +74,7 @@ def one_run(fake: FakeOpenAI, window: int, prepare: bool) -> tuple[float, int, b
         calls = len(fake.requests)
         start = time.perf_counter()
         report = session.auto.fold_if_needed()
-        session.context()
+        session.context.messages()
         elapsed = time.perf_counter() - start
         return elapsed, len(fake.requests) - calls, bool(report and report.compressed)
 

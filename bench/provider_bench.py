@@ -2,7 +2,7 @@
 
 Run: .venv/bin/python bench/provider_bench.py
 - adapt(): cost per send on a 1,000-message history with tool calls (warm), and the whole
-  `ChatSession.adapted_context` (reads the transcript from SQLite, rebuilds, adapts);
+  `Context.adapted_context` (reads the transcript from SQLite, rebuilds, adapts);
 - the LLM summarizer against the real local model on a ~30k-token history: chunks, model calls, seconds,
   whether its output validated or the rules fallback wrote the snapshot;
 - planted user facts kept by the rules summarizer vs the LLM summarizer (before and after the
@@ -20,8 +20,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from foldchat.engine import snapshot as snap
-from foldchat.engine.chat import ChatSession
 from foldchat.engine.config import Settings
+from foldchat.engine.context import Context
 from foldchat.engine.fold.pipeline import FoldRequest, fold_context
 from foldchat.engine.messages import parse_messages
 from foldchat.engine.providers.adapt import TargetRules, adapt
@@ -53,7 +53,7 @@ def adaptation() -> None:
             store.append(cid, message, model="gpt-4o" if message.role == "assistant" else None)
         settings = Settings()
         registry = ModelRegistry(settings)
-        session = ChatSession(store, registry, settings, cid)
+        session = Context(store, registry, settings, cid)
         target = registry.resolve("gpt-4o")
         session.adapted_context(target)
         runs = []
@@ -61,7 +61,7 @@ def adaptation() -> None:
             start = time.perf_counter()
             session.adapted_context(target)
             runs.append(time.perf_counter() - start)
-        print(f"ChatSession.adapted_context (SQLite read + rebuild + adapt), 1,000 messages: "
+        print(f"Context.adapted_context (SQLite read + rebuild + adapt), 1,000 messages: "
               f"median {statistics.median(runs) * 1000:.1f} ms")  # fmt: skip
 
 

@@ -58,7 +58,7 @@ def run(read_ahead: bool, messages: list[dict[str, str]], typing: float, threads
     with Session.open(OpenOptions(new=True, model="local")) as session:
         session.connect()
         for message in parse_messages(messages):
-            session.chat.store.append(session._stored_id(), message)
+            session.store.append(session.context.stored_id(), message)
     with Session.open(OpenOptions(model="local")) as session:  # resumed: the latest conversation
         session.connect()
         session.prepare_model(read_ahead=read_ahead)  # as the app opens a conversation

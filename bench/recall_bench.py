@@ -56,12 +56,12 @@ def measure(tokens: int, fake: FakeOpenAI, directory: Path) -> None:
     raw, _ = agent_trajectory(tokens)
     with Session.open(OpenOptions(settings=settings, database=directory / f"recall-{tokens}.db")) as session:
         session.connect()
-        conversation = session.chat.stored_id()
+        conversation = session.context.stored_id()
         for message in parse_messages(raw):
             session.store.append(conversation, message)
         assert session.fold_now().compressed  # type: ignore[union-attr]
-        originals = session.chat.recallable(session.target)
-        offered = median_ms(lambda: session.chat.offered_tools(session.target))
+        originals = session.replies.recallable(session.target)
+        offered = median_ms(lambda: session.replies.offered_tools(session.target))
         answer = median_ms(lambda: session.recall(query="FAILED"))
         fake.script = ["ok"]
         plain = median_ms(lambda: asyncio.run(one_round(session)), runs=3)

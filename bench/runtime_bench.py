@@ -3,7 +3,7 @@
 Run: .venv/bin/python bench/runtime_bench.py [store]   (`store`: only the last figure, no model needed)
 - local model: cold start (server process to first streamed token, GGUF already assembled), first
   token on a warm server, generation speed (tokens/s by the model's own tokenizer);
-- overhead: the same streamed reply from a loopback OpenAI-format server, through `ChatSession.reply`
+- overhead: the same streamed reply from a loopback OpenAI-format server, through `Replies.reply`
   (context build, fold check, incremental saves) vs a bare `litellm.acompletion` stream, in-process;
 - SQLite: one `update_streaming` (the write made every 0.3 s while a reply streams) and one append;
 - reading a conversation back (`Store.messages`) right after a write, as a turn does after each of its
@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from foldchat.engine.chat import ChatSession
 from foldchat.engine.config import LocalModelSettings, ModelAlias, Settings
+from foldchat.engine.context import Context
 from foldchat.engine.lazy import load_litellm
 from foldchat.engine.local.model import ensure_gguf
 from foldchat.engine.messages import Message
@@ -30,6 +30,7 @@ from foldchat.engine.providers.events import TextDelta
 from foldchat.engine.providers.registry import ModelRegistry
 from foldchat.engine.providers.stream import stream_reply
 from foldchat.engine.providers.target import ModelTarget
+from foldchat.engine.replies import Replies
 from foldchat.engine.store import Store
 
 from servers.fake_openai import FakeOpenAI
@@ -89,7 +90,7 @@ def overhead() -> None:
             pass
 
     async def through_session() -> None:
-        session = ChatSession(store, registry, settings, store.create_conversation())
+        session = Replies(Context(store, registry, settings, store.create_conversation()))
         session.add_user_message("hi")
         session.fold(target)
         async for _ in session.reply(target):
@@ -104,7 +105,7 @@ def overhead() -> None:
     raws = [timed(raw) for _ in range(20)]
     sessions = [timed(through_session) for _ in range(20)]
     r, s = statistics.median(raws), statistics.median(sessions)
-    print(f"reply via raw litellm: {r * 1000:.1f} ms; via ChatSession (store + fold check): {s * 1000:.1f} ms; "
+    print(f"reply via raw litellm: {r * 1000:.1f} ms; via Replies (store + fold check): {s * 1000:.1f} ms; "
           f"overhead {1000 * (s - r):.1f} ms")  # fmt: skip
 
     cid = store.create_conversation()

@@ -21,8 +21,8 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (`X 
         shown_attachments as shown_attachments,
         user_message as user_message,
     )
-    from .chat import FoldPlan as FoldPlan, ReplyEvent as ReplyEvent, Usage as Usage
     from .config import load_settings as load_settings
+    from .context import Usage as Usage
     from .crash_log import crash_line as crash_line, write_crash_log as write_crash_log
     from .errors import (
         ConfigError as ConfigError,
@@ -48,6 +48,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (`X 
         ToolCallsAnswered as ToolCallsAnswered,
     )
     from .export import status_suffix as status_suffix
+    from .fold.chain import FoldPlan as FoldPlan
     from .fold.compress import CompressOptions as CompressOptions, compress_messages as compress_messages
     from .fold.pipeline import FoldRequest as FoldRequest, FoldResult as FoldResult, fold_context as fold_context
     from .fold.report import FoldReport as FoldReport
@@ -78,6 +79,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (`X 
     )
     from .providers.target import ModelTarget as ModelTarget
     from .recovery import save_unsaved_text as save_unsaved_text
+    from .replies import ReplyEvent as ReplyEvent
     from .session import Session as Session
     from .snapshot import (
         SECTIONS as _SNAPSHOT_SECTIONS,
@@ -95,7 +97,6 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (`X 
         Summarizer as Summarizer,
         SummaryRequest as SummaryRequest,
     )
-    from .terminal import json_safe as json_safe, visible as visible
     from .turn import Consent as Consent, TurnEvent as TurnEvent
     from .turn_events import (
         Folded as Folded,
@@ -106,6 +107,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (`X 
         TurnEnded as TurnEnded,
     )
     from .untrusted_json import well_formed as well_formed
+    from .untrusted_text import json_safe as json_safe, visible as visible
     from .workspace import ModelEntry as ModelEntry, Workspace as Workspace
 
     FoldFailedEvent = _FoldFailedEvent  # renamed names: an alias is what a type checker re-exports
@@ -117,8 +119,8 @@ _EXPORTS = {
     "OpenOptions": "options",
     "Workspace": "workspace",
     "ModelEntry": "workspace",
-    "Usage": "chat",
-    "FoldPlan": "chat",
+    "Usage": "context",
+    "FoldPlan": "fold.chain",
     "CompressOptions": "fold.compress",
     "compress_messages": "fold.compress",
     # values the faces receive
@@ -136,7 +138,7 @@ _EXPORTS = {
     "Finished": "providers.events",
     "Failed": "providers.events",
     "missing_key": "providers.stream",
-    "ReplyEvent": "chat",
+    "ReplyEvent": "replies",
     "Attachment": "attachments",
     "read_attachment": "attachments",
     "changed_since": "attachments",
@@ -187,9 +189,9 @@ _EXPORTS = {
     "parse_messages": "messages",
     "crash_line": "crash_log",
     "write_crash_log": "crash_log",
-    "json_safe": "terminal",
+    "json_safe": "untrusted_text",
     "well_formed": "untrusted_json",
-    "visible": "terminal",
+    "visible": "untrusted_text",
     "Decision": "policy",
     "FoldHistory": "policy",
     "FoldPolicy": "policy",

@@ -76,7 +76,7 @@ class AutoFold:
             self.declined_at = None
             return prepared
         try:
-            report = self.session.chat.fold(self.session.target, trigger=trigger, on_event=on_event)
+            report = self.session.chain.fold(self.session.target, trigger=trigger, on_event=on_event)
         except FoldchatError:
             self.failures += 1
             raise
@@ -125,13 +125,13 @@ class AutoFold:
 
     def _plan_ahead(self, before: FoldInputs) -> PreparedFold | None:
         target = self.session.target
-        if isinstance(self.session.chat.summarizer(target), RulesSummarizer):
+        if isinstance(self.session.chain.summarizer(target), RulesSummarizer):
             return None  # `auto` resolved to rules: they fold at the trigger in milliseconds
-        context = self.session.chat.context()
+        context = self.session.context.messages()
         counter = self.session.counter()
         margin = newest_turn([counter.count_message(m) for m in context], [m.role for m in context])
         policy = self.session.settings.fold.ahead(self.session.usage(target).used, target.window, margin)
-        plan = self.session.chat.plan_fold(target, policy=policy)
+        plan = self.session.chain.plan_fold(target, policy=policy)
         if plan is None or not plan.report.compressed:
             return None
         if not plan.report.summarizer.startswith("llm:"):  # the LLM failed and rules wrote it: retry at the trigger
@@ -147,13 +147,17 @@ class AutoFold:
     def _fold_inputs(self, transcript: list[StoredMessage] | None = None) -> FoldInputs:
         target = self.session.target
         return FoldInputs(
-            transcript=tuple(self.session.chat.transcript() if transcript is None else transcript), active_fold=self.session.chat.active_fold(),
-            pinned=tuple(self.session.chat.pinned_texts()), dropped_rules=tuple(self._dropped_rules()), model=target.name,
+            transcript=tuple(self.session.context.transcript() if transcript is None else transcript), active_fold=self.session.context.active_fold(),
+            pinned=tuple(self.session.context.pinned_texts()), dropped_rules=tuple(self._dropped_rules()), model=target.name,
             window=target.window,
         )  # fmt: skip
 
     def _dropped_rules(self) -> list[str]:
-        return [] if self.session.conversation_id is None else self.session.workspace.store.dropped_rules(self.session.conversation_id)
+        return (
+            []
+            if self.session.conversation_id is None
+            else self.session.workspace.store.dropped_rules(self.session.conversation_id)
+        )
 
     def _apply_prepared(self, trigger: Trigger | None, on_event: EventSink) -> FoldReport | None:
         """At the trigger, the prepared fold if it still holds and fits; None to fold as usual.
@@ -161,18 +165,22 @@ class AutoFold:
         A preparation still running is waited for (up to one request timeout) rather than repeated, unless
         what it started from changed since (an undo, an edit): then nobody waits to throw it away. The
         transcript is read once here: this is the path the reply waits for (bench/prefold_bench.py)."""
-        transcript = self.session.chat.transcript()
+        transcript = self.session.context.transcript()
         inputs = self._fold_inputs(transcript)
         if self.prefold.running_for(inputs):
-            decision, usage = self.session.chat.fold_decision(self.session.target, trigger, transcript)
+            decision, usage = self.session.chain.fold_decision(self.session.target, trigger, transcript)
             if decision.fold:  # the face shows a fold in progress while it waits
-                on_event(FoldStarted(str(decision.trigger or Trigger.AUTO), len(self.session.chat.context()), usage.tokens))
+                on_event(
+                    FoldStarted(
+                        str(decision.trigger or Trigger.AUTO), len(self.session.context.messages()), usage.tokens
+                    )
+                )
                 self.prefold.wait_idle(self.session.settings.request_timeout)
-                transcript = self.session.chat.transcript()
+                transcript = self.session.context.transcript()
                 inputs = self._fold_inputs(transcript)
         if not self.prefold.holds(inputs):
             return None
-        decision, usage = self.session.chat.fold_decision(self.session.target, trigger, transcript)
+        decision, usage = self.session.chain.fold_decision(self.session.target, trigger, transcript)
         if not decision.fold:
             return None  # not due yet: the plan waits
         plan = self.prefold.take(inputs)
@@ -180,7 +188,7 @@ class AutoFold:
             return None
         live = sum(1 for m in transcript if m.superseded_by is None)
         on_event(FoldStarted(str(decision.trigger or Trigger.AUTO), live, usage.tokens))
-        report = self.session.chat.apply_prepared(plan, self.session.target, (decision, usage), transcript)
+        report = self.session.chain.apply_prepared(plan, self.session.target, (decision, usage), transcript)
         if report is None:
             log.info("prepared fold not used: it would leave the context over the target")
             on_event(FoldFailedEvent("the prepared fold no longer fits: folding again"))
@@ -199,7 +207,7 @@ class AutoFold:
     def _consent(self) -> FoldReport | None:
         """Ask (or, with `off`, ask only when the send would not fit): None when no fold is due."""
         trigger = Trigger.SWITCH if self.switched else None
-        decision, usage = self.session.chat.fold_decision(self.session.target, trigger)
+        decision, usage = self.session.chain.fold_decision(self.session.target, trigger)
         if not decision.fold:
             return None
         overflow = decision.trigger == Trigger.EMERGENCY

@@ -34,6 +34,6 @@ def write_crash_log(error: BaseException, path: Path | None = None) -> Path:
 
 def crash_line(error: BaseException, log: Path) -> str:
     """The one line the user sees."""
-    from .terminal import visible
+    from .untrusted_text import visible
 
     return visible(f"foldchat: internal error: {type(error).__name__}: {error} (details in {log})")

@@ -19,7 +19,7 @@ from .messages import Message
 from .paths import create_private_file, export_dir
 from .snapshot import snapshot_text
 from .store import Store, StoredMessage
-from .terminal import json_safe, visible
+from .untrusted_text import json_safe, visible
 
 FORMATS = ("md", "json")
 

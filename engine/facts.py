@@ -314,3 +314,14 @@ def exit_code(text: str) -> int | None:
     """An exit status stated in a shell tool's output ("exit code: 1", {"exit_code": 2}, ...)."""
     match = _EXIT.search(text[-2000:]) or _EXIT.search(text[:2000])
     return int(match.group(1)) if match else None
+
+
+def mentions(text: str, value: str) -> bool:
+    """`value` stands in `text` as a whole (AAA-100 is not in "AAA-1000", nor /a/b.py in "/a/b.pyc")."""
+    at = text.find(value)
+    while at != -1:
+        end = at + len(value)
+        if (at == 0 or not text[at - 1].isalnum()) and (end == len(text) or not text[end].isalnum()):
+            return True
+        at = text.find(value, at + 1)
+    return False

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import re
 
-from .facts import IDENTIFIER, LABEL_PATTERN, without_blobs
+from .facts import IDENTIFIER, LABEL_PATTERN, mentions, without_blobs
 
 SCAN_CHARS = 2000
 
@@ -102,7 +102,7 @@ def values(text: str) -> tuple[str, ...]:
             if (len(token) >= 2 or token.isdigit()) and token.lower() not in _NOT_VALUES:
                 found.setdefault(token, None)
     # one value found by two patterns ("Sept 11" and "11") counts once
-    return tuple(t for t in found if not any(t != other and t in other for other in found))
+    return tuple(t for t in found if not any(t != other and mentions(other, t) for other in found))
 
 
 # capitalised for emphasis or at a clause's start, not a name: "it IS slow", "NOT that", "… (The router"

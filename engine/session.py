@@ -1,38 +1,38 @@
 """The application API: one open conversation and the model it talks to.
 
 `Session` is what the TUI and `foldchat ask` drive; neither touches the store, the registry or the
-fold pipeline directly. It owns choosing the conversation, the current model and its switch, token
-estimates for the gauge, sending and streaming, folding (automatic, forced with a focus, undo, edit),
-pins, the fold chain and the conversation list. Fold progress leaves as `events.FoldEvent` values.
-With an LLM summarizer, the next automatic fold can be prepared ahead (`auto.prefold_due`, `auto.prepare_fold`
-in a worker thread; autofold.py) and is then applied at the trigger by `auto.fold_if_needed`.
+fold pipeline directly. It holds the conversation's parts, each one noun of docs/design.md, and faces
+call them directly: `context` (the transcript and the context built from it, context.py), `chain` (its
+folds, fold/chain.py), `auto` (automatic folding with consent, pause and pre-fold, autofold.py),
+`replies` (replies streamed and saved, replies.py). The session itself chooses and switches the model
+and the conversation, counts for the gauge, runs a whole turn (`turn`, turn.py) and coordinates what
+spans parts (a fold by hand, then the local model reading the new context ahead).
 
 A new conversation is not stored until it has something in it: a `Session` on a new conversation
 (`conversation_id` None) reads as empty, and its first user message or system prompt creates the row,
 with the current model. So /new, `--new` and a first start leave no empty conversation behind.
 
 Opening is cheap (config + database); `connect()` resolves the model (and loads litellm, unless the
-model is the embedded local one), so a UI can show the transcript first. Every method is blocking and thread-safe enough to run in a worker thread;
-`reply` is an async iterator.
+model is the embedded local one), so a UI can show the transcript first. Every method is blocking and
+thread-safe enough to run in a worker thread; `reply` and `turn` are async iterators.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Unpack
 
 from . import snapshot as snap
-from .attachments import Attachment, user_message, with_text
+from .attachments import Attachment, user_message
 from .autofold import AutoFold
-from .chat import ChatSession, FoldPlan, ReplyEvent, Usage
-from .config import Settings
+from .context import Context, Usage
 from .errors import FoldchatError, UsageError
 from .events import EventSink, ignore_events
-from .facts import is_standing_rule
-from .fold.layout import covered_ids, covered_messages, transcript_numbers
+from .fold.chain import FoldChain, FoldPlan
 from .fold.report import FoldReport
 from .lazy import load_litellm
 from .local.gguf import Progress
@@ -41,12 +41,11 @@ from .local.prefix_warm import WARM_TIMEOUT, PrefixWarmer
 from .messages import Message
 from .options import OpenOptions
 from .providers.events import Finished, Waiting
-from .providers.registry import ModelRegistry, keyed_models
+from .providers.registry import keyed_models
 from .providers.target import ModelTarget
 from .references import body
-from .remembered import Remembered
-from .snapshot import Snapshot, snapshot_text
-from .store import Conversation, SearchHit, Store, StoredFold, StoredMessage
+from .replies import Replies, ReplyEvent
+from .store import Conversation
 from .tokens import TokenCounter
 from .turn import TurnEvent, TurnOptions, run_turn
 from .workspace import Workspace
@@ -57,7 +56,15 @@ log = logging.getLogger(__name__)
 class Session:
     def __init__(self, workspace: Workspace, conversation_id: int | None, model_name: str) -> None:
         self.workspace = workspace
-        self.chat = self._chat_for(conversation_id)
+        self.settings = workspace.settings
+        self.store = workspace.store
+        """The database (for the engine, tests and tools; the faces go through the parts below)."""
+        self.registry = workspace.registry
+        self.remembered = workspace.remembered
+        """The theme and the unsent drafts the app keeps between runs."""
+        self.folding = threading.RLock()
+        """One fold at a time, whichever conversation's chain makes it (`FoldChain.folding`)."""
+        self.context, self.chain, self.replies = self._parts_for(conversation_id)
         self.model_name = model_name
         self._target: ModelTarget | None = None
         self.auto = AutoFold(self)
@@ -88,34 +95,17 @@ class Session:
     def close(self) -> None:
         self.workspace.close()
 
-    def _chat_for(self, conversation_id: int | None) -> ChatSession:
-        chat = ChatSession(self.workspace.store, self.workspace.registry, self.workspace.settings, conversation_id)
-        chat.read_estimate = self._read_estimate
-        return chat
-
-    # -- what the session is made of --------------------------------------------------------------
-    @property
-    def remembered(self) -> Remembered:
-        """The theme and the unsent drafts the app keeps between runs."""
-        return self.workspace.remembered
-
-    @property
-    def settings(self) -> Settings:
-        return self.workspace.settings
-
-    @property
-    def store(self) -> Store:
-        """The database (for tests and tools; the faces go through the methods below)."""
-        return self.workspace.store
-
-    @property
-    def registry(self) -> ModelRegistry:
-        return self.workspace.registry
+    def _parts_for(self, conversation_id: int | None) -> tuple[Context, FoldChain, Replies]:
+        """A conversation's context, fold chain and replies, sharing one `Context`."""
+        context = Context(self.store, self.registry, self.settings, conversation_id)
+        replies = Replies(context)
+        replies.read_estimate = self._read_estimate
+        return context, FoldChain(context, self.folding), replies
 
     @property
     def conversation_id(self) -> int | None:
         """None while the conversation is new and empty (not stored yet)."""
-        return self.chat.conversation_id
+        return self.context.conversation_id
 
     def conversation(self) -> Conversation | None:
         return None if self.conversation_id is None else self.store.conversation(self.conversation_id)
@@ -175,10 +165,10 @@ class Session:
         if target is None or not target.is_local or target.api_base is None:
             return
         try:
-            usage = self.chat.usage(target)
+            usage = self.context.usage(target)
             if usage.used >= usage.trigger:
                 return  # a fold comes before the next send and changes the context again
-            context = self.chat.adapted_context(target)
+            context = self.context.adapted_context(target)
         except FoldchatError:
             return
         if context:
@@ -187,7 +177,7 @@ class Session:
     def check_model(self, name: str) -> tuple[ModelTarget, Usage]:
         """The target for `name` and what the conversation would use there; nothing changes yet."""
         target = self.workspace.resolve_model(name)
-        return target, self.chat.usage(target)
+        return target, self.context.usage(target)
 
     def switch_model(self, target: ModelTarget) -> None:
         """Talk to `target` from now on; the next fold check re-evaluates for its window."""
@@ -207,21 +197,17 @@ class Session:
         for name in dict.fromkeys(names):
             try:
                 target = self.registry.resolve(name)
-                found.append((target, self.chat.usage(target)))
+                found.append((target, self.context.usage(target)))
             except FoldchatError:  # an alias that no longer resolves is left out
                 continue
         return found
-
-    def recent_models(self) -> list[str]:
-        """Models of the most recently used conversations, newest first."""
-        return self.store.recent_models()
 
     # -- counting ---------------------------------------------------------------------------------
     def counter(self) -> TokenCounter:
         return self.registry.counter(self.target)
 
     def usage(self, target: ModelTarget | None = None) -> Usage:
-        return self.chat.usage(target or self.target)
+        return self.context.usage(target or self.target)
 
     def typed_tokens(self, text: str) -> int:
         """What `text`, sent as the next user message, would add to the context (not cached: see
@@ -230,88 +216,29 @@ class Session:
             return 0
         return self.counter().count_uncached(Message.user(text))
 
-    def count_text(self, text: str) -> int:
-        return self.counter().count_text(text)
-
-    def too_big_to_send(self, text: str) -> str | None:
-        """Why `text` cannot be sent to the current model whatever is folded (with the system prompts and
-        the reply's reserve it is over the window), with the arithmetic; None when it can."""
-        target, counter = self.target, self.counter()
-        message = self.typed_tokens(text)
-        systems = counter.count([m for m in self.context() if m.role == "system"])
-        reserve = self.registry.reserved_output(target)
-        needed = message + systems + reserve
-        if needed <= target.window:
-            return None
-        return (
-            f"the message is {message:,} tokens; with the system prompt ({systems:,}) and the reply's reserve "
-            f"({reserve:,}) it needs {needed:,}, over {target.name}'s {target.window:,}-token window"
-        )
-
-    def total_cost(self) -> float:
-        return self.chat.total_cost()
-
-    # -- the transcript and the context -----------------------------------------------------------
-    def transcript(self) -> list[StoredMessage]:
-        return self.chat.transcript()
-
-    def context(self) -> list[Message]:
-        return self.chat.context()
-
+    # -- the transcript ------------------------------------------------------------------------------
     def system_prompts(self) -> list[str]:
-        return [m.message.text for m in self.transcript() if m.message.role == "system"]
+        return [m.message.text for m in self.context.transcript() if m.message.role == "system"]
 
     def add_user_message(self, text: str, attachments: Sequence[Attachment] = ()) -> int:
         """Stored (committed) before anything is sent, with what is attached; returns its id. A new
         conversation is stored with it, in one transaction."""
         message = user_message(text, attachments)
-        return self._first_or_next(message) or self.store.append(self.chat.stored_id(), message)
+        return self._first_or_next(message) or self.store.append(self.context.stored_id(), message)
 
     def set_system_prompt(self, text: str) -> int:
-        stored = self._first_or_next(Message.system(text)) or self.chat.set_system_prompt(text)
+        stored = self._first_or_next(Message.system(text)) or self.replies.set_system_prompt(text)
         self.read_ahead()
         return stored
 
     def _first_or_next(self, message: Message) -> int | None:
         """The id of `message` stored as a new conversation's first (conversation and message together),
         or None when the conversation exists (the caller appends)."""
-        if self.chat.conversation_id is not None:
+        if self.context.conversation_id is not None:
             return None
         model = self._target.name if self._target else None
-        self.chat.conversation_id, message_id = self.store.start_conversation(message, model)
+        self.context.conversation_id, message_id = self.store.start_conversation(message, model)
         return message_id
-
-    def edit_and_resend(self, message_id: int, text: str) -> tuple[int, list[int]]:
-        """Replace an earlier user prompt with `text`: returns the new message's id and the folds undone.
-
-        The edited prompt and everything after it are superseded by the new message, never deleted (the
-        transcript is append-only); `reply()` then answers the new prompt. A fold that covers the edited
-        message (or anything after it) would summarise what no longer holds, so it is undone, with every
-        fold built on it; folds wholly before the edited message stay. The caller says which were undone.
-        What the prompt attached goes with the edited words."""
-        stored = self.store.message(message_id)
-        if stored.conversation_id != self.conversation_id or stored.message.role != "user":
-            raise UsageError(f"message {message_id} is not a prompt of this conversation")
-        if stored.superseded_by is not None:
-            raise UsageError(f"message {message_id} was already replaced: edit the newer one")
-        if not text.strip():
-            raise UsageError("the edited prompt is empty")
-        undone = [f.id for f in self.folds() if f.last_message_id >= message_id]
-        if undone:
-            self.store.undo_fold(undone[0])  # and every fold built on top of it
-        return self.store.resend(self.conversation_id, message_id, with_text(stored.message, text)), undone
-
-    def last_prompt(self, before: int | None = None) -> StoredMessage | None:
-        """The newest prompt that still counts (not replaced): what ↑ in an empty composer edits; with
-        `before` (a message id), the newest one older than it: ↑ again walks back through the prompts."""
-        live = [m for m in self.transcript() if m.message.role == "user" and m.superseded_by is None]
-        if before is not None:
-            live = [m for m in live if m.id < before]
-        return live[-1] if live else None
-
-    def mark_unsent(self, message_id: int, reason: str) -> None:
-        """A message refused before sending: kept in the transcript, left out of every context."""
-        self.store.mark_unsent(message_id, reason)
 
     def turn(self, prompt: str | None = None, **options: Unpack[TurnOptions]) -> AsyncIterator[TurnEvent]:
         """One whole turn (`turn.py`): the prompt stored with its attachments, a fold if needed (asking
@@ -320,8 +247,8 @@ class Session:
 
     def reply(self, regenerate: bool = False) -> AsyncIterator[ReplyEvent]:
         """Stream the model's reply to the context, saving it as it arrives, with the recall rounds the
-        model takes (see `ChatSession.reply`)."""
-        return self._after_read_ahead(self.chat.reply(self.target, regenerate=regenerate))
+        model takes (see `Replies.reply`)."""
+        return self._after_read_ahead(self.replies.reply(self.target, regenerate=regenerate))
 
     async def _after_read_ahead(self, events: AsyncIterator[ReplyEvent]) -> AsyncIterator[ReplyEvent]:
         # the server reads one request at a time: the reply goes after the read-ahead it builds on
@@ -336,15 +263,10 @@ class Session:
             yield event
 
     def _read_estimate(self, messages: list[dict[str, Any]]) -> str | None:
-        """`ChatSession.read_estimate`: what the local model reads first, when that takes a while."""
+        """`Replies.read_estimate`: what the local model reads first, when that takes a while."""
         if self._target is None or not self._target.is_local:
             return None
         return self.warmer.read_estimate(messages, self.counter(), self.settings.local.model, batch_threads())
-
-    @property
-    def reply_id(self) -> int | None:
-        """The stored id of the reply the latest `reply` call created (None before the first)."""
-        return self.chat.reply_id
 
     # -- folding by hand (automatic folds: `self.auto`, autofold.py) ------------------------------
     def _read_ahead_after(self, report: FoldReport | None) -> FoldReport | None:
@@ -356,55 +278,20 @@ class Session:
         """/resummarize: fold whatever can be folded, with `focus` for the snapshot; on an already folded
         context, a re-fold from the original messages. It also re-arms paused automatic folds."""
         self.auto.failures = 0
-        return self._read_ahead_after(self.chat.fold(self.target, force=True, focus=focus, on_event=on_event))
+        return self._read_ahead_after(self.chain.fold(self.target, force=True, focus=focus, on_event=on_event))
 
     def preview_fold(self, focus: str | None = None, on_event: EventSink = ignore_events) -> FoldPlan | None:
         """`/resummarize --preview`: what `fold_now(focus)` would do, computed and not applied."""
-        return self.chat.plan_fold(self.target, force=True, focus=focus, on_event=on_event)
+        return self.chain.plan_fold(self.target, force=True, focus=focus, on_event=on_event)
 
     def apply_fold(self, plan: FoldPlan) -> FoldReport | None:
         """Apply exactly a previewed fold (FoldFailed if the conversation changed since the preview)."""
         self.auto.failures = 0
-        return self._read_ahead_after(self.chat.apply_fold(plan))
+        return self._read_ahead_after(self.chain.apply_fold(plan))
 
     def recall(self, query: str | None = None, message: int | None = None, offset: int = 0) -> str:
         """The verbatim originals behind the folds (what the `recall` tool answers), bounded in size."""
-        return self.chat.recall(self._target, query, message, offset)
-
-    def fold_coverage(self, fold: StoredFold) -> int:
-        """How many transcript messages `fold` stands for: the count the toast, marker and inspector show."""
-        return covered_messages(fold, [m.id for m in self.transcript()])
-
-    def covered_ids(self, fold: StoredFold) -> list[int]:
-        """The transcript ids `fold` stands for, oldest first (`fold_coverage` of them)."""
-        return covered_ids(fold, [m.id for m in self.transcript()])
-
-    def message_numbers(self) -> dict[int, int]:
-        """Message id -> its 1-based number in this conversation's transcript."""
-        return transcript_numbers([m.id for m in self.transcript()])
-
-    def folds(self, include_undone: bool = False) -> list[StoredFold]:
-        """The fold chain, oldest first."""
-        return [] if self.conversation_id is None else self.store.folds(self.conversation_id, include_undone)
-
-    def active_fold(self) -> StoredFold | None:
-        return self.chat.active_fold()
-
-    def fold_record(self, fold_id: int) -> StoredFold:
-        return self.store.fold(fold_id)
-
-    def snapshot_text(self, fold: StoredFold) -> str:
-        """What the model sees for `fold`: the user's edit if there is one."""
-        return snapshot_text(fold)
-
-    def snapshot_of(self, fold: StoredFold) -> Snapshot:
-        """The fold's snapshot as the model sees it: the user's edit read back, if there is one."""
-        parsed = snap.parse(fold.edited_text) if fold.edited_text else snap.stored_snapshot(fold.snapshot)
-        return parsed or Snapshot()
-
-    def standing_rules(self, fold: StoredFold) -> list[str]:
-        """The user's standing rules the fold carries, in the order they were said."""
-        return [r for r in self.snapshot_of(fold).constraints_and_preferences if is_standing_rule(r)]
+        return self.replies.recall(self._target, query, message, offset)
 
     def drop_rule(self, fold_id: int, number: int) -> str:
         """Drop the fold's standing rule `number` (1-based, as `standing_rules` lists them); returns it.
@@ -412,11 +299,11 @@ class Session:
         The snapshot is edited (as the inspector's edit would), so what is sent no longer carries it, and
         the conversation remembers the drop, so no later fold carries it either, not even a re-fold from
         the originals (/resummarize) that reads the user's own words again."""
-        fold = self.fold_record(fold_id)
-        rules = self.standing_rules(fold)
+        fold = self.store.fold(fold_id)
+        rules = self.chain.standing_rules(fold)
         if not 1 <= number <= len(rules):
             raise UsageError(f"no rule {number}: this fold carries {len(rules)}")
-        snapshot = self.snapshot_of(fold)
+        snapshot = self.chain.snapshot_of(fold)
         rule = rules[number - 1]
         kept = [c for c in snapshot.constraints_and_preferences if c != rule]
         edited = snapshot.model_copy(update={"constraints_and_preferences": kept})
@@ -433,13 +320,6 @@ class Session:
         self.store.edit_fold(fold_id, text)
         self.read_ahead()
 
-    # -- pins -------------------------------------------------------------------------------------
-    def pin(self, message_id: int, pinned: bool = True) -> None:
-        self.store.pin(message_id, pinned)
-
-    def pinned_ids(self) -> list[int]:
-        return [] if self.conversation_id is None else self.store.pinned_ids(self.conversation_id)
-
     # -- other conversations ----------------------------------------------------------------------
     def switch_conversation(self, conversation_id: int | None) -> None:
         """Open another conversation (a new one for None, stored with its first message); its own model,
@@ -451,21 +331,8 @@ class Session:
             conversation = self.store.conversation(conversation_id)
             if conversation.model and conversation.model != self.target.name:
                 self.target = self.workspace.resolve_model(conversation.model)
-        self.chat = self._chat_for(conversation_id)
+        self.context, self.chain, self.replies = self._parts_for(conversation_id)
         self.read_ahead()
-
-    def conversations(self, search: str | None = None) -> list[Conversation]:
-        return self.workspace.conversations(search)
-
-    def search(self, text: str) -> list[SearchHit]:
-        """/history search: conversations whose title or messages hold `text`, with the matching line."""
-        return self.workspace.search(text)
-
-    def rename_conversation(self, conversation_id: int, title: str) -> None:
-        self.workspace.rename(conversation_id, title)
-
-    def delete_conversation(self, conversation_id: int) -> None:
-        self.workspace.delete(conversation_id)
 
     def export(self, fmt: str) -> str:
         return self.workspace.export(self._existing_id(), fmt)
@@ -482,6 +349,6 @@ class Session:
     def discard_if_empty(self) -> None:
         """Forget the open conversation if it holds no message (stored by a start that failed, or by an
         older Foldchat that stored new conversations eagerly); it becomes a new, unstored one."""
-        if self.conversation_id is not None and not self.transcript():
+        if self.conversation_id is not None and not self.context.transcript():
             self.workspace.delete(self.conversation_id)
-            self.chat = self._chat_for(None)
+            self.context, self.chain, self.replies = self._parts_for(None)

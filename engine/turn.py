@@ -17,10 +17,10 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, TypedDict
 
 from .attachments import Attachment
-from .chat import ReplyEvent
 from .errors import CurrentTurnTooLarge, FoldchatError
 from .events import FoldEvent
 from .fold.report import FoldReport
+from .replies import ReplyEvent
 from .turn_events import Folded, FoldSkipped, PromptStored, Refused, ReplyAsked, TurnEnded
 
 if TYPE_CHECKING:
@@ -68,11 +68,11 @@ async def run_turn(
         async for reply_event in session.reply(regenerate=regenerate):
             yield reply_event
     usage, due = await asyncio.to_thread(lambda: (session.usage(), session.auto.prefold_due()))
-    yield TurnEnded(usage, due, None if refused else session.reply_id)
+    yield TurnEnded(usage, due, None if refused else session.replies.reply_id)
 
 
 def _unanswered_prompt(session: Session) -> int | None:
-    last = session.last_prompt()
+    last = session.context.last_prompt()
     return None if last is None else last.id
 
 
@@ -122,7 +122,7 @@ async def _unfolded(session: Session, report: FoldReport, message_id: int | None
 
 async def _refuse(session: Session, message_id: int | None, reason: str, mark: str) -> Refused:
     if message_id is not None:
-        await asyncio.to_thread(session.mark_unsent, message_id, mark)
+        await asyncio.to_thread(session.store.mark_unsent, message_id, mark)
     return Refused(reason, message_id)
 
 

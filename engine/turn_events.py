@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .chat import Usage
+    from .context import Usage
     from .fold.report import FoldReport
 
 

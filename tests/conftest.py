@@ -1,5 +1,6 @@
-"""Shared test setup: offline litellm, the synthetic conversations from bench/, an isolated home, and
-the one `fake` fixture: an OpenAI-format server on 127.0.0.1."""
+"""Shared test setup: offline litellm, the synthetic conversations from bench/, an isolated home, every test
+folder importable, the `fake` fixture (an OpenAI-format server on 127.0.0.1) and `home` (a config and
+database that point at it)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,13 @@ SCRATCH_HOME = _scratch_home()
 sys.path.insert(0, str(ROOT / "bench"))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(ROOT / "tests"))
+# Test modules import each other by basename (`from test_session_folds import open_session`), across folders
+# (tests/engine/fold/ imports from tests/engine/), and pytest's prepend import mode only puts the folders of
+# the files it collects on sys.path: with every folder that holds test modules on it, such an import works
+# whichever single file or folder is run. Test module basenames are therefore unique under tests/.
+for _folder in sorted({path.parent for path in (ROOT / "tests").rglob("test_*.py")}):
+    if str(_folder) not in sys.path:
+        sys.path.insert(0, str(_folder))
 
 
 @pytest.fixture
@@ -46,3 +54,29 @@ def fake() -> Iterator[FakeOpenAI]:
     server = FakeOpenAI().start()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def home(tmp_path: Path, fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> Path:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f"""
+request_timeout = 2
+max_retries = 2
+
+[models.fake]
+model = "openai/fake-model"
+api_base = "{fake.base_url}"
+api_key_env = "FAKE_API_KEY"
+context_window = 16000
+
+[models.selfhosted]
+model = "openai/fake-model"
+api_base = "{fake.base_url}"
+context_window = 16000
+"""
+    )
+    monkeypatch.setenv("FOLDCHAT_CONFIG", str(config))
+    monkeypatch.setenv("FOLDCHAT_DATABASE", str(tmp_path / "foldchat.db"))
+    monkeypatch.setenv("FAKE_API_KEY", "sk-test")
+    return tmp_path

@@ -15,14 +15,10 @@ FOLDERS = ("engine", "tui", "foldchat")
 
 # what is over the limit today, with its lines now: the next split starts here
 OVER = {
-    "engine/chat.py": 672,
-    "engine/chat.py:ChatSession": 525,
     "engine/fold/fit.py": 406,
     "engine/fold/pipeline.py": 651,
     "engine/local/model.py": 434,
     "engine/salience.py": 518,
-    "engine/session.py": 487,
-    "engine/session.py:Session": 431,
     "engine/store/store.py": 446,
     "engine/store/store.py:Store": 357,
     "tui/screens/chat.py": 744,

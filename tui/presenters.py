@@ -25,15 +25,15 @@ class TranscriptState:
 
 def transcript_state(session: Session) -> TranscriptState:
     """Every message, a marker after each active fold, and the numbers for the gauge."""
-    transcript = session.transcript()
-    folds = session.folds()
-    pins = session.pinned_ids()
+    transcript = session.context.transcript()
+    folds = session.chain.folds()
+    pins = session.context.pinned_ids()
     pinned_texts = [m.message.text for m in transcript if m.id in pins]
     markers: dict[int, list[FoldItem]] = {}
     for fold in folds:
-        text = session.snapshot_text(fold)
+        text = session.chain.snapshot_text(fold)
         kept = sum(1 for t in pinned_texts if t in text)
-        covered = session.fold_coverage(fold)  # the count the toast and the inspector show too
+        covered = session.chain.coverage(fold)  # the count the toast and the inspector show too
         label = marker_text(covered, fold.tokens_before, fold.tokens_after, fold.summarizer, (kept, len(pinned_texts)))
         markers.setdefault(fold.last_message_id, []).append(FoldItem(fold.id, label))
     items: list[Item] = []
@@ -46,7 +46,7 @@ def transcript_state(session: Session) -> TranscriptState:
         items=items,
         pinned=set(pins),
         folded_upto=folds[-1].last_message_id if folds else 0,
-        cost=session.total_cost(),
+        cost=session.replies.total_cost(),
         per_turn=max(per_turn, 50),
     )
 
@@ -61,31 +61,31 @@ def excerpt(text: str, limit: int = 100) -> str:
 
 
 def fold_view(session: Session, fold_id: int) -> FoldView:
-    fold = session.fold_record(fold_id)
-    text = session.snapshot_text(fold)
-    snapshot = session.snapshot_of(fold)
+    fold = session.store.fold(fold_id)
+    text = session.chain.snapshot_text(fold)
+    snapshot = session.chain.snapshot_of(fold)
     sections: list[tuple[str, list[str]]] = []
     for name in SNAPSHOT_SECTIONS:
         value = getattr(snapshot, name)
         sections.append((name, [value] if isinstance(value, str) and value else list(value or [])))
-    numbers = session.message_numbers()  # the conversation's own 1-based numbers, not database ids
-    by_id = {m.id: m for m in session.transcript()}
-    covered_ids = session.covered_ids(fold)
+    numbers = session.context.message_numbers()  # the conversation's own 1-based numbers, not database ids
+    by_id = {m.id: m for m in session.context.transcript()}
+    covered_ids = session.chain.covered_ids(fold)
     preview = [f"{numbers[i]} · {by_id[i].message.role}: {excerpt(by_id[i].message.text)}" for i in covered_ids[:200]]
-    chain = [f"#{f.id} ({f.trigger}, {f.tokens_after:,} tok)" for f in session.folds() if f.id <= fold.id]
+    chain = [f"#{f.id} ({f.trigger}, {f.tokens_after:,} tok)" for f in session.chain.folds() if f.id <= fold.id]
     return FoldView(
         fold_id=fold.id, sections=sections, snapshot_text=text, edited=fold.edited_text is not None,
         covers=(numbers.get(fold.first_message_id, 0), numbers.get(fold.last_message_id, 0)),
         covered_count=len(covered_ids),
         tokens_before=fold.tokens_before, tokens_after=fold.tokens_after, summarizer=fold.summarizer,
-        trigger=fold.trigger, chain=chain, covered=preview, rules=session.standing_rules(fold),
+        trigger=fold.trigger, chain=chain, covered=preview, rules=session.chain.standing_rules(fold),
     )  # fmt: skip
 
 
 def model_choices(session: Session) -> list[ModelChoice]:
     """The picker's rows: current, recent (marked), aliases, default, and each provider whose key is set."""
     choices = []
-    recent = set(session.recent_models())
+    recent = set(session.store.recent_models())
     for target, usage in session.model_usages():
         fit = f"fits ({usage.used:,})" if usage.used < usage.trigger else "will fold first"
         choices.append(
@@ -101,7 +101,7 @@ def context_breakdown(session: Session, typed: int) -> str:
     """/context: where the tokens go, by kind."""
     counter = session.counter()
     parts = {"system": 0, "snapshot": 0, "history": 0, "tools": 0}
-    for message in session.context():
+    for message in session.context.messages():
         tokens = counter.count_message(message)
         if message.role == "system":
             parts["system"] += tokens

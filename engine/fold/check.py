@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..facts import is_standing_rule
+from ..facts import is_standing_rule, mentions
 from ..messages import Message
 from ..references import body, strip_references
 from ..salience import values
@@ -66,7 +66,7 @@ def check_snapshot(
     for section in CHECKED_SECTIONS:
         added = []
         for item in getattr(reference, section):
-            lost = [i for i in values(body(item)) if i not in rendered and i not in restored]
+            lost = [i for i in values(body(item)) if not mentions(rendered, i) and i not in restored]
             if lost:
                 added.append(item)
                 restored.update(dict.fromkeys(lost))

@@ -25,8 +25,8 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from ..chat import FoldPlan
 from ..store import StoredFold, StoredMessage
+from .chain import FoldPlan
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DiskFull, StorageError
-from ..terminal import whole_text
+from ..untrusted_text import whole_text
 
 BUSY_TIMEOUT_SECONDS = 10.0
 _SQLITE_FULL = 13
@@ -45,7 +45,7 @@ def connect(path: Path) -> sqlite3.Connection:
 
 
 class _TextSafeConnection(sqlite3.Connection):
-    """A connection that stores text UTF-8 cannot encode (lone surrogates, see terminal.py) with them
+    """A connection that stores text UTF-8 cannot encode (lone surrogates, see untrusted_text.py) with them
     repaired instead of refusing the row: a reply, an import or a title holding one was lost with a
     UnicodeEncodeError. Binding fails before the statement runs, so the retry is the only write.
     (`executemany` is left alone: it writes the rows before a bad one, so a retry would write them

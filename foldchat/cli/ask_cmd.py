@@ -108,7 +108,7 @@ def ask(session: Session, prompt: str, system: str | None, attachments: list[Att
             f"{session.target.name} takes no images: {', '.join(images)} not sent, nothing stored (leave it out, "
             "or pick a model that takes images with --model)"
         )
-    transcript = [m.message for m in session.transcript()]
+    transcript = [m.message for m in session.context.transcript()]
     for attachment in attachments or []:
         if (number := changed_since(transcript, attachment)) is not None:
             say(f"{attachment.name} changed since it was attached in message #{number}: sending this version")

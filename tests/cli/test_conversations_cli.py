@@ -23,9 +23,9 @@ def test_show_numbers_messages_and_folds_by_the_conversation(fake, tmp_path, mon
             session.store.append(session.conversation_id, Message.assistant(f"answer {n}"))
         report = session.fold_now()
         assert report is not None and report.compressed, report and report.reason
-        fold = session.active_fold()
-        numbers = session.message_numbers()
-        conversation, count = session.conversation_id, session.fold_coverage(fold)
+        fold = session.context.active_fold()
+        numbers = session.context.message_numbers()
+        conversation, count = session.conversation_id, session.chain.coverage(fold)
     assert fold.first_message_id != numbers[fold.first_message_id]
 
     shown = run("show", str(conversation), env=environment(tmp_path)).stdout

@@ -1,11 +1,12 @@
-"""ChatSession: the context rebuilt from the transcript plus the stored fold is the one the fold made."""
+"""Context and FoldChain: the context rebuilt from the transcript plus the stored fold is the one the fold made."""
 
 from __future__ import annotations
 
 import json
 
-from foldchat.engine.chat import ChatSession
 from foldchat.engine.config import Settings
+from foldchat.engine.context import Context
+from foldchat.engine.fold.chain import FoldChain
 from foldchat.engine.messages import Message
 from foldchat.engine.policy import FoldPolicy
 from foldchat.engine.providers.registry import ModelRegistry
@@ -17,7 +18,8 @@ def test_rebuilt_context_matches_the_fold_report_even_with_a_condensed_message(t
     settings = Settings(fold=FoldPolicy(min_messages=2, reserved_output=100))
     store = Store(tmp_path / "s.db")
     cid = store.create_conversation()
-    session = ChatSession(store, ModelRegistry(settings), settings, cid)
+    context = Context(store, ModelRegistry(settings), settings, cid)
+    session = FoldChain(context)
     target = ModelTarget(name="gpt-4o", litellm_model="gpt-4o", window=20_000)
     call = {
         "id": "c1",
@@ -36,8 +38,8 @@ def test_rebuilt_context_matches_the_fold_report_even_with_a_condensed_message(t
         store.append(cid, message)
     report = session.fold(target, force=True)
     assert report is not None and report.compressed and report.condensed_messages
-    assert session.usage(target).tokens == report.tokens_after
-    raw_tail = session.registry.counter(target).count(session.context())  # without condensing again
+    assert context.usage(target).tokens == report.tokens_after
+    raw_tail = session.registry.counter(target).count(session.context.messages())  # without condensing again
     assert raw_tail > report.tokens_after  # so the big result really is in the kept tail
     transcript = store.messages(cid)
     assert transcript[4].message.text.count("INFO") == 1200  # the transcript keeps the original

@@ -40,9 +40,9 @@ def test_ask_waits_for_a_yes_and_says_what_the_fold_would_save(session: Session)
     report = session.auto.fold_if_needed()
     assert report is not None and report.awaiting_consent and not report.compressed
     assert f"{before.used - before.target:,} tokens" in report.reason
-    assert session.active_fold() is None and session.usage() == before  # nothing applied
+    assert session.context.active_fold() is None and session.usage() == before  # nothing applied
     folded = session.auto.fold_if_needed(consented=True)
-    assert folded is not None and folded.compressed and session.active_fold() is not None
+    assert folded is not None and folded.compressed and session.context.active_fold() is not None
 
 
 def test_not_now_is_not_asked_again_until_the_context_grows(session: Session):

@@ -19,10 +19,10 @@ def session(fake, tmp_path, monkeypatch):
 
 
 def test_a_preview_changes_nothing_and_says_which_messages_tokens_and_sections(session: Session):
-    context, usage = session.context(), session.usage()
+    context, usage = session.context.messages(), session.usage()
     plan = session.preview_fold(focus="the bookings")
     assert plan is not None and plan.report.compressed
-    assert session.active_fold() is None and session.context() == context and session.usage() == usage
+    assert session.context.active_fold() is None and session.context.messages() == context and session.usage() == usage
     assert plan.report.covers is not None and plan.report.folded_messages > 0
     assert plan.report.tokens_after < plan.report.tokens_before == usage.tokens
     assert plan.snapshot is not None and plan.snapshot.user_requests
@@ -34,9 +34,9 @@ def test_applying_a_preview_stores_exactly_that_result(session: Session):
     assert plan is not None
     report = session.apply_fold(plan)
     assert report is not None and report.compressed
-    sent = next(m for m in session.context() if snap.is_snapshot_message(m))
+    sent = next(m for m in session.context.messages() if snap.is_snapshot_message(m))
     assert snap.parse(sent.text).model_dump(exclude={"depth"}) == plan.snapshot.model_dump(exclude={"depth"})  # type: ignore[union-attr]
-    assert session.counter().count(session.context()) == plan.report.tokens_after
+    assert session.counter().count(session.context.messages()) == plan.report.tokens_after
 
 
 def test_a_preview_of_a_conversation_that_changed_since_is_refused(session: Session):
@@ -45,4 +45,4 @@ def test_a_preview_of_a_conversation_that_changed_since_is_refused(session: Sess
     session.store.append(session.conversation_id, Message.assistant("One more thing about BK-1."))
     with pytest.raises(FoldFailed, match="changed since the preview"):
         session.apply_fold(plan)
-    assert session.active_fold() is None
+    assert session.context.active_fold() is None

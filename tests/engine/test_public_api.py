@@ -145,8 +145,8 @@ def test_the_import_check_catches_a_submodule_import(tmp_path):
     sample = tmp_path / "sample.py"
     sample.write_text(
         "from foldchat.engine import Session\nfrom foldchat.engine.store import Store\n"
-        "import foldchat.engine.fold.pipeline\nfrom foldchat import engine\nfrom foldchat.engine import chat\n"
-        "def f():\n    from foldchat.engine.chat import X\n"
+        "import foldchat.engine.fold.pipeline\nfrom foldchat import engine\nfrom foldchat.engine import replies\n"
+        "def f():\n    from foldchat.engine.replies import X\n"
     )
     assert engine_imports(sample) == [
         "foldchat.engine",
@@ -154,8 +154,8 @@ def test_the_import_check_catches_a_submodule_import(tmp_path):
         "foldchat.engine.fold.pipeline",
         "foldchat.engine",
         "foldchat.engine",
-        "foldchat.engine.chat",
-        "foldchat.engine.chat",
+        "foldchat.engine.replies",
+        "foldchat.engine.replies",
     ]
 
 

@@ -21,17 +21,17 @@ def folded(fake, tmp_path, monkeypatch):
 
 
 def test_a_folded_message_comes_back_verbatim_by_text(folded: Session):
-    numbers = folded.message_numbers()
-    fold = folded.active_fold()
-    first = next(s for s in folded.transcript() if s.id >= fold.first_message_id and s.message.role == "user")
+    numbers = folded.context.message_numbers()
+    fold = folded.context.active_fold()
+    first = next(s for s in folded.context.transcript() if s.id >= fold.first_message_id and s.message.role == "user")
     code = next(word for word in first.message.text.split() if word.startswith("BK-")).rstrip(",;.")
     answer = folded.recall(query=code)
     assert f"[message {numbers[first.id]}, user," in answer and first.message.text in answer
 
 
 def test_a_message_the_context_still_sends_is_not_recalled(folded: Session):
-    last = folded.transcript()[-1]
-    answer = folded.recall(message=folded.message_numbers()[last.id])
+    last = folded.context.transcript()[-1]
+    answer = folded.recall(message=folded.context.message_numbers()[last.id])
     assert "is not folded or pruned" in answer
 
 
@@ -40,8 +40,8 @@ def test_long_originals_come_in_bounded_parts_with_a_continuation_hint(fake, tmp
     with open_session(fake, tmp_path, monkeypatch, 32_000) as session:
         store_all(session, raw)
         assert session.fold_now().compressed  # type: ignore[union-attr]
-        longest = max(session.transcript(), key=lambda s: len(s.message.text))
-        number = session.message_numbers()[longest.id]
+        longest = max(session.context.transcript(), key=lambda s: len(s.message.text))
+        number = session.context.message_numbers()[longest.id]
         assert len(longest.message.text) > RECALL_CHARS
         parts, offset = [], 0
         while True:

@@ -39,7 +39,7 @@ def test_opening_continues_the_latest_conversation_unless_told_otherwise(options
         first.add_user_message("hello")
     with Session.open(options) as again:
         assert again.conversation_id == first.conversation_id
-        assert [m.message.text for m in again.transcript()] == ["hello"]
+        assert [m.message.text for m in again.context.transcript()] == ["hello"]
     with Session.open(OpenOptions(**{**options.__dict__, "new": True})) as fresh:
         assert fresh.conversation_id != first.conversation_id
     with Session.open(OpenOptions(**{**options.__dict__, "conversation": first.conversation_id})) as chosen:
@@ -66,7 +66,7 @@ async def test_a_reply_streams_and_is_stored_with_its_cost(options):
         session.add_user_message("Say something")
         events = [event async for event in session.reply()]
         assert any(isinstance(e, TextDelta) for e in events) and isinstance(events[-1], Finished)
-        stored = session.transcript()[-1]
+        stored = session.context.transcript()[-1]
         assert stored.message.role == "assistant" and stored.status == "complete" and stored.message.text
         assert session.usage().tokens > 0
 
@@ -86,29 +86,29 @@ def test_fold_now_then_undo_and_edit_through_the_session(options):
         report = session.fold_now(focus="tickets", on_event=seen.append)
         assert report is not None and report.compressed
         assert isinstance(seen[0], FoldStarted) and isinstance(seen[-1], FoldCompleted)
-        fold = session.active_fold()
-        assert fold is not None and [f.id for f in session.folds()] == [fold.id]
-        assert "PAY-0" in session.snapshot_text(fold)
-        assert session.snapshot_of(fold).user_requests
+        fold = session.context.active_fold()
+        assert fold is not None and [f.id for f in session.chain.folds()] == [fold.id]
+        assert "PAY-0" in session.chain.snapshot_text(fold)
+        assert session.chain.snapshot_of(fold).user_requests
         session.edit_fold(fold.id, "<state_snapshot>corrected</state_snapshot>")
-        assert session.context()[0].text == "<state_snapshot>corrected</state_snapshot>"
+        assert session.context.messages()[0].text == "<state_snapshot>corrected</state_snapshot>"
         session.undo_fold(fold.id)
-        assert session.active_fold() is None
-        assert len(session.context()) == len(session.transcript())
+        assert session.context.active_fold() is None
+        assert len(session.context.messages()) == len(session.context.transcript())
 
 
 def test_pins_and_the_conversation_list(options):
     with Session.open(options) as session:
         first = session.add_user_message("remember ORD-42")
-        session.pin(first)
-        assert session.pinned_ids() == [first]
-        session.pin(first, False)
-        assert session.pinned_ids() == []
+        session.context.pin(first)
+        assert session.context.pinned_ids() == [first]
+        session.context.pin(first, False)
+        assert session.context.pinned_ids() == []
         session.connect()
         session.switch_conversation(None)
         session.add_user_message("another topic")
-        assert len(session.conversations()) == 2
-        assert [c.id for c in session.conversations(search="ORD-42")] != [session.conversation_id]
+        assert len(session.workspace.conversations()) == 2
+        assert [c.id for c in session.workspace.conversations(search="ORD-42")] != [session.conversation_id]
 
 
 def test_switching_model_checks_first_and_records_the_choice(options):
@@ -137,23 +137,23 @@ def test_edit_and_resend_supersedes_from_the_prompt_and_undoes_only_covering_fol
         fill(session)
         session.store.append(session.conversation_id, Message.assistant("fine"))
         assert session.fold_now() is not None
-        fold = session.active_fold()
+        fold = session.context.active_fold()
         assert fold is not None
-        after = [m for m in session.transcript() if m.id > fold.last_message_id and m.message.role == "user"]
-        new_id, undone = session.edit_and_resend(after[-1].id, "And now, briefly?")
-        assert undone == [] and session.active_fold() == fold  # the edit is after the fold: it stays
-        covered = next(m for m in session.transcript() if m.message.role == "user")
-        newer, undone = session.edit_and_resend(covered.id, "Only this")
-        assert undone == [fold.id] and session.active_fold() is None
-        transcript = session.transcript()
+        after = [m for m in session.context.transcript() if m.id > fold.last_message_id and m.message.role == "user"]
+        new_id, undone = session.context.edit_and_resend(after[-1].id, "And now, briefly?")
+        assert undone == [] and session.context.active_fold() == fold  # the edit is after the fold: it stays
+        covered = next(m for m in session.context.transcript() if m.message.role == "user")
+        newer, undone = session.context.edit_and_resend(covered.id, "Only this")
+        assert undone == [fold.id] and session.context.active_fold() is None
+        transcript = session.context.transcript()
         assert len(transcript) == 20  # 18 + two edited prompts: nothing deleted
         assert [m.message.text for m in transcript if m.superseded_by is None] == ["Only this"]
-        assert [m.text for m in session.context()] == ["Only this"]
-        assert session.last_prompt().id == newer
+        assert [m.text for m in session.context.messages()] == ["Only this"]
+        assert session.context.last_prompt().id == newer
         with pytest.raises(UsageError, match="already replaced"):
-            session.edit_and_resend(new_id, "again")
+            session.context.edit_and_resend(new_id, "again")
         with pytest.raises(UsageError, match="not a prompt"):
-            session.edit_and_resend(transcript[1].id, "a reply is not a prompt")
+            session.context.edit_and_resend(transcript[1].id, "a reply is not a prompt")
 
 
 def test_typed_text_counts_do_not_grow_the_token_cache(options):
@@ -171,18 +171,18 @@ def test_typed_text_counts_do_not_grow_the_token_cache(options):
 def test_a_new_conversation_is_stored_only_with_its_first_message(options):
     with Session.open(OpenOptions(**{**options.__dict__, "new": True})) as session:
         session.connect()
-        assert session.conversation_id is None and session.transcript() == [] and session.folds() == []
-        assert session.usage().tokens >= 0 and session.total_cost() == 0.0 and session.pinned_ids() == []
-        assert session.conversations() == []
+        assert session.conversation_id is None and session.context.transcript() == [] and session.chain.folds() == []
+        assert session.usage().tokens >= 0 and session.replies.total_cost() == 0.0 and session.context.pinned_ids() == []
+        assert session.workspace.conversations() == []
         session.switch_conversation(None)  # /new on a new one: still nothing stored
-        assert session.conversations() == []
+        assert session.workspace.conversations() == []
         first = session.add_user_message("hello")
         assert session.conversation_id is not None and session.conversation().model == "fake"
-        assert [m.id for m in session.transcript()] == [first]
+        assert [m.id for m in session.context.transcript()] == [first]
         kept = session.conversation_id
         session.switch_conversation(None)
         session.switch_conversation(None)
-        assert [c.id for c in session.conversations()] == [kept]  # no empty ones left behind
+        assert [c.id for c in session.workspace.conversations()] == [kept]  # no empty ones left behind
     with Session.open(options) as again:
         assert again.conversation_id == kept  # reopens on the last real conversation
 
@@ -202,4 +202,4 @@ def test_an_empty_conversation_stored_earlier_is_forgotten_when_left(options):
         session.switch_conversation(legacy)  # resuming the open one keeps it
         assert session.conversation_id == legacy
         session.switch_conversation(None)
-        assert session.conversations() == []
+        assert session.workspace.conversations() == []

@@ -199,16 +199,16 @@ def test_after_three_successive_folds_the_references_still_point_at_the_right_me
     with open_session(fake, tmp_path, monkeypatch, 8_000) as session:
         store_all(session, everyday_chat(5)[0])
         assert session.fold_now().compressed  # type: ignore[union-attr]
-        first = snap.parse(session.snapshot_text(session.active_fold()))  # type: ignore[arg-type]
+        first = snap.parse(session.chain.snapshot_text(session.context.active_fold()))  # type: ignore[arg-type]
         assert first is not None
         for seed in (41, 42):
             store_all(session, everyday_chat(4, seed=seed)[0][1:])
             report = session.auto.fold_if_needed()
             assert report is not None and report.compressed
-        latest = snap.parse(next(m.text for m in session.context() if snap.is_snapshot_message(m)))
+        latest = snap.parse(next(m.text for m in session.context.messages() if snap.is_snapshot_message(m)))
         assert latest is not None and latest.depth == 3
-        numbers = session.message_numbers()
-        by_number = {numbers[s.id]: s.message for s in session.transcript()}
+        numbers = session.context.message_numbers()
+        by_number = {numbers[s.id]: s.message for s in session.context.transcript()}
         assert assert_references_point_home(latest, by_number) >= 10
         # what the first fold named is still named with the same numbers, however often folded since
         earliest = first.user_requests[0]
@@ -226,11 +226,11 @@ def test_a_number_taken_from_a_snapshot_item_recalls_the_verbatim_original(fake,
     with open_session(fake, tmp_path, monkeypatch, 32_000) as session:
         store_all(session, agent_trajectory(40_000)[0])
         assert session.fold_now().compressed  # type: ignore[union-attr]
-        text = next(m.text for m in session.context() if snap.is_snapshot_message(m))
+        text = next(m.text for m in session.context.messages() if snap.is_snapshot_message(m))
         line = next(line for line in text.splitlines() if line.startswith(f"- {EDITED}: edited"))
-        numbers = session.message_numbers()
-        transcript = [(numbers[s.id], s.message) for s in session.transcript()]
-        originals = recallable(transcript, session.context())
+        numbers = session.context.message_numbers()
+        transcript = [(numbers[s.id], s.message) for s in session.context.transcript()]
+        originals = recallable(transcript, session.context.messages())
         for number in numbers_in(line):
             answer = recall(originals, message=number)
             original = dict(transcript)[number]

@@ -125,15 +125,15 @@ def test_a_rule_dropped_in_the_inspector_is_gone_from_what_is_sent_and_from_late
     with open_session(fake, tmp_path, monkeypatch, WINDOW) as session:
         store_all(session, planted_chat(5))
         assert session.fold_now().compressed  # type: ignore[union-attr]
-        fold = session.active_fold()
-        assert session.standing_rules(fold) == LISTED  # type: ignore[arg-type]
+        fold = session.context.active_fold()
+        assert session.chain.standing_rules(fold) == LISTED  # type: ignore[arg-type]
         assert session.drop_rule(fold.id, 2) == "Call me Sam."  # type: ignore[union-attr]
-        sent = constraints_of(session.context())  # (the request that said it is still quoted, as said)
+        sent = constraints_of(session.context.messages())  # (the request that said it is still quoted, as said)
         assert "Call me Sam." not in said(sent) and LISTED[0] in sent
         store_all(session, everyday_chat(4, seed=77)[0][1:])
         report = session.auto.fold_if_needed()
         assert report is not None and report.compressed
-        later = session.standing_rules(session.active_fold())  # type: ignore[arg-type]
+        later = session.chain.standing_rules(session.context.active_fold())  # type: ignore[arg-type]
         assert "Call me Sam." not in said(later) and [r for r in LISTED if r != LISTED[1]] == later
 
 
@@ -144,12 +144,12 @@ def test_a_dropped_rule_stays_dropped_through_a_refold_from_the_originals(fake, 
     with open_session(fake, tmp_path, monkeypatch, WINDOW) as session:
         store_all(session, planted_chat(5))
         assert session.fold_now().compressed  # type: ignore[union-attr]
-        first = session.active_fold()
+        first = session.context.active_fold()
         assert session.drop_rule(first.id, 2) == "Call me Sam."  # type: ignore[union-attr]
         for focus in ("the hotel", "the prices"):  # twice, each with a focus, so each re-fold is a new snapshot
             report = session.fold_now(focus)
             assert report is not None and report.compressed
-            again = session.active_fold()
+            again = session.context.active_fold()
             assert again is not None and again.id != first.id  # type: ignore[union-attr]
-            assert session.standing_rules(again) == [r for r in LISTED if r != LISTED[1]]
-        assert "Call me Sam." not in said(constraints_of(session.context()))
+            assert session.chain.standing_rules(again) == [r for r in LISTED if r != LISTED[1]]
+        assert "Call me Sam." not in said(constraints_of(session.context.messages()))

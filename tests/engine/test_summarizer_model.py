@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import litellm
 import pytest
-from foldchat.engine.chat import choose_summarizer
 from foldchat.engine.config import Settings
+from foldchat.engine.fold.chain import choose_summarizer
 from foldchat.engine.providers.registry import ModelRegistry
 from foldchat.engine.summarizer_model import MIN_SUMMARIZER_WINDOW, small_model
 from foldchat.engine.summarizers import RulesSummarizer

@@ -49,7 +49,7 @@ def open_session(fake, tmp_path, monkeypatch, auto: str = "on", window: int = 6_
     session = Session.open(OpenOptions(settings=settings, database=tmp_path / "app.db"))
     session.connect()
     for message in parse_messages(everyday_chat(turns)[0]):
-        session.store.append(session.chat.stored_id(), message)
+        session.store.append(session.context.stored_id(), message)
     return session
 
 
@@ -75,10 +75,10 @@ async def test_a_turn_stores_the_prompt_folds_and_streams_in_that_order(fake, tm
         assert order.index("FoldStarted") < order.index("Folded") < order.index("ReplyAsked") < order.index("TextDelta")
         assert order.index("TextDelta") < order.index("Finished")
         stored = events[0]
-        assert isinstance(stored, PromptStored) and session.transcript()[-2].id == stored.message_id
+        assert isinstance(stored, PromptStored) and session.context.transcript()[-2].id == stored.message_id
         end = events[-1]
-        assert isinstance(end, TurnEnded) and end.reply_id == session.transcript()[-1].id
-        assert end.usage.used < end.usage.trigger and violations(session.context()) == []
+        assert isinstance(end, TurnEnded) and end.reply_id == session.context.transcript()[-1].id
+        assert end.usage.used < end.usage.trigger and violations(session.context.messages()) == []
         assert fake.requests[-1]["messages"][-1]["content"] == "And what about the ferry?"
 
 
@@ -98,7 +98,7 @@ async def test_with_fold_auto_ask_the_face_consents_or_the_reply_goes_unfolded(f
         skipped = [e for e in events if isinstance(e, FoldSkipped)]
         assert bool(folded) == answer and bool(skipped) != answer
         assert any(isinstance(e, FoldStarted) for e in events) == answer
-        assert isinstance(events[-2], Finished) and (session.active_fold() is not None) == answer
+        assert isinstance(events[-2], Finished) and (session.context.active_fold() is not None) == answer
         assert (session.auto.declined_at is not None) != answer
 
 
@@ -109,7 +109,7 @@ async def test_without_anyone_to_consent_what_does_not_fit_unfolded_is_refused(f
         refused = [e for e in events if isinstance(e, Refused)]
         assert refused and refused[0].needs_fold and "fold.auto is ask" in refused[0].reason
         assert not any(isinstance(e, TextDelta) for e in events) and fake.requests == []
-        assert session.transcript()[-1].status == "unsent" and isinstance(events[-1], TurnEnded)
+        assert session.context.transcript()[-1].status == "unsent" and isinstance(events[-1], TurnEnded)
         assert events[-1].reply_id is None
 
 
@@ -117,8 +117,8 @@ async def test_a_prompt_too_big_for_any_fold_is_refused_and_kept_as_unsent(fake,
     with open_session(fake, tmp_path, monkeypatch, window=4_000, turns=2) as session:
         events = await run(session, "word " * 6_000)
         refused = next(e for e in events if isinstance(e, Refused))
-        assert not refused.needs_fold and refused.message_id == session.transcript()[-1].id
-        assert session.transcript()[-1].status == "unsent" and fake.requests == []
+        assert not refused.needs_fold and refused.message_id == session.context.transcript()[-1].id
+        assert session.context.transcript()[-1].status == "unsent" and fake.requests == []
 
 
 async def test_a_recall_round_happens_inside_the_turn(fake, tmp_path, monkeypatch):
@@ -130,7 +130,7 @@ async def test_a_recall_round_happens_inside_the_turn(fake, tmp_path, monkeypatc
         answered = [e for e in events if isinstance(e, ToolCallsAnswered)]
         assert answered and answered[0].more and len(fake.requests) == 2
         assert isinstance(events[-2], Finished) and isinstance(events[-1], TurnEnded)
-        assert events[-1].reply_id == session.transcript()[-1].id and violations(session.context()) == []
+        assert events[-1].reply_id == session.context.transcript()[-1].id and violations(session.context.messages()) == []
 
 
 async def test_cancelling_the_turn_mid_stream_keeps_the_prompt_and_marks_the_reply_interrupted(
@@ -156,7 +156,7 @@ async def test_cancelling_the_turn_mid_stream_keeps_the_prompt_and_marks_the_rep
         with pytest.raises(asyncio.CancelledError):
             await task
         fake.answer_gate.set()
-        *_, prompt, reply = session.transcript()
+        *_, prompt, reply = session.context.transcript()
         assert prompt.message.text == "Count for me." and prompt.status == "complete"
         assert reply.status == "interrupted" and reply.message.text.startswith("one")
         assert not any(isinstance(e, TurnEnded) for e in seen)

@@ -6,7 +6,7 @@ import json
 import unicodedata
 
 from foldchat.engine import json_safe, visible
-from foldchat.engine.terminal import whole_text
+from foldchat.engine.untrusted_text import whole_text
 from hypothesis import given, strategies as st
 
 HOSTILE = [

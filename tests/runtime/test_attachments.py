@@ -217,8 +217,8 @@ def test_deleting_a_conversation_drops_what_only_it_attached_and_an_edit_keeps_i
     assert contents == [NOTES]  # the secret went with its conversation; the shared file stays
     store.close()
     with Session.open(OpenOptions(database=tmp_path / "f.db", conversation=second)) as session:
-        prompt = session.transcript()[0]
-        new_id, _ = session.edit_and_resend(prompt.id, "also, shorter")
+        prompt = session.context.transcript()[0]
+        new_id, _ = session.context.edit_and_resend(prompt.id, "also, shorter")
         edited = session.store.message(new_id).message
         assert names([edited]) == ["notes.md"] and edited.content[-1]["text"] == "also, shorter"
 

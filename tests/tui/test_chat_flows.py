@@ -163,7 +163,7 @@ async def test_escape_stops_the_reply_and_keeps_the_partial(app_factory, fake):
         )
         await pilot.press("escape")
         await wait_for(pilot, lambda: view.data.status == "interrupted")
-        stored = screen.backend.transcript()
+        stored = screen.backend.context.transcript()
         assert stored[-1].status == "interrupted" and stored[-1].message.text.startswith("word0")
 
 
@@ -177,7 +177,7 @@ async def test_provider_failure_is_a_notification_and_the_message_stays(app_fact
         assert replies(screen)[-1].data.status == "error"
         messages = [n.message for n in app._notifications]
         assert any("authentication failed" in m and "/retry" in m for m in messages)
-        assert screen.backend.transcript()[0].message.text == "will fail"
+        assert screen.backend.context.transcript()[0].message.text == "will fail"
         fake.script = ["ok"]
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: replies(screen)[-1].data.status == "complete")

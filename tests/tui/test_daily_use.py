@@ -107,7 +107,7 @@ async def test_thinking_is_shown_live_while_the_reply_streams(app_factory, fake)
         fake.answer_gate.set()
         await wait_for(pilot, lambda: view.data.status == "complete" and thinking.title == "thinking")
         assert str(thinking.query_one(Static).content).strip() == fake.thinking
-        stored = screen.backend.transcript()[-1].message
+        stored = screen.backend.context.transcript()[-1].message
         assert stored.extras["reasoning_content"].strip() == fake.thinking
         # the answer is drawn as Markdown below the thinking, once, as a stored reply with thinking is
         assert [type(child).__name__ for child in view.children] == ["Collapsible", "ReplyMarkdown"]
@@ -136,9 +136,9 @@ async def test_up_in_an_empty_composer_edits_and_resends_the_last_prompt(app_fac
         count = len(fake.requests)
         await pilot.press("enter")
         await wait_for(
-            pilot, lambda: len(fake.requests) > count and screen.backend.transcript()[-1].status == "complete"
+            pilot, lambda: len(fake.requests) > count and screen.backend.context.transcript()[-1].status == "complete"
         )
-        transcript = screen.backend.transcript()
+        transcript = screen.backend.context.transcript()
         assert len(transcript) == 6  # nothing deleted: the old prompt and its reply are kept, superseded
         new_prompt = transcript[4].id
         assert [m.superseded_by for m in transcript] == [None, None, new_prompt, new_prompt, None, None]
@@ -176,7 +176,7 @@ async def test_e_on_a_folded_prompt_undoes_the_folds_covering_it(app_factory, fa
         for n in range(3):
             await send(pilot, f"message {n} about INV-{n}: " + "the invoice lines and totals " * 120)
         await send(pilot, "/resummarize")
-        fold = await wait_for(pilot, lambda: screen.backend.active_fold())
+        fold = await wait_for(pilot, lambda: screen.backend.context.active_fold())
         first = next(v for v in screen.query(MessageView) if v.data.role == "user")
         assert first.data.id is not None and first.data.id <= fold.last_message_id
         first.focus()
@@ -184,11 +184,11 @@ async def test_e_on_a_folded_prompt_undoes_the_folds_covering_it(app_factory, fa
         assert screen.query_one(Composer).text.startswith("message 0 about INV-0")
         screen.query_one(Composer).text = "just one short question"
         await pilot.press("enter")
-        await wait_for(pilot, lambda: screen.backend.transcript()[-1].status == "complete")
-        assert screen.backend.active_fold() is None
+        await wait_for(pilot, lambda: screen.backend.context.transcript()[-1].status == "complete")
+        assert screen.backend.context.active_fold() is None
         assert any(f"Fold {fold.id} undone" in n for n in notes(app))
         assert contents(fake) == ["just one short question"]
-        live = [m for m in screen.backend.transcript() if m.superseded_by is None]
+        live = [m for m in screen.backend.context.transcript() if m.superseded_by is None]
         assert [m.message.text for m in live] == ["just one short question", fake.reply]
 
 

@@ -38,12 +38,12 @@ async def test_ask_waits_for_yes_and_not_now_sends_without_folding(app_factory, 
         assert "fold now? it would save about" in consent.question
         await pilot.press("escape")  # not now: the reply goes out unfolded
         await wait_for(pilot, lambda: replies(screen)[-1].data.status == "complete" and app.screen is screen)
-        assert not screen.query(FoldMarker) and screen.backend.active_fold() is None
+        assert not screen.query(FoldMarker) and screen.backend.context.active_fold() is None
 
         consent = await fill_until_asked(pilot, screen)  # grown enough (or over the window): asked again
         await pilot.press("ctrl+f")
         await wait_for(pilot, lambda: list(screen.query(FoldMarker)))
-        assert screen.backend.active_fold() is not None
+        assert screen.backend.context.active_fold() is not None
 
 
 async def test_the_question_fits_80_columns_and_typed_text_is_neither_an_answer_nor_lost(app_factory, fake):
@@ -64,7 +64,7 @@ async def test_the_question_fits_80_columns_and_typed_text_is_neither_an_answer_
         await pilot.press(*"yesterday and one more thing", "enter")
         assert app.screen is consent  # no answer taken from the text, nor from the Enter after it
         assert screen.query_one(Composer).text == "yesterday and one more thing"
-        assert screen.backend.active_fold() is None
+        assert screen.backend.context.active_fold() is None
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is screen)
         assert screen.query_one(Composer).text == "yesterday and one more thing"

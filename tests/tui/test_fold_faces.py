@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from foldchat.engine import FoldFailed, Message, OpenOptions, Workspace
-from foldchat.engine.chat import ChatSession
+from foldchat.engine.fold.chain import FoldChain
 from foldchat.engine.fold.pipeline import REFOLD_SLACK
 from foldchat.tui.screens.fold_inspector import FoldInspector
 from foldchat.tui.widgets.fold_marker import FoldMarker
@@ -51,9 +51,9 @@ async def test_toast_marker_and_inspector_agree_after_an_auto_fold(app_factory, 
                 break
         marker = (await wait_for(pilot, lambda: list(screen.query(FoldMarker))))[0]
         session = screen.backend
-        fold = session.active_fold()
-        numbers = session.message_numbers()
-        said = f"Folded {session.fold_coverage(fold)} messages · {fold.tokens_before:,} → {fold.tokens_after:,} tokens"
+        fold = session.context.active_fold()
+        numbers = session.context.message_numbers()
+        said = f"Folded {session.chain.coverage(fold)} messages · {fold.tokens_before:,} → {fold.tokens_after:,} tokens"
         assert [t for t in toasts if t.startswith("Folded")] == [f"{said} · {fold.summarizer}"]
         assert str(marker.render()).startswith(f"⟨ {said} · ")
 
@@ -65,7 +65,7 @@ async def test_toast_marker_and_inspector_agree_after_an_auto_fold(app_factory, 
         assert first != fold.first_message_id  # the ids are shared by every conversation; numbers are its own
         assert view.covers == (first, last) and 1 <= first <= last <= len(numbers)
         assert (view.covered_count, view.tokens_before, view.tokens_after) == (
-            session.fold_coverage(fold),
+            session.chain.coverage(fold),
             fold.tokens_before,
             fold.tokens_after,
         )
@@ -83,32 +83,32 @@ async def test_resummarize_with_a_focus_after_a_fold_then_why_nothing_changes(ap
         for n in range(3):
             await send(pilot, f"invoice INV-{n} for ACME: " + "the billing lines and totals " * 120)
         await send(pilot, "/resummarize")
-        await wait_for(pilot, lambda: len(session.folds()) == 1)
+        await wait_for(pilot, lambda: len(session.chain.folds()) == 1)
         before = session.usage().tokens
 
         await send(pilot, "/resummarize keep the billing details")
-        await wait_for(pilot, lambda: len(session.folds()) == 2)
-        snapshot = session.snapshot_of(session.active_fold())
+        await wait_for(pilot, lambda: len(session.chain.folds()) == 2)
+        snapshot = session.chain.snapshot_of(session.context.active_fold())
         assert "focus requested for this fold: keep the billing details" in snapshot.key_knowledge
         assert session.usage().tokens <= before + REFOLD_SLACK
 
         await send(pilot, "/resummarize keep the billing details")  # same focus, no new message
         await wait_for(pilot, lambda: "Nothing folded: nothing to change" in screen.status)
         await pilot.pause()
-        assert len(session.folds()) == 2
+        assert len(session.chain.folds()) == 2
         assert "Nothing folded: nothing to change" in str(screen.query_one("#status", Label).render())
 
 
 async def test_two_failed_automatic_folds_pause_them_in_the_gauge_until_resummarize(app_factory, fake, monkeypatch):
     broken = {"fold": True}
-    real_fold = ChatSession.fold
+    real_fold = FoldChain.fold
 
     def fold(self, *args, **options):
         if broken["fold"] and not options.get("force"):
             raise FoldFailed("the summarizer is down")
         return real_fold(self, *args, **options)
 
-    monkeypatch.setattr(ChatSession, "fold", fold)
+    monkeypatch.setattr(FoldChain, "fold", fold)
     app = app_factory(window=6000)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
@@ -156,8 +156,8 @@ async def test_a_folded_agent_session_shows_its_trail_by_file_in_the_inspector(f
         inspector = await wait_for(pilot, lambda: isinstance(app.screen, FoldInspector) and app.screen)
         artifacts = dict(inspector.view.sections)["artifacts"]
         session = screen.backend
-        folded = {m.id: m.message for m in session.transcript()}
-        calls = [c for i in session.covered_ids(session.active_fold()) for c in folded[i].tool_calls]
+        folded = {m.id: m.message for m in session.context.transcript()}
+        calls = [c for i in session.chain.covered_ids(session.context.active_fold()) for c in folded[i].tool_calls]
         edits = [json.loads(c.arguments) for c in calls if c.name == "str_replace_editor"]
         changed = {e["path"] for e in edits if e["command"] in ("str_replace", "create")}
         assert len(changed) >= 3 and changed <= truth.changed  # several files edited in the folded part

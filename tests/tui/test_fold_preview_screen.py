@@ -22,14 +22,14 @@ async def test_preview_then_discard_then_apply_the_exact_result(app_factory, fak
         assert preview.plan.report.compressed and "Would fold" in str(preview.query_one("#summary").render())
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is screen)
-        assert screen.backend.active_fold() is None and not screen.query(FoldMarker)
+        assert screen.backend.context.active_fold() is None and not screen.query(FoldMarker)
 
         await send(pilot, "/resummarize --preview")
         preview = await wait_for(pilot, lambda: isinstance(app.screen, FoldPreview) and app.screen)
         planned = preview.plan.snapshot
         await pilot.press("enter")
         await wait_for(pilot, lambda: list(screen.query(FoldMarker)))
-        stored = screen.backend.snapshot_of(screen.backend.active_fold())
+        stored = screen.backend.chain.snapshot_of(screen.backend.context.active_fold())
         assert stored.user_requests == planned.user_requests  # exactly the previewed result
 
         screen.query_one(FoldMarker).focus()

@@ -47,7 +47,7 @@ async def test_the_fold_marker_appears_at_the_trigger_with_the_prepared_plan(fak
             await send(pilot, REQUEST.format(n=n, code=1000 + n))
             n += 1
         marker = (await wait_for(pilot, lambda: list(screen.query(FoldMarker))))[0]
-        fold = session.active_fold()
+        fold = session.context.active_fold()
         assert summarizer_calls(fake) == prepared  # the marker came from the prepared plan
         assert fold.summarizer == "llm:fake" and str(marker.render()).startswith("⟨ Folded ")
         assert fold.tokens_after + session.usage().reserved <= session.usage().target

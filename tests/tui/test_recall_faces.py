@@ -61,14 +61,14 @@ async def test_a_recall_round_shows_as_a_tool_call_and_its_result(fake, tmp_path
         call, result = views[views.index(answer) - 2 : views.index(answer)]
 
         assert call.data.role == "assistant" and call.data.tool_calls == (("recall", arguments),)
-        stored = {m.id: m for m in screen.backend.transcript()}
+        stored = {m.id: m for m in screen.backend.context.transcript()}
         assert stored[call.data.id].message.tool_calls[0].arguments == arguments
         title = call.query_one(Collapsible).title
         assert str(title) == f"→ recall({arguments})"  # literally, markup and all
         assert result.data.role == "tool" and result.data.tool_name == "recall" and "· recall" in result.header_text()
         assert FERRY in result.data.text and result.data.id in stored
         assert FERRY in str(result.query_one(Collapsible.Contents).query_one(Static).render())
-        assert answer.data.status == "complete" and answer.data.id == screen.backend.reply_id
+        assert answer.data.status == "complete" and answer.data.id == screen.backend.replies.reply_id
         assert "tools" in fake.requests[-1] and fake.requests[-1]["messages"][-1]["role"] == "tool"
 
 

@@ -73,7 +73,7 @@ async def test_new_leaves_no_empty_conversation_behind(app_factory, fake, tmp_pa
         await screen.run_slash("new")
         await screen.run_slash("new")
         assert screen.backend.conversation_id is None
-        assert [c.id for c in screen.backend.conversations()] == [kept]
+        assert [c.id for c in screen.backend.workspace.conversations()] == [kept]
     with Session.open(OpenOptions(settings=settings_for(fake), database=tmp_path / "tui.db")) as again:
         assert again.conversation_id == kept  # the app reopens on the last real conversation
 
@@ -87,7 +87,7 @@ async def test_a_message_too_big_for_the_window_is_refused_up_front_and_stays_in
         screen = chat(app)
         await send(pilot, "hello")
         before = screen.backend.usage().tokens
-        requests, stored = len(fake.requests), len(screen.backend.transcript())
+        requests, stored = len(fake.requests), len(screen.backend.context.transcript())
         big = "Ticket OPS-9 log: " + "timeout on db-7\n" * 2000
         told: list[str] = []
         notify = app.notify
@@ -98,7 +98,7 @@ async def test_a_message_too_big_for_the_window_is_refused_up_front_and_stays_in
         await wait_for(pilot, lambda: told, timeout=30)
         assert composer.text == big.strip("\n")  # as it was sent
         assert "Not sent: the message is " in told[-1] and "over fake's 1,000-token window" in told[-1]
-        assert len(screen.backend.transcript()) == stored and len(fake.requests) == requests  # in one place only
+        assert len(screen.backend.context.transcript()) == stored and len(fake.requests) == requests  # in one place only
         assert not [v for v in screen.query(MessageView) if v.data.status == "unsent"]
         assert screen.backend.usage().tokens == before  # the context is unchanged
         composer.focus()
@@ -118,14 +118,14 @@ async def test_pin_pins_the_selected_message_or_the_last_one_and_says_which(app_
         await send(pilot, "/pin")  # nothing selected: the last message, the reply
         last = replies(screen)[-1]
         await wait_for(pilot, lambda: last.pinned)
-        assert screen.backend.pinned_ids() == [last.data.id]
+        assert screen.backend.context.pinned_ids() == [last.data.id]
         assert any("message 4, the reply" in n.message for n in app._notifications)
         first = next(v for v in screen.query(MessageView) if v.data.text == "Ana owns OPS-77")
         first.focus()  # selected in the transcript
         await pilot.pause()
         await send(pilot, "/pin")
         await wait_for(pilot, lambda: first.pinned)
-        assert sorted(screen.backend.pinned_ids()) == sorted([first.data.id, last.data.id])
+        assert sorted(screen.backend.context.pinned_ids()) == sorted([first.data.id, last.data.id])
         assert any("message 1, your message “Ana owns OPS-77”" in n.message for n in app._notifications)
 
 
@@ -166,7 +166,7 @@ async def test_inspector_esc_backs_out_save_has_a_key_and_undo_asks_first(app_fa
         for n in range(3):
             await send(pilot, f"Ticket OPS-77 note {n}: " + "the invoice lines and totals " * 120)
         await send(pilot, "/resummarize")
-        await wait_for(pilot, lambda: screen.backend.active_fold())
+        await wait_for(pilot, lambda: screen.backend.context.active_fold())
 
         async def inspect():
             await send(pilot, "/folds")
@@ -188,7 +188,7 @@ async def test_inspector_esc_backs_out_save_has_a_key_and_undo_asks_first(app_fa
         editor.text = editor.text.replace("OPS-77", "OPS-78")
         await pilot.press("ctrl+s")  # Save edit has a key
         await wait_for(pilot, lambda: app.screen is screen)
-        assert "OPS-78" in screen.backend.snapshot_text(screen.backend.active_fold())
+        assert "OPS-78" in screen.backend.chain.snapshot_text(screen.backend.context.active_fold())
         await wait_for(pilot, lambda: screen.focused is not None)
 
         inspector = await inspect()
@@ -197,11 +197,11 @@ async def test_inspector_esc_backs_out_save_has_a_key_and_undo_asks_first(app_fa
         assert dialog.focused.id == "cancel"
         await pilot.press("enter")  # the default answer keeps the fold
         await wait_for(pilot, lambda: app.screen is inspector)
-        assert screen.backend.active_fold() is not None
+        assert screen.backend.context.active_fold() is not None
         await pilot.press("u")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("y")
-        await wait_for(pilot, lambda: screen.backend.active_fold() is None)
+        await wait_for(pilot, lambda: screen.backend.context.active_fold() is None)
 
 
 async def test_deleting_a_conversation_asks_first(app_factory, fake, tmp_path):
@@ -222,11 +222,11 @@ async def test_deleting_a_conversation_asks_first(app_factory, fake, tmp_path):
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is history)
-        assert [c.id for c in screen.backend.conversations()] == [other]
+        assert [c.id for c in screen.backend.workspace.conversations()] == [other]
         await pilot.press("d")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("y")
-        await wait_for(pilot, lambda: screen.backend.conversations() == [])
+        await wait_for(pilot, lambda: screen.backend.workspace.conversations() == [])
 
 
 async def test_a_slow_model_shows_the_message_and_a_waiting_note_at_once(app_factory, fake):

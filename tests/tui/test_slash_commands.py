@@ -109,7 +109,7 @@ async def test_export_retry_pin_model_and_quit(app_factory, fake, tmp_path, monk
         await wait_for(
             pilot, lambda: len(replies(screen)) == count + 1 and replies(screen)[-1].data.status == "complete"
         )
-        transcript = screen.backend.transcript()
+        transcript = screen.backend.context.transcript()
         assert transcript[1].superseded_by == transcript[2].id  # the old reply stays, replaced
         assert [m["role"] for m in fake.requests[-1]["messages"]] == ["user"]
         cid = screen.backend.conversation_id

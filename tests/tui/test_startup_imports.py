@@ -52,6 +52,6 @@ def test_the_session_and_its_models_are_imported_off_the_ui_thread(tmp_path, mon
     )
     assert done.returncode == 0, done.stderr[-2000:]
     on_main_thread = json.loads(done.stdout.strip().splitlines()[-1])
-    for module in ("foldchat.engine.chat", "foldchat.engine.snapshot", "pydantic", "foldchat.tui.presenters"):
+    for module in ("foldchat.engine.replies", "foldchat.engine.snapshot", "pydantic", "foldchat.tui.presenters"):
         assert module in on_main_thread, f"{module} was never imported"
         assert not on_main_thread[module], f"{module} was imported by the UI thread"

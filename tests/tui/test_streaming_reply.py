@@ -150,7 +150,7 @@ async def test_interrupt_mid_stream_keeps_the_partial_drawn(app_factory, fake):
             await pilot.pause(0.2)
             assert view.data.text == partial and not view.query(StreamTail)
             assert drawn(view) == ["Para one is done.", "Para two is still"]
-            stored = screen.backend.transcript()[-1]
+            stored = screen.backend.context.transcript()[-1]
             assert stored.status == "interrupted" and stored.message.text == partial
     finally:
         fake.answer_gate.set()
@@ -294,9 +294,9 @@ async def test_two_prompts_sent_back_to_back_get_replies_and_none_is_interrupted
         composer = screen.query_one(Composer)
         composer.post_message(Composer.Submitted("first"))
         composer.post_message(Composer.Submitted("second"))
-        await wait_for(pilot, lambda: len(screen.backend.transcript()) >= 3 and not screen.reply_underway())
+        await wait_for(pilot, lambda: len(screen.backend.context.transcript()) >= 3 and not screen.reply_underway())
         await pilot.pause(0.3)
-        stored = [(s.message.role, s.status) for s in screen.backend.transcript()]
+        stored = [(s.message.role, s.status) for s in screen.backend.context.transcript()]
         assert ("assistant", "interrupted") not in stored
         assert stored[-1] == ("assistant", "complete")
         views = screen.query(MessageView)

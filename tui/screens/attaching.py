@@ -71,7 +71,7 @@ def read_files(session: Session, paths: list[Path]) -> tuple[list[tuple[Attachme
         except FoldchatError as error:
             problems.append(str(error))
             continue
-        done.append((attachment, 0 if attachment.is_image else session.count_text(attachment.text)))
+        done.append((attachment, 0 if attachment.is_image else session.counter().count_text(attachment.text)))
     return done, problems
 
 
@@ -83,7 +83,7 @@ async def attach(screen: ChatScreen, paths: list[Path]) -> list[Attachment]:
         return []
     done, problems = await asyncio.to_thread(read_files, session, paths)
     tray = screen.query_one(AttachmentTray)
-    transcript = await asyncio.to_thread(lambda: [m.message for m in session.transcript()])
+    transcript = await asyncio.to_thread(lambda: [m.message for m in session.context.transcript()])
     for attachment, tokens in done:
         tray.add(attachment, tokens)
         if (number := changed_since(transcript, attachment)) is not None:

@@ -298,7 +298,7 @@ class ChatScreen(Screen[None]):
 
         def read() -> tuple[T | None, Conversation | None, Usage, float]:
             result = first() if first is not None else None
-            return result, session.conversation(), session.usage(), session.total_cost()
+            return result, session.conversation(), session.usage(), session.replies.total_cost()
 
         result, conversation, usage, cost = await asyncio.to_thread(read)
         self.show_title(conversation)
@@ -384,7 +384,7 @@ class ChatScreen(Screen[None]):
         if (
             self.model_ready
             and not surely_fits(self, whole)
-            and (problem := await asyncio.to_thread(self.backend.too_big_to_send, whole))
+            and (problem := await asyncio.to_thread(self.session.context.too_big_to_send, self.session.target, whole))
         ):
             refuse_up_front(self, text, problem)
             keep(self, attachments)

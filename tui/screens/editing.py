@@ -21,11 +21,11 @@ async def edit_last(screen: ChatScreen) -> None:
     if screen.backend is None:
         return
     before = screen.editing
-    last = await asyncio.to_thread(screen.backend.last_prompt, before)
+    last = await asyncio.to_thread(screen.backend.context.last_prompt, before)
     if last is None:
         screen.notify("No earlier prompt" if before is not None else "No prompt to edit yet")
         return
-    start_editing(screen, last.id, said(last.message))  # its attachments stay with it (Session.edit_and_resend)
+    start_editing(screen, last.id, said(last.message))  # its attachments stay with it (Context.edit_and_resend)
 
 
 def start_editing(screen: ChatScreen, message_id: int, text: str) -> None:
@@ -52,7 +52,7 @@ async def resend(screen: ChatScreen, message_id: int, text: str) -> None:
     """Supersede the prompt and what follows it, store `text` as the new prompt and answer it."""
     stop_editing(screen)
     try:
-        _, undone = await asyncio.to_thread(screen.session.edit_and_resend, message_id, text)
+        _, undone = await asyncio.to_thread(screen.session.context.edit_and_resend, message_id, text)
     except FoldchatError as error:
         screen.notify(str(error), title="Cannot resend", severity="error", markup=False)
         return

@@ -121,7 +121,7 @@ class ReplyFace:
         # ends sooner is counted once, at its end (a recount is a round trip to the local server, and the
         # frame holding both the reply's first line and the gauge spans the rows between them)
         if self.gauge.due():
-            self.screen.update_gauge(streaming=self.session.count_text(text))
+            self.screen.update_gauge(streaming=self.session.counter().count_text(text))
 
     async def show(self, event: ReplyEvent) -> None:
         view, screen = self.view, self.screen
@@ -185,7 +185,7 @@ class ReplyFace:
     async def end(self) -> None:
         view = self.view
         self.waiting.stop()
-        view.data.id = self.session.reply_id  # stored now: it can be pinned like any other message
+        view.data.id = self.session.replies.reply_id  # stored now: it can be pinned like any other message
         await view.end_stream()
         if view.data.reasoning:
             await view.show_reasoning(view.data.reasoning, streaming=False)

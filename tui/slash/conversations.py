@@ -41,14 +41,14 @@ async def history(screen: ChatScreen, _: str) -> None:
     session = screen.session
     rows = [
         ConversationRow(c.id, c.title, c.model, c.updated_at, c.message_count)
-        for c in await asyncio.to_thread(session.conversations)
+        for c in await asyncio.to_thread(session.workspace.conversations)
     ]
 
     def search(text: str) -> list[ConversationRow]:
         return [
             ConversationRow(h.conversation.id, h.conversation.title, h.conversation.model,
                             h.conversation.updated_at, h.conversation.message_count, visible(h.excerpt))
-            for h in session.search(text)
+            for h in session.workspace.search(text)
         ]  # fmt: skip
 
     async def done(action: HistoryAction | None) -> None:
@@ -63,14 +63,14 @@ async def _history_done(screen: ChatScreen, action: HistoryAction) -> None:
     if action.action == "resume":
         await switch_conversation(screen, action.conversation_id)
     elif action.action == "rename":
-        await asyncio.to_thread(session.rename_conversation, action.conversation_id, action.title)
+        await asyncio.to_thread(session.workspace.rename, action.conversation_id, action.title)
         await screen.refresh_title()
         screen.notify(f"Renamed to “{action.title}”")
     elif action.action == "delete":
         if action.conversation_id == session.conversation_id:
             screen.notify("That is the open conversation: /new first, then delete it", severity="warning")
             return
-        await asyncio.to_thread(session.delete_conversation, action.conversation_id)
+        await asyncio.to_thread(session.workspace.delete, action.conversation_id)
         screen.notify(f"Conversation {action.conversation_id} deleted")
 
 

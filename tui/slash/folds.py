@@ -67,7 +67,7 @@ async def _preview(screen: ChatScreen, focus: str | None) -> None:
 
 
 async def unfold(screen: ChatScreen, _: str) -> None:
-    fold = await asyncio.to_thread(screen.session.active_fold)
+    fold = await asyncio.to_thread(screen.session.context.active_fold)
     if fold is None:
         screen.notify("No fold to undo")
         return
@@ -88,7 +88,7 @@ async def undo(screen: ChatScreen, fold_id: int) -> None:
 
 
 async def folds(screen: ChatScreen, _: str) -> None:
-    fold = await asyncio.to_thread(screen.session.active_fold)
+    fold = await asyncio.to_thread(screen.session.context.active_fold)
     if fold is None:
         screen.notify("No folds yet: /resummarize folds now")
         return

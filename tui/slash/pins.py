@@ -28,8 +28,8 @@ async def pin(screen: ChatScreen, _: str) -> None:
 async def toggle_pin(screen: ChatScreen, view: MessageView) -> None:
     assert view.data.id is not None
     pinned = not view.pinned
-    await asyncio.to_thread(screen.session.pin, view.data.id, pinned)
-    numbers = await asyncio.to_thread(screen.session.message_numbers)
+    await asyncio.to_thread(screen.session.context.pin, view.data.id, pinned)
+    numbers = await asyncio.to_thread(screen.session.context.message_numbers)
     screen.query_one(Transcript).set_pinned(view, pinned)
     who = {"user": "your message", "assistant": "the reply"}.get(view.data.role, f"the {view.data.role} message")
     words = " ".join(view.data.text.split())

@@ -85,7 +85,7 @@ def test_a_fold_prepared_past_the_reset_ratio_applies_at_the_trigger_without_a_s
     session, n = prepared_session(llm, tmp_path)
     calls = summarizer_calls(llm)
     assert calls >= 1 and not session.auto.prefold_due()  # one plan at a time
-    prepared_ids = [m.id for m in session.transcript()]
+    prepared_ids = [m.id for m in session.context.transcript()]
     while True:  # the TUI checks before each send: after the user message is stored
         session.add_user_message(f"Day {n}: book room BK-{1000 + n} for Ana Ruiz. " + "We like quiet streets. " * 12)
         if session.usage().used >= session.usage().trigger:
@@ -98,11 +98,11 @@ def test_a_fold_prepared_past_the_reset_ratio_applies_at_the_trigger_without_a_s
     assert report is not None and report.compressed, report and report.reason
     assert "prepared in the background" in report.reason
     assert summarizer_calls(llm) == calls  # applied at once: no second summarizer call
-    context = session.context()
+    context = session.context.messages()
     assert violations(context, [m for m in context if m.role == "system"]) == []
     assert session.counter().count(context) == report.tokens_after
     assert report.tokens_after + 512 <= session.usage().target  # docs/design.md §3.7: at or below the target
-    newer = [m for m in session.transcript() if m.id not in prepared_ids]
+    newer = [m for m in session.context.transcript() if m.id not in prepared_ids]
     assert context[-len(newer) :] == [m.message for m in newer]  # sent after preparation: verbatim, last
     assert snap.parse(next(m for m in context if m.is_snapshot).text).overall_goal == SNAPSHOT["overall_goal"]
     assert (report.trigger_tokens, report.target_tokens) == (session.usage().trigger, session.usage().target)
@@ -111,7 +111,7 @@ def test_a_fold_prepared_past_the_reset_ratio_applies_at_the_trigger_without_a_s
 def test_the_prepared_fold_is_what_a_fresh_fold_of_the_messages_it_covers_makes(llm, tmp_path):
     session = open_session(llm, tmp_path / "app.db")
     n = grow_until(session, 0.70, 1)
-    used, context = session.usage().used, session.context()
+    used, context = session.usage().used, session.context.messages()
     counts = [session.counter().count_message(m) for m in context]
     margin = newest_turn(counts, [m.role for m in context])
     copy = tmp_path / "at-preparation.db"
@@ -123,26 +123,26 @@ def test_the_prepared_fold_is_what_a_fresh_fold_of_the_messages_it_covers_makes(
     assert report is not None and report.compressed and "prepared" in report.reason
     with open_session(llm, copy) as fresh:
         policy = fresh.settings.fold.ahead(used, WINDOW, margin)
-        plan = fresh.chat.plan_fold(fresh.target, policy=policy)
+        plan = fresh.chain.plan_fold(fresh.target, policy=policy)
         assert plan is not None and plan.report.compressed
-        sent_later = [m.message for m in session.transcript()[len(fresh.transcript()) :]]
-        assert session.context() == [*plan.result.messages, *sent_later]
-    assert session.active_fold().last_message_id == plan.result.folded[-1].key  # type: ignore[union-attr]
+        sent_later = [m.message for m in session.context.transcript()[len(fresh.context.transcript()) :]]
+        assert session.context.messages() == [*plan.result.messages, *sent_later]
+    assert session.context.active_fold().last_message_id == plan.result.folded[-1].key  # type: ignore[union-attr]
 
 
 def edit_first_prompt(session: Session) -> None:
-    first = next(m for m in session.transcript() if m.message.role == "user")
+    first = next(m for m in session.context.transcript() if m.message.role == "user")
     session.edit_and_resend(first.id, "Day 1: book room BK-9999 instead.")
 
 
 def regenerate_last_reply(session: Session) -> None:
-    stale = session.chat.replies_to_last_turn()
+    stale = session.replies.replies_to_last_turn()
     row = session.store.append(session.conversation_id, Message.assistant("A regenerated answer."))
     session.store.supersede(stale, row)
 
 
 def pin_first_reply(session: Session) -> None:
-    session.pin(next(m.id for m in session.transcript() if m.message.role == "assistant"))
+    session.context.pin(next(m.id for m in session.context.transcript() if m.message.role == "assistant"))
 
 
 def switch_to_a_wider_window(session: Session) -> None:
@@ -166,13 +166,13 @@ def test_a_change_to_what_the_plan_covers_discards_it_and_the_normal_fold_runs(l
 
 
 def undo_active_fold(session: Session) -> None:
-    session.undo_fold(session.active_fold().id)  # type: ignore[union-attr]
+    session.undo_fold(session.context.active_fold().id)  # type: ignore[union-attr]
 
 
 def drop_a_standing_rule(session: Session) -> None:
     """What "drop a rule" in the inspector does: the fold is edited and the drop remembered."""
-    fold = session.active_fold()
-    assert fold is not None and session.standing_rules(fold)
+    fold = session.context.active_fold()
+    assert fold is not None and session.chain.standing_rules(fold)
     session.drop_rule(fold.id, 1)
 
 

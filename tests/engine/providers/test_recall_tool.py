@@ -17,11 +17,11 @@ from foldchat.engine import (
     ToolCalling,
     ToolCallsAnswered,
 )
-from foldchat.engine.chat import MAX_TOOL_ROUNDS, NOT_OFFERED
 from foldchat.engine.config import ModelAlias, Settings
 from foldchat.engine.invariants import violations
 from foldchat.engine.messages import parse_messages
 from foldchat.engine.policy import FoldPolicy
+from foldchat.engine.replies import MAX_TOOL_ROUNDS, NOT_OFFERED
 
 from servers.fake_anthropic import FakeAnthropic
 from servers.fake_openai import FakeOpenAI
@@ -68,10 +68,10 @@ def open_folded(
     session = Session.open(OpenOptions(settings=settings, database=tmp_path / "app.db"))
     session.connect()
     for message in parse_messages(history):
-        session.store.append(session.chat.stored_id(), message)
+        session.store.append(session.context.stored_id(), message)
     report = session.fold_now()
     assert report is not None and report.compressed
-    assert not any("blue pier" in m.text for m in session.context())  # only the originals hold it
+    assert not any("blue pier" in m.text for m in session.context.messages())  # only the originals hold it
     session.add_user_message(QUESTION)
     return session
 
@@ -113,13 +113,13 @@ async def test_the_model_recalls_a_folded_fact_and_answers_with_it(servers, tmp_
         assert [c.name for c in calling.calls] == ["recall"] and answered.more
         assert isinstance(events[-1], Finished) and events[-1].message.text == ANSWER
 
-        *_, call, result, reply = session.transcript()
+        *_, call, result, reply = session.context.transcript()
         arguments = json.loads(call.message.tool_calls[0].arguments)
         assert call.id == answered.call_id and arguments == {"query": "blue pier"}
         assert result.message.role == "tool" and result.message.tool_call_id == call.message.tool_calls[0].id
         assert FERRY in result.message.text and result.message.text.startswith("[message 2, assistant,")
-        assert (reply.message.text, reply.status, session.reply_id) == (ANSWER, "complete", reply.id)
-        assert violations(session.context()) == []
+        assert (reply.message.text, reply.status, session.replies.reply_id) == (ANSWER, "complete", reply.id)
+        assert violations(session.context.messages()) == []
 
 
 async def test_a_call_to_an_unknown_tool_gets_an_error_result_and_the_reply_goes_on(servers, tmp_path, monkeypatch):
@@ -132,7 +132,7 @@ async def test_a_call_to_an_unknown_tool_gets_an_error_result_and_the_reply_goes
         unknown, garbled = tool_texts(fake.requests[1]["messages"])
         assert unknown.startswith("error: there is no tool named 'search_web'")
         assert garbled.startswith("error: recall's arguments are not valid JSON")
-        assert fake.rejected == [] and violations(session.context()) == []
+        assert fake.rejected == [] and violations(session.context.messages()) == []
 
 
 @pytest.mark.parametrize("model", ["gpt", "claude"])
@@ -151,8 +151,8 @@ async def test_recall_rounds_are_bounded_and_the_last_request_offers_no_tools(se
         assert rounds[-1].results[0][1].text == NOT_OFFERED
         # told no tool is offered, it called again: the reply ends with the reason, not a silent empty answer
         assert isinstance(events[-1], Failed) and "called a tool again instead of answering" in events[-1].error
-        assert session.transcript()[-1].message.role == "tool"
-        assert fake.rejected == [] and violations(session.context()) == []
+        assert session.context.transcript()[-1].message.role == "tool"
+        assert fake.rejected == [] and violations(session.context.messages()) == []
 
 
 async def test_no_tools_when_recall_is_off(servers, tmp_path, monkeypatch):
@@ -170,7 +170,7 @@ async def test_no_tools_for_a_model_litellm_does_not_know_to_call_functions(serv
 
 async def test_no_tools_before_anything_is_folded(servers, tmp_path, monkeypatch):
     with open_folded(servers, tmp_path, monkeypatch, "gpt") as session:
-        session.undo_fold(session.active_fold().id)
+        session.undo_fold(session.context.active_fold().id)
         [event async for event in session.reply()]
         assert "tools" not in servers["gpt"].requests[-1]
 
@@ -178,12 +178,12 @@ async def test_no_tools_before_anything_is_folded(servers, tmp_path, monkeypatch
 async def test_the_local_model_is_never_offered_tools(servers, tmp_path, monkeypatch):
     """Marked local, even a model litellm says calls functions gets no `tools` (the embedded one cannot)."""
     with open_folded(servers, tmp_path, monkeypatch, "gpt") as session:
-        assert session.chat.offered_tools(session.target) is not None  # the same model, hosted, gets recall
+        assert session.replies.offered_tools(session.target) is not None  # the same model, hosted, gets recall
         local = replace(session.target, is_local=True)
-        events = [event async for event in session.chat.reply(local)]
+        events = [event async for event in session.replies.reply(local)]
         assert isinstance(events[-1], Finished) and not any(isinstance(e, ToolCalling) for e in events)
         assert "tools" not in servers["gpt"].requests[-1]
-        assert session.transcript()[-1].message.text == servers["gpt"].reply
+        assert session.context.transcript()[-1].message.text == servers["gpt"].reply
 
 
 @pytest.mark.parametrize("model", ["gpt", "claude"])
@@ -193,7 +193,7 @@ async def test_a_tool_call_when_none_was_offered_is_answered_and_the_model_asked
     fake = servers[model]
     fake.script = ["tool", "ok"]  # calls recall although nothing is folded, then answers
     with open_folded(servers, tmp_path, monkeypatch, model) as session:
-        session.undo_fold(session.active_fold().id)
+        session.undo_fold(session.context.active_fold().id)
         events = [event async for event in session.reply()]
         assert [r.results[0][1].text for r in events if isinstance(r, ToolCallsAnswered)] == [NOT_OFFERED]
         assert isinstance(events[-1], Finished) and events[-1].message.text == fake.reply
@@ -206,7 +206,7 @@ async def test_a_model_that_only_calls_tools_when_none_is_offered_fails_with_the
 ):
     servers[model].script = ["tool"]
     with open_folded(servers, tmp_path, monkeypatch, model) as session:
-        session.undo_fold(session.active_fold().id)
+        session.undo_fold(session.context.active_fold().id)
         events = [event async for event in session.reply()]
         assert isinstance(events[-1], Failed) and "instead of answering" in events[-1].error
         assert len(servers[model].requests) == 2
@@ -255,12 +255,12 @@ async def test_every_request_of_a_reply_fits_the_window_tool_rounds_included(
         for event in events:  # each answer is bounded, whatever was asked
             if isinstance(event, ToolCallsAnswered):
                 assert all(len(result.text) <= 4_200 for _, result in event.results)
-        assert fake.rejected == [] and violations(session.context()) == []
+        assert fake.rejected == [] and violations(session.context.messages()) == []
 
 
 async def test_a_context_over_the_window_is_never_sent(servers, tmp_path, monkeypatch):
     with open_folded(servers, tmp_path, monkeypatch, "gpt") as session:
         narrow = replace(session.target, window=300)  # what a fold that could not shrink it would leave
-        events = [event async for event in session.chat.reply(narrow)]
+        events = [event async for event in session.replies.reply(narrow)]
         assert isinstance(events[-1], Failed) and "over gpt's 300-token window" in events[-1].error
-        assert servers["gpt"].requests == [] and session.chat.reply_id is None
+        assert servers["gpt"].requests == [] and session.replies.reply_id is None

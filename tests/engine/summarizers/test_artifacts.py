@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
 from foldchat.engine import snapshot as snap
@@ -13,8 +11,7 @@ from foldchat.engine.messages import parse_messages
 from foldchat.engine.summarizers import RulesSummarizer, SummaryRequest
 from foldchat.engine.summarizers.artifacts import RANK_CHANGED, RANK_READ, terse, trail_rank
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "fixtures"))
-from agent_shapes import SHAPES, trajectory
+from fixtures.agent_shapes import SHAPES, trajectory
 
 
 def _summary(shape: str):

@@ -21,7 +21,7 @@ from foldchat.engine.summarizers import RulesSummarizer, SummaryRequest
 from foldchat.engine.tokens import LiteLLMCounter
 
 COUNTER = LiteLLMCounter("gpt-4o")
-CHATS = Path(__file__).resolve().parents[2] / "bench" / "chats"
+CHATS = Path(__file__).resolve().parents[3] / "bench" / "chats"
 
 
 def summary(*turns: str) -> Snapshot:

@@ -1,6 +1,6 @@
 """Streams that end badly, through litellm against the loopback fake: said plainly, nothing lost.
 
-In-process (`stream_reply` and `ChatSession.reply`), so each case costs one request, not a CLI start.
+In-process (`stream_reply` and `Replies.reply`), so each case costs one request, not a CLI start.
 """
 
 from __future__ import annotations
@@ -12,12 +12,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from foldchat.engine.chat import ChatSession
 from foldchat.engine.config import ModelAlias, Settings
+from foldchat.engine.context import Context
 from foldchat.engine.providers.events import Failed, Finished, Retrying
 from foldchat.engine.providers.registry import ModelRegistry
 from foldchat.engine.providers.stream import stream_reply
 from foldchat.engine.providers.target import ModelTarget
+from foldchat.engine.replies import Replies
 from foldchat.engine.store import Store
 
 from servers.fake_openai import FakeOpenAI
@@ -41,7 +42,7 @@ async def events_of(target: ModelTarget, **options: object) -> list[object]:
 
 
 @pytest.fixture
-def session(tmp_path: Path, fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> Iterator[ChatSession]:
+def session(tmp_path: Path, fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> Iterator[Replies]:
     monkeypatch.setenv("FAKE_API_KEY", "sk-test")
     settings = Settings(
         models={"fake": ModelAlias(model="openai/fake-model", api_base=fake.base_url, api_key_env="FAKE_API_KEY",
@@ -49,11 +50,11 @@ def session(tmp_path: Path, fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -
         request_timeout=2, max_retries=1,
     )  # fmt: skip
     store = Store(tmp_path / "faults.db")
-    yield ChatSession(store, ModelRegistry(settings), settings, store.create_conversation())
+    yield Replies(Context(store, ModelRegistry(settings), settings, store.create_conversation()))
     store.close()
 
 
-async def reply_to(session: ChatSession, text: str) -> list[object]:
+async def reply_to(session: Replies, text: str) -> list[object]:
     session.add_user_message(text)
     return [event async for event in session.reply(session.registry.resolve("fake"))]
 
@@ -64,7 +65,7 @@ async def test_a_stream_without_a_finish_reason_is_an_error_with_its_text_kept(s
     failed = events[-1]
     assert isinstance(failed, Failed) and "ended before the model finished" in failed.error
     assert "partial reply kept" in failed.error
-    reply = session.transcript()[-1]
+    reply = session.context.transcript()[-1]
     assert reply.status == "error" and reply.message.text == fake.reply and "ended before" in (reply.error or "")
     assert len(fake.requests) == 1  # text had arrived: a retry would repeat it
 
@@ -74,7 +75,7 @@ async def test_an_empty_200_stream_is_an_error_and_is_never_sent_back(session, f
     events = await reply_to(session, "first")
     assert isinstance(events[-1], Failed) and "ended before the reply began" in events[-1].error
     assert [e for e in events if isinstance(e, Retrying)]  # nothing came: trying again is safe
-    assert session.transcript()[-1].status == "error"
+    assert session.context.transcript()[-1].status == "error"
     fake.script = ["ok"]
     events = await reply_to(session, "second")
     assert isinstance(events[-1], Finished)
@@ -87,7 +88,7 @@ async def test_a_finished_reply_with_no_text_is_an_error_not_a_complete_empty_re
     fake.script = ["blank"]
     events = await reply_to(session, "anything?")
     assert isinstance(events[-1], Failed) and "empty reply" in events[-1].error
-    assert session.transcript()[-1].status == "error"
+    assert session.context.transcript()[-1].status == "error"
 
 
 @pytest.mark.parametrize(
@@ -188,19 +189,19 @@ def test_the_llm_summarizer_gives_up_on_endless_429s_and_says_so(fake):
     assert len(fake.requests) == 4  # the first try and three waits
 
 
-async def test_the_context_of_a_reply_is_built_off_the_event_loop(session: ChatSession, fake: FakeOpenAI) -> None:
+async def test_the_context_of_a_reply_is_built_off_the_event_loop(session: Replies, fake: FakeOpenAI) -> None:
     """Building a context reads the whole transcript back (~0.1 s at 2,000 messages): on the event loop it
     froze the UI at every send of a long conversation."""
     import threading
 
     built_on: list[threading.Thread] = []
-    build = session.adapted_context
+    build = session.context.adapted_context
 
     def recorded(*args: object, **kwargs: object) -> list[object]:
         built_on.append(threading.current_thread())
         return build(*args, **kwargs)  # type: ignore[arg-type]
 
-    session.adapted_context = recorded  # type: ignore[method-assign,assignment]
+    session.context.adapted_context = recorded  # type: ignore[method-assign,assignment]
     fake.reply = "fine"
     events = await reply_to(session, "hello")
     assert isinstance(events[-1], Finished)

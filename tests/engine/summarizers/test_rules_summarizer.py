@@ -88,7 +88,7 @@ def test_a_reused_summarizer_reads_each_call_once_and_gives_the_same_snapshots(m
     from foldchat.engine.summarizers import rules
 
     # by path: tests/fixtures has a `trajectories` module too, and either may be imported first
-    path = Path(__file__).resolve().parents[2] / "bench" / "trajectories.py"
+    path = Path(__file__).resolve().parents[3] / "bench" / "trajectories.py"
     spec = importlib.util.spec_from_file_location("bench_trajectories", path)
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)

@@ -171,7 +171,7 @@ def test_an_emergency_fold_asks_the_model_once_per_span(fake):
     from pathlib import Path
 
     history = []
-    for path in sorted(glob.glob(str(Path(__file__).parents[2] / "bench" / "chats" / "*.json")))[:4]:
+    for path in sorted(glob.glob(str(Path(__file__).parents[3] / "bench" / "chats" / "*.json")))[:4]:
         chat = json.loads(Path(path).read_text())
         history += chat["messages"] if isinstance(chat, dict) else chat
     fake.reply = json.dumps(GOOD)

@@ -13,8 +13,7 @@ from foldchat.engine.policy import FoldPolicy
 from foldchat.engine.snapshot import Snapshot
 from foldchat.engine.summarizers.base import SummaryRequest
 from foldchat.engine.tokens import LiteLLMCounter
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from trajectories import agent_trajectory, everyday_chat
 

@@ -12,9 +12,9 @@ from foldchat.engine import OpenOptions, Session, Workspace
 from foldchat.engine.config import LocalModelSettings
 from foldchat.engine.errors import LocalModelError
 from foldchat.engine.local.model import LocalModelServer, ensure_gguf
+from test_local_model import _servers_in, local_home  # noqa: F401  (local_home is a fixture)
 
 from runtime.conftest import foldchat
-from runtime.test_local_model import _servers_in, local_home  # noqa: F401  (local_home is a fixture)
 
 
 def test_the_server_started_early_is_the_one_the_session_uses(local_home):  # noqa: F811

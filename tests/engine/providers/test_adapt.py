@@ -8,8 +8,7 @@ from dataclasses import replace
 from foldchat.engine.invariants import violations
 from foldchat.engine.messages import parse_messages
 from foldchat.engine.providers.adapt import THOUGHT_MARK, TargetRules, adapt, map_call_id
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 OPENAI, ANTHROPIC, MISTRAL, GEMINI = (TargetRules(p) for p in ("openai", "anthropic", "mistral", "gemini"))
 TEXT_ONLY = TargetRules("openai", vision=False)

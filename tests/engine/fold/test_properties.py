@@ -15,8 +15,7 @@ from foldchat.engine.messages import dump_messages, parse_messages
 from foldchat.engine.snapshot import Snapshot
 from foldchat.engine.summarizers import RulesSummarizer
 from foldchat.engine.tokens import LiteLLMCounter
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 MODEL = "gpt-4o"
 COUNTER = LiteLLMCounter(MODEL)

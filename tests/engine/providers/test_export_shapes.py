@@ -10,8 +10,7 @@ import sqlite3
 from foldchat.engine import Message, parse_messages
 from foldchat.engine.alternation import repair
 from foldchat.engine.providers.adapt import TargetRules, adapt, json_object_arguments
-
-from providers.test_switching import ask, foldchat, servers  # noqa: F401  (fixture)
+from test_switching import ask, foldchat, servers  # noqa: F401  (fixture)
 
 PYTHON_CODE = "import pandas as pd\ndf = pd.read_csv('/mnt/data/sales_2024.csv')\ndf.groupby('region').sum()"
 CHATGPT_SHAPED = [

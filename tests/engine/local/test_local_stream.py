@@ -12,12 +12,13 @@ import threading
 from pathlib import Path
 
 import pytest
-from foldchat.engine.chat import ChatSession
 from foldchat.engine.config import Settings
+from foldchat.engine.context import Context
 from foldchat.engine.providers.events import Failed, Finished, Retrying, TextDelta, UsageReport
 from foldchat.engine.providers.registry import ModelRegistry
 from foldchat.engine.providers.stream import stream_reply
 from foldchat.engine.providers.target import ModelTarget
+from foldchat.engine.replies import Replies
 from foldchat.engine.store import Store
 
 from servers.fake_openai import FakeOpenAI
@@ -122,7 +123,7 @@ async def test_cancelling_mid_reply_keeps_the_partial_reply_marked_interrupted(f
     fake.script = ["slow"]  # a chunk every 0.1 s for 10 s
     store = Store(tmp_path / "db.sqlite")
     settings = Settings()
-    chat = ChatSession(store, ModelRegistry(settings), settings, store.create_conversation())
+    chat = Replies(Context(store, ModelRegistry(settings), settings, store.create_conversation()))
     chat.add_user_message("count")
     seen: list[str] = []
 
@@ -137,7 +138,7 @@ async def test_cancelling_mid_reply_keeps_the_partial_reply_marked_interrupted(f
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(task, 60)  # a guard against a deadlock, not a timing assertion
-    reply = chat.transcript()[-1]
+    reply = chat.context.transcript()[-1]
     assert reply.status == "interrupted" and reply.message.text.startswith("".join(seen[:3]))
     assert 0 < len(reply.message.text.split()) < 100  # cut, not finished
     store.close()

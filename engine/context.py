@@ -1,0 +1,219 @@
+"""The context of a conversation (docs/design.md §1): what the next call sends, rebuilt from the transcript
+and the active fold every time it is needed (system prompts + snapshot + acknowledgement + the messages
+after the fold), as each provider takes it, and what it uses of the model's window."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from . import snapshot as snap
+from .alternation import current_turn_start, repair
+from .attachments import with_text
+from .config import Settings
+from .errors import UsageError
+from .fold.condense import condense_oversized
+from .fold.layout import FoldLayout, NewFold, transcript_numbers
+from .messages import Message
+from .providers.adapt import TargetRules, adapt, rules_for_target
+from .providers.registry import ModelRegistry
+from .providers.target import ModelTarget
+from .snapshot import snapshot_text
+from .store import Store, StoredFold, StoredMessage
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What the gauge shows: context tokens against the window, the trigger and the target."""
+
+    tokens: int
+    window: int
+    reserved: int
+    trigger: int
+    target: int
+
+    @property
+    def used(self) -> int:
+        return self.tokens + self.reserved
+
+
+class Context:
+    """One conversation's transcript and the context built from it. Shared by its fold chain and its
+    replies (`Session` holds the three), so the conversation's id, stored on its first write, is one."""
+
+    def __init__(self, store: Store, registry: ModelRegistry, settings: Settings, conversation_id: int | None) -> None:
+        self.store = store
+        self.registry = registry
+        self.settings = settings
+        self.conversation_id = conversation_id
+        """None for a new conversation not stored yet: it reads as empty until a write creates it."""
+        self._rules_cache: dict[str, TargetRules] = {}
+        self._origin_cache: dict[str, str | None] = {}
+
+    def transcript(self) -> list[StoredMessage]:
+        return [] if self.conversation_id is None else self.store.messages(self.conversation_id)
+
+    def active_fold(self) -> StoredFold | None:
+        return None if self.conversation_id is None else self.store.active_fold(self.conversation_id)
+
+    def stored_id(self) -> int:
+        """The conversation's id, storing it first if it is new (the first write does)."""
+        if self.conversation_id is None:
+            self.conversation_id = self.store.create_conversation()
+        return self.conversation_id
+
+    def messages(
+        self,
+        transcript: Sequence[StoredMessage] | None = None,
+        exclude: frozenset[int] = frozenset(),
+        target: ModelTarget | None = None,
+    ) -> list[Message]:
+        """What the next call sends: system prompts + snapshot + acknowledgement + messages after the fold.
+
+        With `target`, oversized messages kept after a fold are condensed again exactly as the fold did,
+        so the rebuilt context is the one the fold reported.
+        """
+        stored = list(transcript) if transcript is not None else self.transcript()
+        messages = [s.message for s in stored if sendable(s) and s.id not in exclude]
+        return self.with_fold(messages, self.active_fold(), target)
+
+    def with_fold(
+        self, messages: list[Message], fold: StoredFold | NewFold | None, target: ModelTarget | None
+    ) -> list[Message]:
+        """`messages` (the sendable transcript) as `fold` sends them."""
+        if fold is None:
+            return repair(messages).messages
+        layout = FoldLayout.of(fold)
+        messages = [layout.apply(m) for m in messages]
+        if not layout.has_snapshot:  # a fold that only pruned tool outputs
+            return repair(messages).messages
+        systems = [m for m in messages if m.role == "system"]
+        after = [m for m in messages if m.role != "system" and layout.sends(fold, m)]
+        if target is not None:
+            after = self._condense_kept(after, target)
+        bridge = [Message.assistant(snap.ACKNOWLEDGEMENT)] if not after or after[0].role == "user" else []
+        # marked as ours (docs/design.md §3.6); no `name` here: that mark is only for plain JSON
+        snapshot = Message(role="user", content=snapshot_text(fold), is_snapshot=True)
+        return repair([*systems, snapshot, *bridge, *after]).messages
+
+    def originals(self, transcript: Sequence[StoredMessage]) -> list[Message]:
+        """The context as if nothing had been folded: what a user-forced re-fold starts from."""
+        return repair([s.message for s in transcript if sendable(s)]).messages
+
+    def _condense_kept(self, kept: list[Message], target: ModelTarget) -> list[Message]:
+        threshold = self.settings.fold.message_threshold(target.window)
+        return condense_oversized(kept, current_turn_start(kept), self.registry.counter(target), threshold).messages
+
+    def adapted_context(self, target: ModelTarget, exclude: frozenset[int] = frozenset()) -> list[Message]:
+        """The context as `target` accepts it (ids, reasoning, images; docs/design.md §8)."""
+        transcript = self.transcript()
+        context = self.messages(transcript, exclude, target)
+        producers = {s.id: s.model for s in transcript}
+        origins = [self._provider_of(producers.get(m.key) if m.key is not None else None) for m in context]
+        adapted, _ = adapt(context, self.rules(target), origins)
+        return adapted
+
+    def rules(self, target: ModelTarget) -> TargetRules:
+        rules = self._rules_cache.get(target.litellm_model)
+        if rules is None:
+            rules = self._rules_cache[target.litellm_model] = rules_for_target(target)
+        return rules
+
+    def _provider_of(self, model_name: str | None) -> str | None:
+        """The provider that wrote a stored reply (`model` is the name it was sent with)."""
+        if model_name is None:
+            return None
+        if model_name not in self._origin_cache:
+            try:
+                target = self.registry.resolve(model_name)
+                self._origin_cache[model_name] = self.rules(target).provider
+            except Exception:  # a model no longer configured: its reasoning is not sent anywhere
+                self._origin_cache[model_name] = None
+        return self._origin_cache[model_name]
+
+    def usage(
+        self, target: ModelTarget, extra_text: str = "", transcript: Sequence[StoredMessage] | None = None
+    ) -> Usage:
+        counter = self.registry.counter(target)
+        tokens = counter.count(self.messages(transcript, target=target))
+        if extra_text:
+            tokens += counter.count_message(Message.user(extra_text))
+        policy = self.settings.fold
+        return Usage(
+            tokens, target.window, self.registry.reserved_output(target), policy.trigger_at(target.window),
+            policy.target_at(target.window),
+        )  # fmt: skip
+
+    def too_big_to_send(self, target: ModelTarget, text: str) -> str | None:
+        """Why `text` cannot be sent to `target` whatever is folded (with the system prompts and the
+        reply's reserve it is over the window), with the arithmetic; None when it can."""
+        counter = self.registry.counter(target)
+        message = counter.count_uncached(Message.user(text)) if text.strip() else 0
+        systems = counter.count([m for m in self.messages() if m.role == "system"])
+        reserve = self.registry.reserved_output(target)
+        needed = message + systems + reserve
+        if needed <= target.window:
+            return None
+        return (
+            f"the message is {message:,} tokens; with the system prompt ({systems:,}) and the reply's reserve "
+            f"({reserve:,}) it needs {needed:,}, over {target.name}'s {target.window:,}-token window"
+        )
+
+    def message_numbers(self) -> dict[int, int]:
+        """Message id -> its 1-based number in this conversation's transcript."""
+        return transcript_numbers([m.id for m in self.transcript()])
+
+    def pin(self, message_id: int, pinned: bool = True) -> None:
+        """A pinned message is quoted verbatim in every snapshot."""
+        self.store.pin(message_id, pinned)
+
+    def pinned_ids(self) -> list[int]:
+        return [] if self.conversation_id is None else self.store.pinned_ids(self.conversation_id)
+
+    def pinned_texts(self) -> list[str]:
+        return [self.store.message(i).message.text for i in self.pinned_ids()]
+
+    def edit_and_resend(self, message_id: int, text: str) -> tuple[int, list[int]]:
+        """Replace an earlier user prompt with `text`: returns the new message's id and the folds undone.
+
+        The edited prompt and everything after it are superseded by the new message, never deleted (the
+        transcript is append-only); the next reply answers the new prompt. A fold that covers the edited
+        message (or anything after it) would summarise what no longer holds, so it is undone, with every
+        fold built on it; folds wholly before the edited message stay. The caller says which were undone.
+        What the prompt attached goes with the edited words."""
+        stored = self.store.message(message_id)
+        if stored.conversation_id != self.conversation_id or stored.message.role != "user":
+            raise UsageError(f"message {message_id} is not a prompt of this conversation")
+        if stored.superseded_by is not None:
+            raise UsageError(f"message {message_id} was already replaced: edit the newer one")
+        if not text.strip():
+            raise UsageError("the edited prompt is empty")
+        undone = [f.id for f in self.store.folds(stored.conversation_id) if f.last_message_id >= message_id]
+        if undone:
+            self.store.undo_fold(undone[0])  # and every fold built on top of it
+        return self.store.resend(stored.conversation_id, message_id, with_text(stored.message, text)), undone
+
+    def last_prompt(self, before: int | None = None) -> StoredMessage | None:
+        """The newest prompt that still counts (not replaced): what ↑ in an empty composer edits; with
+        `before` (a message id), the newest one older than it: ↑ again walks back through the prompts."""
+        live = [m for m in self.transcript() if m.message.role == "user" and m.superseded_by is None]
+        if before is not None:
+            live = [m for m in live if m.id < before]
+        return live[-1] if live else None
+
+
+def sendable(stored: StoredMessage) -> bool:
+    """Failed or interrupted replies are sent back only if they hold text the user saw.
+
+    An empty assistant reply is never sent back, whatever its status: it says nothing, and older
+    databases stored empty streams as `complete`.
+    """
+    if stored.superseded_by is not None:
+        return False
+    message = stored.message
+    says_something = bool(message.text.strip() or message.tool_calls)
+    if message.role == "assistant" and not says_something:
+        return False
+    if stored.status == "complete":
+        return True
+    return says_something and stored.status not in ("streaming", "unsent")

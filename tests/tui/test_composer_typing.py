@@ -47,9 +47,9 @@ async def test_an_emptied_composer_or_a_command_clears_the_count_without_startin
         await ready(pilot)
         screen = chat(app)
         counted: list[str] = []
-        count_typed = screen.count_typed
-        screen.count_typed = lambda text: counted.append(text) or count_typed(text)
         composer = screen.query_one(Composer)
+        count_typed = composer.count_typed
+        composer.count_typed = lambda text: counted.append(text) or count_typed(text)
         composer.focus()
         await pilot.press(*"hi")
         await wait_for(pilot, lambda: gauge(screen).typing > 0)

@@ -67,9 +67,6 @@ if TYPE_CHECKING:  # the session module loads pydantic and SQLite: measured 250 
 
 T = TypeVar("T")
 
-TYPING_PAUSE = 0.15
-"""Seconds of no typing before a big composer text is counted (small texts are counted at once)."""
-BIG_TYPED_TEXT = 4_000  # characters: above this, counting waits for a pause in typing
 
 
 class FoldEventPosted(TextualMessage):
@@ -134,7 +131,6 @@ class ChatScreen(Screen[None]):
         self.prepared_reply: MessageView | None = None
         """A reply's view mounted with its prompt, for the next reply worker to take (stream_reply)."""
         self.typed = ""
-        self.typed_tokens = 0
         self.fold_requested: str | None = None  # a /resummarize typed while a reply streams
         self.editing: int | None = None
         self.selected_message: MessageView | None = None  # the last message focused: what /pin pins
@@ -219,6 +215,7 @@ class ChatScreen(Screen[None]):
         session = self.backend
         assert session is not None
         self.model_ready = False
+        self.query_one(Composer).count = None  # nothing is counted while the model starts
         name = session.target.name
         self.status = f"starting {name}…" if session.target.is_local else f"model: {name}"
 
@@ -239,9 +236,9 @@ class ChatScreen(Screen[None]):
         finally:  # a count that fails must not leave every later prompt queued
             self.model_ready = True
             self.status = f"{name} · {session.target.window:,} token window"
-        typed = self.query_one(Composer).text  # a draft restored, or typed while the model started
-        if typed.strip() and not typed.startswith("/"):
-            self.count_typed(typed)
+        composer = self.query_one(Composer)  # it counts what is typed from now on (the session's current model)
+        composer.count = lambda text: session.typed_tokens(text)
+        composer.recount()  # a draft restored, or typed while the model started
         if self.unanswered():
             if self.prompted:  # typed while the model was starting: it was meant to go
                 self.stream_reply()
@@ -317,33 +314,12 @@ class ChatScreen(Screen[None]):
         suggestions.display = bool(matches)
         if matches:
             suggestions.highlighted = 0
-        if self.backend is None or not self.model_ready:
-            return
-        if text.startswith("/") or not text.strip():  # a command, or the composer emptied by every send
-            self.clear_typed_count()
-        else:
-            self.count_typed(text)
 
-    def clear_typed_count(self) -> None:
-        """Nothing typed is to be sent: a count still running is for text that has left, and no worker is
-        started to count nothing (one per send). The gauge changes only if it showed a count."""
-        self.workers.cancel_group(self, "typing")
-        self.typed_tokens = 0
-        if self.gauge_state.typing != self.attached_tokens:
-            self.update_gauge(typing=self.attached_tokens)
-
-    @work(group="typing", exclusive=True, exit_on_error=False)
-    async def count_typed(self, text: str) -> None:
-        """The composer's cost in the gauge, counted in a thread: re-tokenising a 200 KB paste on the UI
-        thread took ~95 ms per keystroke. A newer keystroke cancels this count; a big text is
-        counted only once typing pauses, so keystrokes never queue up whole counts."""
-        session = self.backend
-        if session is None:
-            return
-        if len(text) > BIG_TYPED_TEXT:
-            await asyncio.sleep(TYPING_PAUSE)
-        self.typed_tokens = await asyncio.to_thread(session.typed_tokens, text)
-        self.update_gauge(typing=self.typed_tokens + self.attached_tokens)
+    def on_composer_counted(self, event: Composer.Counted) -> None:
+        """The composer counted what is typed (`Composer.count_typed`): the gauge shows it with the tray's."""
+        typing = event.tokens + self.attached_tokens
+        if self.gauge_state.typing != typing:  # most counts of an emptied composer change nothing
+            self.update_gauge(typing=typing)
 
     def on_composer_tab_pressed(self, _: Composer.TabPressed) -> None:
         suggestions = self.query_one("#suggestions", OptionList)
@@ -362,7 +338,7 @@ class ChatScreen(Screen[None]):
 
     async def on_composer_submitted(self, event: Composer.Submitted) -> None:
         self.query_one("#suggestions").display = False
-        self.clear_typed_count()
+        self.query_one(Composer).clear_count()
         command = parse(event.text)
         if command is not None:
             await self.run_slash(*command)
@@ -415,7 +391,7 @@ class ChatScreen(Screen[None]):
         return self.query_one(AttachmentTray).tokens
 
     def on_attachment_tray_changed(self, event: AttachmentTray.Changed) -> None:
-        self.update_gauge(typing=self.typed_tokens + event.tokens)
+        self.update_gauge(typing=self.query_one(Composer).typed_tokens + event.tokens)
 
     def on_composer_empty_backspace(self, _: Composer.EmptyBackspace) -> None:
         self.query_one(AttachmentTray).remove_last()

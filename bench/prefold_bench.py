@@ -5,9 +5,9 @@ Run: .venv/bin/python bench/prefold_bench.py [--delay 5] [--runs 5] [--window 32
 A loopback OpenAI-format server (tests/servers/fake_openai.py) answers every summarizer call after
 `--delay` seconds, through litellm, as `summarizer = "llm"` would reach a hosted model. A conversation
 (real SQLite file) grows by turns of about 300 tokens. "prepared": once usage passes the reset ratio,
-`Session.prepare_fold` runs (as the TUI's worker does), then the conversation grows to the trigger.
+`session.auto.prepare_fold` runs (as the TUI's worker does), then the conversation grows to the trigger.
 "not prepared": the same growth, no preparation. Timed: from the check before the send at the trigger
-(`fold_if_needed`) until the folded context is built (`context()`), what the reply waits for.
+(`auto.fold_if_needed`) until the folded context is built (`context.messages()`), what the reply waits for.
 """
 
 from __future__ import annotations

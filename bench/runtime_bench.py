@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from foldchat.engine.config import LocalModelSettings, ModelAlias, Settings
 from foldchat.engine.context import Context
+from foldchat.engine.fold.chain import FoldChain
 from foldchat.engine.lazy import load_litellm
 from foldchat.engine.local.model import ensure_gguf
 from foldchat.engine.messages import Message
@@ -90,9 +91,10 @@ def overhead() -> None:
             pass
 
     async def through_session() -> None:
-        session = Replies(Context(store, registry, settings, store.create_conversation()))
+        context = Context(store, registry, settings, store.create_conversation())
+        session = Replies(context)
         session.add_user_message("hi")
-        session.fold(target)
+        FoldChain(context).fold(target)
         async for _ in session.reply(target):
             pass
 

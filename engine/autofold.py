@@ -145,12 +145,15 @@ class AutoFold:
         return PreparedFold(plan, inputs)
 
     def _fold_inputs(self, transcript: list[StoredMessage] | None = None) -> FoldInputs:
-        target = self.session.target
+        target, context = self.session.target, self.session.context
         return FoldInputs(
-            transcript=tuple(self.session.context.transcript() if transcript is None else transcript), active_fold=self.session.context.active_fold(),
-            pinned=tuple(self.session.context.pinned_texts()), dropped_rules=tuple(self._dropped_rules()), model=target.name,
+            transcript=tuple(context.transcript() if transcript is None else transcript),
+            active_fold=context.active_fold(),
+            pinned=tuple(context.pinned_texts()),
+            dropped_rules=tuple(self._dropped_rules()),
+            model=target.name,
             window=target.window,
-        )  # fmt: skip
+        )
 
     def _dropped_rules(self) -> list[str]:
         return (
@@ -190,8 +193,8 @@ class AutoFold:
         on_event(FoldStarted(str(decision.trigger or Trigger.AUTO), live, usage.tokens))
         report = self.session.chain.apply_prepared(plan, self.session.target, (decision, usage), transcript)
         if report is None:
-            log.info("prepared fold not used: it would leave the context over the target")
-            on_event(FoldFailedEvent("the prepared fold no longer fits: folding again"))
+            log.info("prepared fold not used: over the target, or another fold was stored meanwhile")
+            on_event(FoldFailedEvent("the prepared fold no longer applies: folding again"))
             return None
         on_event(FoldCompleted(report))
         return report

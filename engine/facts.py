@@ -317,11 +317,16 @@ def exit_code(text: str) -> int | None:
 
 
 def mentions(text: str, value: str) -> bool:
-    """`value` stands in `text` as a whole (AAA-100 is not in "AAA-1000", nor /a/b.py in "/a/b.pyc")."""
+    """`value` stands in `text` as a whole (AAA-100 is not in "AAA-1000", nor /a/b.py in "/a/b.pyc", nor
+    parse_args in "parse_args_v2")."""
     at = text.find(value)
     while at != -1:
         end = at + len(value)
-        if (at == 0 or not text[at - 1].isalnum()) and (end == len(text) or not text[end].isalnum()):
+        if (at == 0 or not _word_char(text[at - 1])) and (end == len(text) or not _word_char(text[end])):
             return True
         at = text.find(value, at + 1)
     return False
+
+
+def _word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"

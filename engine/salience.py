@@ -281,7 +281,7 @@ def _choose(parts: list[str], ranked: list[int], limit: int) -> tuple[set[int], 
     gist: dict[int, str] = {}
     kept = " ".join(parts[i] for i in chosen)
     for i in ranked if chosen else []:
-        found = [v for v in values(parts[i]) if v not in kept] if i not in chosen and "[" not in parts[i] else []
+        found = [v for v in values(parts[i]) if not mentions(kept, v)] if i not in chosen and "[" not in parts[i] else []
         if found and salience(parts[i]) > 0 and used + len(short := f"({', '.join(found)})") + 4 <= limit:
             gist[i], kept = short, f"{kept} {short}"
             used += len(short) + 4

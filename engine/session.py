@@ -60,8 +60,6 @@ class Session:
         self.store = workspace.store
         """The database (for the engine, tests and tools; the faces go through the parts below)."""
         self.registry = workspace.registry
-        self.remembered = workspace.remembered
-        """The theme and the unsent drafts the app keeps between runs."""
         self.folding = threading.RLock()
         """One fold at a time, whichever conversation's chain makes it (`FoldChain.folding`)."""
         self.context, self.chain, self.replies = self._parts_for(conversation_id)

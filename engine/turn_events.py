@@ -53,7 +53,7 @@ class ReplyAsked:
 
 @dataclass(frozen=True)
 class TurnEnded:
-    """The turn is over: the gauge's new usage, whether a pre-fold is due (`Session.prepare_fold`), and the
+    """The turn is over: the gauge's new usage, whether a pre-fold is due (`AutoFold.prepare_fold`), and the
     stored reply's id (None when no reply was asked for)."""
 
     usage: Usage

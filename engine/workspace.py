@@ -91,6 +91,10 @@ class Workspace:
         """Conversations whose title or messages hold `text` (full-text), each with the matching line."""
         return self.store.search(text)
 
+    def recent_models(self) -> list[str]:
+        """The models of the most recently used conversations, newest first."""
+        return self.store.recent_models()
+
     def conversation(self, conversation_id: int) -> Conversation:
         return self.store.conversation(conversation_id)
 

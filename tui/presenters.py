@@ -61,7 +61,7 @@ def excerpt(text: str, limit: int = 100) -> str:
 
 
 def fold_view(session: Session, fold_id: int) -> FoldView:
-    fold = session.store.fold(fold_id)
+    fold = session.chain.record(fold_id)
     text = session.chain.snapshot_text(fold)
     snapshot = session.chain.snapshot_of(fold)
     sections: list[tuple[str, list[str]]] = []
@@ -85,7 +85,7 @@ def fold_view(session: Session, fold_id: int) -> FoldView:
 def model_choices(session: Session) -> list[ModelChoice]:
     """The picker's rows: current, recent (marked), aliases, default, and each provider whose key is set."""
     choices = []
-    recent = set(session.store.recent_models())
+    recent = set(session.workspace.recent_models())
     for target, usage in session.model_usages():
         fit = f"fits ({usage.used:,})" if usage.used < usage.trigger else "will fold first"
         choices.append(

@@ -76,6 +76,9 @@ class FoldChain:
         conversation = self.context.conversation_id
         return [] if conversation is None else self.store.folds(conversation, include_undone)
 
+    def record(self, fold_id: int) -> StoredFold:
+        return self.store.fold(fold_id)
+
     def coverage(self, fold: StoredFold) -> int:
         """How many transcript messages `fold` stands for: the count the toast, marker and inspector show."""
         return covered_messages(fold, [m.id for m in self.context.transcript()])

@@ -1,8 +1,8 @@
 """Background pre-fold: the next automatic fold, prepared before it is due.
 
 An LLM summarizer takes seconds per fold. Once usage passes the policy's reset ratio (and before the
-trigger), a face runs `Session.prepare_fold` in a worker thread; the plan it computes waits here, and at
-the trigger `Session.fold_if_needed` stores it with no summarizer call, if nothing it was computed from
+trigger), a face runs `AutoFold.prepare_fold` in a worker thread; the plan it computes waits here, and at
+the trigger `AutoFold.fold_if_needed` stores it with no summarizer call, if nothing it was computed from
 has changed. Otherwise it is dropped and the normal fold runs, as it would have without it.
 
 What a plan depends on (`FoldInputs`): every stored message that existed when it was computed (id,

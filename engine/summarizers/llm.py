@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import snapshot as snap, untrusted_json
-from ..facts import identifiers, shorten
+from ..facts import identifiers, mentions, shorten
 from ..fold.condense import condense
 from ..local.turns import local_turn
 from ..messages import Message
@@ -147,7 +147,7 @@ def keep_user_facts(snapshot: Snapshot, request: SummaryRequest) -> Snapshot:
     for message, number in zip(request.messages, request.numbered(), strict=True):
         if message.role != "user" or "<state_snapshot" in message.text:
             continue
-        lost = [i for i in identifiers(message.text) if i not in rendered]
+        lost = [i for i in identifiers(message.text) if not mentions(rendered, i)]
         if lost:
             missing.append(tag(shorten(message.text, 700), [number]))
     have = {body(p) for p in snapshot.pinned}

@@ -28,6 +28,7 @@ from ..facts import (
     clip,
     identifiers,
     matching_sentences,
+    mentions,
     sentences,
     standing_rules,
     without_blobs,
@@ -147,7 +148,7 @@ def _request_text(own: str) -> str:
     if len(" ".join(own.split())) <= REQUEST_CHARS:
         return " ".join(own.split())
     kept = condense(own, REQUEST_CHARS)
-    missing = [i for i in identifiers(own, limit=200) if i not in kept]
+    missing = [i for i in identifiers(own, limit=200) if not mentions(kept, i)]
     return f"{kept} [identifiers: {', '.join(missing)}]" if missing else kept
 
 

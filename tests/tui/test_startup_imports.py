@@ -1,6 +1,6 @@
 """The engine's imports run off the UI thread at start-up, so the first paint comes sooner.
 
-Imported by the UI thread right after the first frame, the session's module (engine/chat.py) and its pydantic models
+Imported by the UI thread right after the first frame, the session's modules (engine/session.py, replies.py) and their pydantic models
 (~0.25 s) held back the frame that draws the composer: first paint went from ~0.4 s to ~0.65 s. The app
 runs in a fresh interpreter here (this process has long imported the engine), with an audit hook that
 records which thread imports what.

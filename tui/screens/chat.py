@@ -190,10 +190,10 @@ class ChatScreen(Screen[None]):
         self.backend = session
         await self.refresh_title()
         # the theme last chosen (command palette) wins over the config's; it is remembered when it changes
-        theme = session.remembered.theme or session.settings.theme
+        theme = session.workspace.remembered.theme or session.settings.theme
         if theme in self.app.available_themes:
             self.app.theme = theme
-        self.watch(self.app, "theme", lambda chosen: session.remembered.set_theme(chosen), init=False)
+        self.watch(self.app, "theme", lambda chosen: session.workspace.remembered.set_theme(chosen), init=False)
         self.restore_draft()
         for text in self.queued:
             await asyncio.to_thread(session.add_user_message, text)
@@ -548,7 +548,8 @@ class ChatScreen(Screen[None]):
             async for event in session.turn(consent=self.consent_to_fold, regenerate=regenerate):
                 if isinstance(event, TurnEnded | PromptStored):
                     continue
-                if isinstance(event, ReplyAsked):  # the wait for the model shows from now on
+                if isinstance(event, ReplyAsked):  # the wait for the model shows from now on; any fold is over
+                    self.folding = False
                     view, prepared = await self.reply_view(prepared)
                     face = ReplyFace(self, session, view)
                 elif not isinstance(event, TURN_FOLD_EVENTS):
@@ -596,7 +597,7 @@ class ChatScreen(Screen[None]):
 
     def start_prefold(self, due: bool) -> None:
         """Past the reset ratio (`due`: `Session.auto.prefold_due`), the next fold is prepared in a thread worker,
-        so that at the trigger it applies at once (engine/prefold.py). The engine runs one at a time and
+        so that at the trigger it applies at once (engine/fold/prefold.py). The engine runs one at a time and
         keeps its failures quiet; the worker touches no widget."""
         session = self.backend
         if session is not None and due:
@@ -709,12 +710,12 @@ class ChatScreen(Screen[None]):
         if self.backend is not None and self.editing is None:  # an edit of an old prompt is not a draft
             composers = self.query(Composer)  # at unmount the composer is gone: what it last held is `typed`
             text = composers.first().text if composers else self.typed
-            self.backend.remembered.set_draft(self.backend.conversation_id, text)
+            self.backend.workspace.remembered.set_draft(self.backend.conversation_id, text)
 
     def restore_draft(self) -> None:
         composer = self.query_one(Composer)
         if self.backend is not None and not composer.text:
-            draft = self.backend.remembered.draft(self.backend.conversation_id)
+            draft = self.backend.workspace.remembered.draft(self.backend.conversation_id)
             if draft:
                 composer.text = draft
                 composer.move_cursor(composer.document.end)

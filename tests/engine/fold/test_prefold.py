@@ -132,7 +132,7 @@ def test_the_prepared_fold_is_what_a_fresh_fold_of_the_messages_it_covers_makes(
 
 def edit_first_prompt(session: Session) -> None:
     first = next(m for m in session.context.transcript() if m.message.role == "user")
-    session.edit_and_resend(first.id, "Day 1: book room BK-9999 instead.")
+    session.context.edit_and_resend(first.id, "Day 1: book room BK-9999 instead.")
 
 
 def regenerate_last_reply(session: Session) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .errors import FoldchatError, UsageError
 from .events import EventSink, FoldCompleted, FoldFailed as FoldFailedEvent, FoldStarted, ignore_events
@@ -18,7 +18,12 @@ from .store import StoredMessage
 from .summarizers import RulesSummarizer
 
 if TYPE_CHECKING:
-    from .session import Session
+    from .config import Settings
+    from .context import Context, Usage
+    from .fold.chain import FoldChain
+    from .providers.target import ModelTarget
+    from .store import Store
+    from .tokens import TokenCounter
 
 ATTEMPTS = 2
 PAUSED = "automatic folding paused after 2 failed attempts in a row: /resummarize retries"
@@ -28,8 +33,27 @@ ASK_AGAIN_RATIO = 0.1  # after "not now", ask again once usage grew by this shar
 log = logging.getLogger(__name__)
 
 
+class Folding(Protocol):
+    """What automatic folding reads of the session it serves (`Session` is one): named here, so this
+    module needs nothing of the session's."""
+
+    settings: Settings
+    store: Store
+    context: Context
+    chain: FoldChain
+
+    @property
+    def target(self) -> ModelTarget: ...
+    @property
+    def connected(self) -> bool: ...
+    @property
+    def conversation_id(self) -> int | None: ...
+    def usage(self, target: ModelTarget | None = None) -> Usage: ...
+    def counter(self) -> TokenCounter: ...
+
+
 class AutoFold:
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Folding) -> None:
         self.session = session
         self.mode: str = session.settings.fold.auto
         """`fold.auto`: on, ask or off (`set_mode`, the TUI's /fold)."""
@@ -159,7 +183,7 @@ class AutoFold:
         return (
             []
             if self.session.conversation_id is None
-            else self.session.workspace.store.dropped_rules(self.session.conversation_id)
+            else self.session.store.dropped_rules(self.session.conversation_id)
         )
 
     def _apply_prepared(self, trigger: Trigger | None, on_event: EventSink) -> FoldReport | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, Protocol, TypedDict
 
 from .attachments import Attachment
 from .errors import CurrentTurnTooLarge, FoldchatError
@@ -24,7 +24,11 @@ from .replies import ReplyEvent
 from .turn_events import Folded, FoldSkipped, PromptStored, Refused, ReplyAsked, TurnEnded
 
 if TYPE_CHECKING:
-    from .session import Session
+    from .autofold import AutoFold
+    from .context import Context, Usage
+    from .providers.target import ModelTarget
+    from .replies import Replies
+    from .store import Store
 
 
 Consent = Callable[[FoldReport], Awaitable[bool]]
@@ -39,11 +43,27 @@ class TurnOptions(TypedDict, total=False):
     regenerate: bool
 
 
+class TurnSession(Protocol):
+    """What a turn drives of the session (`session.Session` is one): named here, so this module needs
+    nothing of the session's."""
+
+    auto: AutoFold
+    store: Store
+    context: Context
+    replies: Replies
+
+    @property
+    def target(self) -> ModelTarget: ...
+    def usage(self, target: ModelTarget | None = None) -> Usage: ...
+    def add_user_message(self, text: str, attachments: Sequence[Attachment] = ()) -> int: ...
+    def reply(self, regenerate: bool = False) -> AsyncIterator[ReplyEvent]: ...
+
+
 TurnEvent = PromptStored | FoldEvent | Folded | FoldSkipped | Refused | ReplyAsked | ReplyEvent | TurnEnded
 
 
 async def run_turn(
-    session: Session,
+    session: TurnSession,
     prompt: str | None = None,
     *,
     attachments: Sequence[Attachment] = (),
@@ -71,13 +91,13 @@ async def run_turn(
     yield TurnEnded(usage, due, None if refused else session.replies.reply_id)
 
 
-def _unanswered_prompt(session: Session) -> int | None:
+def _unanswered_prompt(session: TurnSession) -> int | None:
     last = session.context.last_prompt()
     return None if last is None else last.id
 
 
 async def _fold_before_reply(
-    session: Session, consent: Consent | None, message_id: int | None
+    session: TurnSession, consent: Consent | None, message_id: int | None
 ) -> AsyncIterator[TurnEvent]:
     """The fold the policy asks for before a send, its progress as it happens, and what came of it."""
     outcome: list[FoldReport | BaseException | None] = []
@@ -106,7 +126,7 @@ async def _fold_before_reply(
         yield FoldSkipped(report.reason, failed=True, report=report)
 
 
-async def _unfolded(session: Session, report: FoldReport, message_id: int | None) -> FoldSkipped | Refused:
+async def _unfolded(session: TurnSession, report: FoldReport, message_id: int | None) -> FoldSkipped | Refused:
     """A fold the user declined or nobody could consent to: the reply goes unfolded when the context fits,
     and the prompt is refused (`needs_fold`) when it does not."""
     usage = await asyncio.to_thread(session.usage)
@@ -120,7 +140,7 @@ async def _unfolded(session: Session, report: FoldReport, message_id: int | None
     return Refused(refused.reason, refused.message_id, needs_fold=True)
 
 
-async def _refuse(session: Session, message_id: int | None, reason: str, mark: str) -> Refused:
+async def _refuse(session: TurnSession, message_id: int | None, reason: str, mark: str) -> Refused:
     if message_id is not None:
         await asyncio.to_thread(session.store.mark_unsent, message_id, mark)
     return Refused(reason, message_id)

@@ -21,8 +21,8 @@ OVER = {
     "engine/salience.py": 518,
     "engine/store/store.py": 446,
     "engine/store/store.py:Store": 357,
-    "tui/screens/chat.py": 744,
-    "tui/screens/chat.py:ChatScreen": 643,
+    "tui/screens/chat.py": 721,
+    "tui/screens/chat.py:ChatScreen": 623,
 }
 
 

@@ -231,6 +231,16 @@ class AutoFold:
             target_tokens=usage.target, awaiting_consent=consent,
         )  # fmt: skip
 
+    def at_trigger(self, usage: Usage) -> str:
+        """What a send past the trigger does now: "folds", "asks", "declined" (the user said not now: no
+        question until the context grows) or "off" (the gauge says which)."""
+        if self.mode in ("on", "off"):
+            return "folds" if self.mode == "on" else "off"
+        return "asks" if self._asks_again(usage) else "declined"
+
+    def _asks_again(self, usage: Usage) -> bool:
+        return self.declined_at is None or usage.used >= self.declined_at + ASK_AGAIN_RATIO * usage.window
+
     def _consent(self) -> FoldReport | None:
         """Ask (or, with `off`, ask only when the send would not fit): None when no fold is due."""
         trigger = Trigger.SWITCH if self.switched else None
@@ -240,8 +250,7 @@ class AutoFold:
         overflow = decision.trigger == Trigger.EMERGENCY
         if self.mode == "off" and not overflow:
             return self._paused_report("automatic folding is off (/fold auto turns it on, /resummarize folds now)")
-        grown = self.declined_at is None or usage.used >= self.declined_at + ASK_AGAIN_RATIO * usage.window
-        if not (overflow or grown):
+        if not (overflow or self._asks_again(usage)):
             return self._paused_report("fold declined: not asking again until the context grows")
         saves = max(0, usage.used - usage.target)
         what = "the next send would not fit the window" if overflow else "the context reached the fold trigger"

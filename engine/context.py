@@ -20,6 +20,7 @@ from .providers.registry import ModelRegistry
 from .providers.target import ModelTarget
 from .snapshot import snapshot_text
 from .store import Store, StoredFold, StoredMessage
+from .tokens import TokenCounter
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,9 @@ class Usage:
     reserved: int
     trigger: int
     target: int
+    per_turn: int = 0
+    """What one of the last few turns (a prompt and what answered it) added to the context, on average;
+    0 before the first turn. The gauge's "turns left" divides by it."""
 
     @property
     def used(self) -> int:
@@ -135,13 +139,14 @@ class Context:
         self, target: ModelTarget, extra_text: str = "", transcript: Sequence[StoredMessage] | None = None
     ) -> Usage:
         counter = self.registry.counter(target)
-        tokens = counter.count(self.messages(transcript, target=target))
+        messages = self.messages(transcript, target=target)
+        tokens = counter.count(messages)
         if extra_text:
             tokens += counter.count_message(Message.user(extra_text))
         policy = self.settings.fold
         return Usage(
             tokens, target.window, self.registry.reserved_output(target), policy.trigger_at(target.window),
-            policy.target_at(target.window),
+            policy.target_at(target.window), per_turn(messages, counter),
         )  # fmt: skip
 
     def too_big_to_send(self, target: ModelTarget, text: str) -> str | None:
@@ -200,6 +205,23 @@ class Context:
         if before is not None:
             live = [m for m in live if m.id < before]
         return live[-1] if live else None
+
+
+RECENT_TURNS = 5
+
+
+def per_turn(context: Sequence[Message], counter: TokenCounter) -> int:
+    """Tokens per turn over the last `RECENT_TURNS` turns of `context` (the snapshot and what came before
+    it aside): counted from what is sent, so a long paste counts, not only the replies' lengths."""
+    tokens = turns = 0
+    for message in reversed(context):
+        if message.role == "system" or message.is_snapshot:
+            break
+        tokens += counter.count_message(message)
+        turns += message.role == "user"
+        if turns == RECENT_TURNS:
+            break
+    return tokens // turns if turns else 0
 
 
 def sendable(stored: StoredMessage) -> bool:

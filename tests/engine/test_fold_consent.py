@@ -76,3 +76,28 @@ def test_fold_modes_are_validated(session: Session):
     with pytest.raises(ValueError):
         FoldPolicy(auto="sometimes")  # type: ignore[arg-type]
     assert settings_for  # the shared helper stays the one place settings are built
+
+
+def test_the_gauge_is_told_what_a_send_past_the_trigger_does(session: Session):
+    """It said "folds on next send" in ask mode, and after "not now" too, when the send neither asked nor folded."""
+    store_all(session, near_trigger_chat(5))
+    usage = session.usage()
+    assert usage.used >= usage.trigger and session.auto.at_trigger(usage) == "folds"
+    session.auto.set_mode("ask")
+    assert session.auto.at_trigger(usage) == "asks"
+    session.auto.decline()
+    assert session.auto.at_trigger(usage) == "declined"
+    session.auto.set_mode("off")
+    assert session.auto.at_trigger(usage) == "off"
+
+
+def test_usage_says_what_a_recent_turn_adds_long_prompts_included(session: Session):
+    """The gauge's "turns left" divided by twice the replies' length: long prompts made it promise 17 turns
+    where 3 were left."""
+    assert session.usage().per_turn == 0  # no turn yet
+    for n in range(3):
+        store_all(session, [{"role": "user", "content": f"Note {n}: " + "the ferry leaves at 7:40 from pier 3. " * 60},
+                            {"role": "assistant", "content": "Noted."}])  # fmt: skip
+    usage = session.usage()
+    prompt = session.counter().count_text("the ferry leaves at 7:40 from pier 3. " * 60)
+    assert prompt <= usage.per_turn <= usage.tokens // 3 + 10

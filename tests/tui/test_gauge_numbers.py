@@ -4,6 +4,8 @@ left do not change while the user types."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from foldchat.tui.widgets.gauge import ContextGauge, GaugeState
 from textual.app import App, ComposeResult
 
@@ -42,3 +44,14 @@ async def test_what_is_typed_and_cannot_fit_any_window_says_so_instead_of_folds_
     async with app.run_test(size=(160, 3)):
         shown = line(app, GaugeState(tokens=171, typing=12_000, window=8192, reserved=60, trigger=6553, per_turn=300))
         assert "too big to send" in shown and "folds" not in shown.split("fold at")[-1]
+
+
+async def test_past_the_trigger_the_gauge_says_what_the_next_send_does():
+    """"folds on next send" was said in ask mode too, and after "not now", when no fold came."""
+    app = GaugeOnly()
+    async with app.run_test(size=(160, 3)):
+        over = GaugeState(tokens=7000, window=8192, reserved=512, trigger=6553, per_turn=300)
+        said = {mode: line(app, replace(over, at_trigger=mode)) for mode in ("folds", "asks", "declined", "off")}
+        assert "folds on next send" in said["folds"] and "asks to fold on next send" in said["asks"]
+        assert "fold declined" in said["declined"] and "auto-fold off" in said["off"]
+        assert all("folds on next send" not in said[m] for m in ("asks", "declined", "off"))

@@ -95,6 +95,25 @@ async def test_new_history_rename_resume_delete(app_factory):
         await wait_for(pilot, lambda: len(screen.backend.store.conversations()) == 1)
 
 
+async def test_down_in_the_history_search_box_moves_the_highlight_and_enter_resumes_that_one(app_factory):
+    """↓ in the search box (where focus starts) did nothing: Down then Enter reopened the current one."""
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        await send(pilot, "first conversation")
+        first = screen.backend.conversation_id
+        await send(pilot, "/new")
+        await wait_for(pilot, lambda: screen.backend.conversation_id != first)
+        await send(pilot, "second conversation")
+        await send(pilot, "/history")
+        history = await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen)
+        older = history.rows[1].id
+        assert older != screen.backend.conversation_id
+        await pilot.press("down", "down", "enter")
+        await wait_for(pilot, lambda: screen.backend.conversation_id == older)
+
+
 async def test_export_retry_pin_model_and_quit(app_factory, fake, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path / "..")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))

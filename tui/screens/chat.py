@@ -273,12 +273,12 @@ class ChatScreen(Screen[None]):
         self.set_usage(usage, state.cost, state.per_turn)
 
     def set_usage(self, usage: Usage, cost: float | None = None, per_turn: int | None = None) -> None:
-        assert self.backend is not None
-        old = self.gauge_state
+        session, old = self.session, self.gauge_state
         self.gauge_state = GaugeState(
             tokens=usage.tokens, window=usage.window, reserved=usage.reserved, trigger=usage.trigger,
-            typing=old.typing, cost=old.cost if cost is None else cost, model=self.backend.target.name,
-            per_turn=old.per_turn if per_turn is None else per_turn, fold_paused=old.fold_paused,
+            typing=old.typing, cost=old.cost if cost is None else cost, model=session.target.name,
+            per_turn=usage.per_turn or (old.per_turn if per_turn is None else per_turn), fold_paused=old.fold_paused,
+            at_trigger=session.auto.at_trigger(usage),
         )  # fmt: skip
 
     def update_gauge(self, **changes: Any) -> None:

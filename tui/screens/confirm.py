@@ -20,6 +20,7 @@ class ConfirmDialog(ModalScreen[bool]):
     ConfirmDialog { align: center middle; }
     ConfirmDialog > Vertical { width: 64; max-width: 95%; height: auto; border: thick $warning;
                                background: $surface; padding: 1 2; }
+    ConfirmDialog #question { width: 100%; }
     ConfirmDialog Horizontal { height: auto; margin: 1 0 0 0; }
     ConfirmDialog Button { margin: 0 1 0 0; }
     """

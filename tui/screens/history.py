@@ -64,6 +64,9 @@ class HistoryScreen(ModalScreen[HistoryAction | None]):
         Binding("escape", "dismiss(None)", "Close"),
         Binding("d", "delete", "Delete"),
         Binding("r", "rename", "Rename"),
+        # from the search box (which takes no ↑/↓ itself): the highlight moves, typing goes on, Enter resumes it
+        Binding("down", "move(1)", show=False),
+        Binding("up", "move(-1)", show=False),
     ]
 
     def __init__(self, rows: list[ConversationRow], search: Search) -> None:
@@ -115,6 +118,12 @@ class HistoryScreen(ModalScreen[HistoryAction | None]):
         if options.highlighted is None:
             return None
         return int(options.get_option_at_index(options.highlighted).id or 0)
+
+    def action_move(self, step: int) -> None:
+        options = self.query_one(OptionList)
+        if options.option_count:
+            at = 0 if options.highlighted is None else options.highlighted + step
+            options.highlighted = max(0, min(options.option_count - 1, at))
 
     def action_delete(self) -> None:
         """Deleting is asked for first (the dialog's default answer is Cancel)."""

@@ -32,6 +32,7 @@ async def fold_mode(screen: ChatScreen, arg: str) -> None:
         except FoldchatError as error:
             screen.notify(str(error), severity="error")
             return
+        await screen.refresh_usage()  # the gauge says what a send past the trigger does now
     screen.notify(f"Automatic folds: {AUTO_LABELS[screen.session.auto.mode]}")
 
 

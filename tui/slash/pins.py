@@ -33,6 +33,7 @@ async def toggle_pin(screen: ChatScreen, view: MessageView) -> None:
     screen.query_one(Transcript).set_pinned(view, pinned)
     who = {"user": "your message", "assistant": "the reply"}.get(view.data.role, f"the {view.data.role} message")
     words = " ".join(view.data.text.split())
-    quote = words[:QUOTE] + ("…" if len(words) > QUOTE else "")
+    # cut at a word, and only when enough is left out to matter
+    quote = words if len(words) <= QUOTE + 12 else words[:QUOTE].rsplit(" ", 1)[0] + "…"
     which = f"message {numbers.get(view.data.id, view.data.id)}, {who} “{quote}”"
     screen.notify(f"Pinned {which}: quoted verbatim in every snapshot" if pinned else f"Unpinned {which}")

@@ -23,6 +23,8 @@ class GaugeState:
     per_turn: int = 0
     note: str = ""
     fold_paused: bool = False
+    at_trigger: str = "folds"
+    """What a send past the trigger does (`AutoFold.at_trigger`): folds, asks, declined or off."""
     """Automatic folds failed twice in a row and wait for /resummarize (docs/design.md §5)."""
 
     @property
@@ -105,11 +107,19 @@ class ContextGauge(Widget):
             text.append(" · too big to send" if short else " · what is typed is too big to send", style="bold")
         elif left is not None:
             turns = f"≈{left} turns" if short else f"≈ {left} turns left"
-            text.append(f" · {turns}" if s.used < s.trigger else f" · folds {'next' if short else 'on next'} send")
+            text.append(f" · {turns}" if s.used < s.trigger else f" · {_AT_TRIGGER[s.at_trigger][short]}")
         text.append(f" · ${s.cost:.4f}")
         if s.note:
             text.append(f" · {s.note}", style="italic")
         return text
+
+
+_AT_TRIGGER = {  # (long, short) by what a send past the trigger does
+    "folds": ("folds on next send", "folds next send"),
+    "asks": ("asks to fold on next send", "asks to fold"),
+    "declined": ("fold declined until the context grows", "fold declined"),
+    "off": ("over the fold trigger, auto-fold off", "auto-fold off"),
+}
 
 
 def _full(tokens: int) -> str:

@@ -67,20 +67,31 @@ async def test_context_folds_resummarize_and_system(app_factory, fake):
         assert "<state_snapshot" in sent[1]["content"]
 
 
+async def two_conversations(pilot, app, first_text: str, second_text: str) -> int:
+    """`first_text` sent, then /new and `second_text`: returns the first conversation's id."""
+    screen = chat(app)
+    await send(pilot, first_text)
+    first = screen.backend.conversation_id
+    await send(pilot, "/new")
+    await wait_for(pilot, lambda: screen.backend.conversation_id != first)
+    assert not list(screen.query(MessageView))
+    await send(pilot, second_text)
+    return first
+
+
+async def opened_history(pilot, app) -> HistoryScreen:
+    await send(pilot, "/history")
+    return await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen)
+
+
 async def test_new_history_rename_resume_delete(app_factory):
     app = app_factory()
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         screen = chat(app)
-        await send(pilot, "first conversation")
-        first = screen.backend.conversation_id
-        await send(pilot, "/new")
-        await wait_for(pilot, lambda: screen.backend.conversation_id != first)
-        assert not list(screen.query(MessageView))
-        await send(pilot, "second conversation")
+        first = await two_conversations(pilot, app, "first conversation", "second conversation")
         second = screen.backend.conversation_id
-        await send(pilot, "/history")
-        history = await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen)
+        history = await opened_history(pilot, app)
         assert {r.id for r in history.rows} == {first, second}
         history.dismiss(HistoryAction("rename", first, "Renamed one"))
         await wait_for(pilot, lambda: screen.backend.store.conversation(first).title == "Renamed one")
@@ -101,13 +112,8 @@ async def test_down_in_the_history_search_box_moves_the_highlight_and_enter_resu
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         screen = chat(app)
-        await send(pilot, "first conversation")
-        first = screen.backend.conversation_id
-        await send(pilot, "/new")
-        await wait_for(pilot, lambda: screen.backend.conversation_id != first)
-        await send(pilot, "second conversation")
-        await send(pilot, "/history")
-        history = await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen)
+        await two_conversations(pilot, app, "first conversation", "second conversation")
+        history = await opened_history(pilot, app)
         older = history.rows[1].id
         assert older != screen.backend.conversation_id
         await pilot.press("down", "down", "enter")

@@ -29,6 +29,7 @@ from .errors import ConfigError
 from .limits import MAX_TOKENS
 from .paths import default_config_file
 from .policy import FoldPolicy
+from .validation import describe_validation_error
 
 MAX_LOCAL_CONTEXT = 131_072  # any GGUF: beyond this the KV cache alone outgrows a laptop's memory
 TRAINED_CONTEXT = {"smollm2": 8192, "gemma": 32_768}  # the packaged models' n_ctx_train
@@ -243,13 +244,3 @@ def _variable_for(location: tuple[str, ...]) -> str | None:
     # a check of a whole section (its validator) blames the section: name the variable set inside it
     inside = [variables[name] for name in variables if name.startswith(ENV_PREFIX + "__".join(location).upper() + "__")]
     return inside[0] if len(inside) == 1 else None
-
-
-def describe_validation_error(error: ValidationError) -> str:
-    first = error.errors()[0]
-    where = ".".join(str(part) for part in first["loc"]) or "config"
-    message = first["msg"].removeprefix("Value error, ")
-    if first["type"] == "extra_forbidden":
-        message = "unknown key (see config.example.toml for every key)"
-    more = f" (and {error.error_count() - 1} more problems)" if error.error_count() > 1 else ""
-    return f"{where}: {message}{more}"

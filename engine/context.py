@@ -149,11 +149,16 @@ class Context:
             policy.target_at(target.window), per_turn(messages, counter),
         )  # fmt: skip
 
+    def typed_tokens(self, target: ModelTarget, text: str) -> int:
+        """What `text`, sent to `target` as the next user message, would add to the context (not cached:
+        see `CachedCounter.count_uncached`)."""
+        return self.registry.counter(target).count_uncached(Message.user(text)) if text.strip() else 0
+
     def too_big_to_send(self, target: ModelTarget, text: str) -> str | None:
         """Why `text` cannot be sent to `target` whatever is folded (with the system prompts and the
         reply's reserve it is over the window), with the arithmetic; None when it can."""
         counter = self.registry.counter(target)
-        message = counter.count_uncached(Message.user(text)) if text.strip() else 0
+        message = self.typed_tokens(target, text)
         systems = counter.count([m for m in self.messages() if m.role == "system"])
         reserve = self.registry.reserved_output(target)
         needed = message + systems + reserve

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from .errors import UsageError
 from .limits import MAX_COUNT, MAX_TOKENS
+from .validation import describe_validation_error
 
 MIN_AHEAD_TARGET_RATIO = 0.05  # below this a prepared fold would keep almost nothing verbatim: not worth it
 
@@ -77,10 +78,7 @@ class FoldPolicy(BaseModel):
         try:
             return cls(**values)
         except ValidationError as error:
-            first = error.errors()[0]
-            where = ".".join(str(part) for part in first["loc"])
-            problem = first["msg"].removeprefix("Value error, ")
-            raise UsageError(f"{where}: {problem}" if where else problem) from None
+            raise UsageError(describe_validation_error(error)) from None
 
     def trigger_at(self, window: int) -> int:
         """Usage (context + reserved output) at which an automatic fold starts."""

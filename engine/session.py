@@ -210,9 +210,7 @@ class Session:
     def typed_tokens(self, text: str) -> int:
         """What `text`, sent as the next user message, would add to the context (not cached: see
         `CachedCounter.count_uncached`)."""
-        if not text.strip():
-            return 0
-        return self.counter().count_uncached(Message.user(text))
+        return self.context.typed_tokens(self.target, text)
 
     # -- the transcript ------------------------------------------------------------------------------
     def system_prompts(self) -> list[str]:

@@ -20,7 +20,6 @@ class TranscriptState:
     pinned: set[int]
     folded_upto: int
     cost: float
-    per_turn: int
 
 
 def transcript_state(session: Session) -> TranscriptState:
@@ -40,14 +39,11 @@ def transcript_state(session: Session) -> TranscriptState:
     for stored in transcript:
         items.append(MessageData.from_stored(stored))
         items.extend(markers.get(stored.id, []))
-    recent = [m.tokens for m in transcript[-20:] if m.tokens]
-    per_turn = 2 * (sum(recent) // len(recent)) if recent else 300
     return TranscriptState(
         items=items,
         pinned=set(pins),
         folded_upto=folds[-1].last_message_id if folds else 0,
         cost=session.replies.total_cost(),
-        per_turn=max(per_turn, 50),
     )
 
 

@@ -10,6 +10,7 @@ from foldchat.tui.screens.history import HistoryAction, HistoryScreen
 from foldchat.tui.screens.info import InfoScreen
 from foldchat.tui.widgets.composer import Composer
 from foldchat.tui.widgets.message import MessageView
+from textual.widgets import OptionList
 
 from tui.conftest import wait_for
 from tui.test_chat_flows import chat, ready, replies, send
@@ -114,9 +115,15 @@ async def test_down_in_the_history_search_box_moves_the_highlight_and_enter_resu
         screen = chat(app)
         await two_conversations(pilot, app, "first conversation", "second conversation")
         history = await opened_history(pilot, app)
-        older = history.rows[1].id
-        assert older != screen.backend.conversation_id
-        await pilot.press("down", "down", "enter")
+        options = history.query_one(OptionList)
+        current = screen.backend.conversation_id
+        for _ in range(3):  # the list's own cursor: from no highlight to the first row, then on (wrapping)
+            await pilot.press("down")
+            if options.highlighted is not None and history.rows[options.highlighted].id != current:
+                break
+        assert options.highlighted is not None and history.rows[options.highlighted].id != current
+        older = history.rows[options.highlighted].id
+        await pilot.press("enter")
         await wait_for(pilot, lambda: screen.backend.conversation_id == older)
 
 

@@ -201,7 +201,7 @@ class ChatScreen(Screen[None]):
             self.queued.clear()
             await self.refresh_transcript()
         else:
-            self.gauge_state = GaugeState(cost=state.cost, per_turn=state.per_turn, note="counting…")
+            self.gauge_state = GaugeState(cost=state.cost, note="counting…")
         self.prepare_model()
 
     async def painted(self) -> None:
@@ -270,14 +270,14 @@ class ChatScreen(Screen[None]):
         await self.query_one(Transcript).show(state.items, pinned=state.pinned, folded_upto=state.folded_upto)
         await self.refresh_title()
         usage = await asyncio.to_thread(self.backend.usage)
-        self.set_usage(usage, state.cost, state.per_turn)
+        self.set_usage(usage, state.cost)
 
-    def set_usage(self, usage: Usage, cost: float | None = None, per_turn: int | None = None) -> None:
+    def set_usage(self, usage: Usage, cost: float | None = None) -> None:
         session, old = self.session, self.gauge_state
         self.gauge_state = GaugeState(
             tokens=usage.tokens, window=usage.window, reserved=usage.reserved, trigger=usage.trigger,
             typing=old.typing, cost=old.cost if cost is None else cost, model=session.target.name,
-            per_turn=usage.per_turn or (old.per_turn if per_turn is None else per_turn), fold_paused=old.fold_paused,
+            per_turn=usage.per_turn, fold_paused=old.fold_paused,
             at_trigger=session.auto.at_trigger(usage),
         )  # fmt: skip
 

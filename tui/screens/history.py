@@ -121,9 +121,10 @@ class HistoryScreen(ModalScreen[HistoryAction | None]):
 
     def action_move(self, step: int) -> None:
         options = self.query_one(OptionList)
-        if options.option_count:
-            at = 0 if options.highlighted is None else options.highlighted + step
-            options.highlighted = max(0, min(options.option_count - 1, at))
+        if step > 0:
+            options.action_cursor_down()
+        else:
+            options.action_cursor_up()
 
     def action_delete(self) -> None:
         """Deleting is asked for first (the dialog's default answer is Cancel)."""

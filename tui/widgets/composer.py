@@ -98,8 +98,9 @@ class Composer(TextArea):
     def clear_count(self) -> None:
         """Nothing typed is to be sent: a count still running is for text that has left."""
         self.workers.cancel_group(self, "typing")
-        self.typed_tokens = 0
-        self.post_message(self.Counted(0))
+        if self.typed_tokens:  # every keystroke of a command lands here: a message only when the count changes
+            self.typed_tokens = 0
+            self.post_message(self.Counted(0))
 
     @work(group="typing", exclusive=True, exit_on_error=False)
     async def count_typed(self, text: str) -> None:

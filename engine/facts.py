@@ -35,12 +35,13 @@ IDENTIFIER = re.compile(
             r"html|css|rb|php|swift|pdf|docx|xlsx|csv)\b",
             r"\bv?\d+\.\d+(?:\.\d+)+(?:[-+][\w.]+)?\b|\bv\d+(?:\.\d+)?\b",  # versions
             r"[$€£]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|bn|million|billion))?",  # money
-            r"(?<![\d,.])\b\d[\d,]*(?:\.\d+)?\s?(?:%|ms|s|GB|MB|KB|TB|GiB|MiB|km|kg|h|USD|EUR|GBP)\b",
+            r"(?<![\d,.])\b\d[\d,]*(?:\.\d+)?\s?(?:%|ms|s|GB|MB|KB|TB|GiB|MiB|km|kg|h|USD|EUR|GBP)(?!\w)",
             r"`[^`\n]{1,80}`",  # code spans
             r"\b[A-Z][A-Za-z]+ (?=[A-Z0-9-]*\d)[A-Z][A-Z0-9-]{1,10}\b",  # a product and its model: NetPoint AX30
             r"\b[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+\b",  # CamelCase names
             r"\b[a-z]+(?:_[a-z0-9]+)+\b",  # snake_case names
             # Person Names, Place Names, with the small words of Romance and Dutch names (Casa dos Azulejos)
+            rf"\b(?:Dr|Mr|Mrs|Ms|Prof)\. [A-Z][a-zà-ÿ]+\b|"  # Dr. Haskell
             rf"\b[A-Z][a-zà-ÿ]+(?: (?:(?:{_NAME_LINKS}) )*[A-Z][a-zà-ÿ]+)+\b",
             r"\b(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z][A-Z0-9]*[A-Z])[A-Z0-9]{5,12}\b",  # codes: KX7R2P, PRD58213
             r"\b[A-Z]{2,}\d*\b",  # acronyms: AWS, S3, GDPR
@@ -176,9 +177,30 @@ def _states_rule(text: str) -> bool:
     return found is not None and not _DESCRIBES_SOMEONE.search(scanned, 0, found.end())
 
 
-# "she will never forward it", "he always forgets": what someone else does, not a rule for the assistant
+# "she will never forward it", "he's always been curious", "I've never broken an hour", "I may never move
+# again": what someone does or did, not a rule for the assistant ("I never eat pork" and "you never bring
+# up Dana" stay rules)
 _DESCRIBES_SOMEONE = re.compile(
-    r"\b(?:he|she|they|it)(?:'ll| will| would| does| did| is| was)?(?: \w+ly)? (?:never|always|no more)\b", re.I
+    r"\b(?:(?:he|she|they|it)(?:'ll|'s|'ve|'d| will| would| does| did| is| was| has| have| had)?"
+    r"|(?:i|we)(?:'ve| have| had| may| might| was| were))(?: \w+ly)? (?:never|always|no more)\b",
+    re.I,
+)
+
+
+def is_constraint(sentence: str) -> bool:
+    """A sentence that sets a constraint in the broad words of `CONSTRAINT`, not one that only uses them:
+    "I don't know", "don't worry", "don't laugh" and "without" alone constrain nothing."""
+    scanned = sentence[:SENTENCE_SCAN_CHARS]
+    return any(not _LOOSE_WORD_ONLY.match(scanned, found.start()) for found in CONSTRAINT.finditer(scanned)) and (
+        not _DESCRIBES_SOMEONE.search(scanned)
+    )
+
+
+_LOOSE_WORD_ONLY = re.compile(
+    r"(?:don't|do not) (?:worry|laugh|argue|judge|panic|mind|know|think|get me wrong|even|care|remember|"
+    r"have (?:a|any|the)|feel|want|need|see|get|understand|hate|love|like)\b|without\b(?! (?:asking|checking|"
+    r"approval|permission|telling|confirming))",
+    re.I,
 )
 
 
@@ -222,6 +244,29 @@ _SHOUTED_WORDS = """A AN AND ANY ARE AS AT BE BEFORE BUT BY CAN DO DON DONE EACH
 _SHOUTED = frozenset(_SHOUTED_WORDS.split())
 
 
+# Words that open a sentence or clause in capitals and so join the name after them ("Hey Mel", "Because
+# Theo", "So Postgres", "Last Frida"): they are not part of the name.
+_OPENER_WORDS = """A An The About After Again Also Although And Anyway Ask At Because Before Besides But By Call Congrats Dear
+    Did Does Even Every For From Good Happy Hello Hey Hi Honestly How If In Is Just Last Let Like Love Maybe Meanwhile
+    Next Not Now Oh Ok Okay On Or Our Please Plus Since So Sorry Still Sure Tell Text Thanks That Then There These
+    This Those Though To Today Tomorrow Tonight Unless Until Was Well What When Where While Why With Yeah Yes
+    Yesterday Yet Your My His Her Their Its"""
+_OPENERS = frozenset(_OPENER_WORDS.split())
+
+
+def without_opener(token: str) -> str:
+    """A capitalised name without the sentence-opening words caught with it: "Hey Mel" is Mel."""
+    words = token.split(" ")
+    while len(words) > 1 and words[0] in _OPENERS:
+        words = words[1:]
+    return " ".join(words)
+
+
+def is_shouted(token: str) -> bool:
+    """A common word in capitals for emphasis ("it IS slow", "MY sister"), not an acronym."""
+    return token in _SHOUTED or token.capitalize() in _OPENERS
+
+
 BLOB_CHARS = 200  # a run this long without a space is a blob (hex, base64, a line of dashes), not a name
 _SPACES = re.compile(r"(\s+)")
 
@@ -252,8 +297,8 @@ def identifiers(text: str, limit: int = 60) -> list[str]:
 def _identifiers(text: str, limit: int) -> tuple[str, ...]:
     seen: dict[str, None] = {}
     for match in IDENTIFIER.finditer(without_blobs(text)):
-        token = match.group(0).rstrip(".,;:")
-        if len(token) < 2 or token in _STOPWORDS or token in _SHOUTED:
+        token = without_opener(match.group(0).rstrip(".,;:"))
+        if len(token) < 2 or token in _STOPWORDS or is_shouted(token):
             continue
         seen.setdefault(token, None)
         if len(seen) >= limit:

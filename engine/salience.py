@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import re
 
-from .facts import IDENTIFIER, LABEL_PATTERN, mentions, without_blobs
+from .facts import IDENTIFIER, LABEL_PATTERN, is_shouted, mentions, without_blobs, without_opener
 
 SCAN_CHARS = 2000
 
@@ -29,7 +29,10 @@ _UNITS = (
 _VALUE = re.compile(
     r"\b\d{1,2}(?::\d{2})\s?(?:[ap]\.?m\.?)?\b|\b\d{1,2}\s?[ap]\.?m\.?\b"  # 9:40, 7 pm
     r"|\b(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b"
-    rf"|(?<![\w.\-/])-?\d+(?:[.,]\d+)?\s?(?i:{_UNITS})\b"  # 3 tablespoons, 180°C, 25 minutes, 38.6 Mbps
+    # a range or a fraction with its unit, whole: "3 to 4 days", "5–10%", "1 1/2 cups", "14-16 minutes"
+    rf"|(?<![\w.\-/])\d+(?:[.,]\d+)?\s?(?:–|-|to)\s?\d+(?:[.,]\d+)?\s?(?i:{_UNITS})(?!\w)"
+    rf"|(?<![\w.\-/])\d+ \d/\d+\s?(?i:{_UNITS})(?!\w)"
+    rf"|(?<![\w.\-/])-?\d+(?:[.,]\d+)?\s?(?i:{_UNITS})(?!\w)"  # 3 tablespoons, 180°C, 25 minutes, 10%
     r"|(?<![\w.\-/])\d+(?:[.,]\d+)*(?![\w.])"  # a bare number still says something
     # a capitalised word that does not start a sentence: a person, a place, a product (Theo, Lisbon)
     r"|(?<=[a-z,;:()] )(?!(?:I|I'm|I'd|I've|I'll|OK|Ok)\b)[A-Z][a-zà-ÿ]+"
@@ -98,74 +101,20 @@ def values(text: str) -> tuple[str, ...]:
     found: dict[str, None] = {}
     for pattern in (IDENTIFIER, _VALUE):
         for match in pattern.finditer(scanned):
-            token = match.group(0).strip().rstrip(".,;:")
-            if (len(token) >= 2 or token.isdigit()) and token.lower() not in _NOT_VALUES:
+            token = without_opener(match.group(0).strip().rstrip(".,;:"))
+            if (len(token) >= 2 or token.isdigit()) and token.lower() not in _NOT_VALUES and not is_shouted(token):
                 found.setdefault(token, None)
     # one value found by two patterns ("Sept 11" and "11") counts once
     return tuple(t for t in found if not any(t != other and mentions(other, t) for other in found))
 
 
 # capitalised for emphasis or at a clause's start, not a name: "it IS slow", "NOT that", "… (The router"
-_NOT_VALUES = frozenset(
-    [
-        "is",
-        "isn't",
-        "not",
-        "and",
-        "but",
-        "or",
-        "the",
-        "a",
-        "an",
-        "it",
-        "its",
-        "that",
-        "this",
-        "these",
-        "those",
-        "there",
-        "then",
-        "they",
-        "you",
-        "we",
-        "he",
-        "she",
-        "his",
-        "her",
-        "our",
-        "really",
-        "very",
-        "so",
-        "also",
-        "just",
-        "only",
-        "about",
-        "check",
-        "buy",
-        "yes",
-        "no",
-        "ok",
-        "okay",
-        "please",
-        "thanks",
-        "sorry",
-        "also",
-        "because",
-        "if",
-        "when",
-        "what",
-        "which",
-        "who",
-        "how",
-        "why",
-        "where",
-        "all",
-        "any",
-        "some",
-        "every",
-        "each",
-    ]
-)
+_NOT_VALUES_WORDS = """
+    is isn't not and but or the a an it its that this these those there then they you we he she his her
+    our really very so also just only about check buy yes no ok okay please thanks sorry also because
+    if when what which who how why where all any some every each
+"""
+_NOT_VALUES = frozenset(_NOT_VALUES_WORDS.split())
 
 
 def is_pleasantry(text: str) -> bool:
@@ -243,7 +192,8 @@ def condense(text: str, limit: int) -> str:
     """`text` in at most about `limit` characters, keeping whole statements, the most informative first.
 
     Statements are chosen by salience and put back in their order; what is left out is marked with "…".
-    A statement is never cut mid-way unless the single best one alone is longer than `limit`.
+    A statement too long to keep whole keeps its clauses that carry a value; one is cut mid-way only when
+    the single best alone is longer than `limit`.
     """
     flat = " ".join(text.split())
     if len(flat) <= limit:
@@ -253,8 +203,7 @@ def condense(text: str, limit: int) -> str:
     ranked = sorted(range(len(parts)), key=lambda i: (not is_keyed(parts[i]), -salience(parts[i]), i))
     chosen, gist = _choose(parts, ranked, limit)
     if not chosen:
-        best = parts[ranked[0]] if parts else flat
-        return best[: max(1, limit - 1)].rstrip() + "…"
+        return clauses(parts[ranked[0]] if parts else flat, limit)
     out: list[str] = []
     for i, part in enumerate(parts):
         if i in chosen:
@@ -264,6 +213,35 @@ def condense(text: str, limit: int) -> str:
             out.append("…")
         if i in gist:
             out += [gist[i], "…"]
+    return _ONE_GAP.sub("…", " ".join(out))
+
+
+_ONE_GAP = re.compile(r"…(?: …)+")
+
+
+_CLAUSE_END = re.compile(r"(?<=[,;:])\s+|\s+(?=—|–\s|\(|\band\b|\bbut\b|\bso\b)")
+
+
+def clauses(statement: str, limit: int) -> str:
+    """One statement longer than `limit` cut to its clauses that carry a value, in order ("so let's bump
+    the joint budget to $300 total, $150 each", not "I got paid a little extra for…"); its start when no
+    clause carries one or the best alone is too long."""
+    clauses = [c for c in _CLAUSE_END.split(statement) if c]
+    ranked = sorted(range(len(clauses)), key=lambda i: (-salience(clauses[i]), i))
+    chosen, used = set(), 0
+    for i in ranked:
+        if salience(clauses[i]) == 0 or used + len(clauses[i]) + 2 > limit:
+            continue
+        chosen.add(i)
+        used += len(clauses[i]) + 2
+    if not chosen:
+        return statement[: max(1, limit - 1)].rstrip() + "…"
+    out: list[str] = []
+    for i, clause in enumerate(clauses):
+        if i in chosen:
+            out.append(clause)
+        elif not out or out[-1] != "…":
+            out.append("…")
     return " ".join(out)
 
 
@@ -271,6 +249,7 @@ def _choose(parts: list[str], ranked: list[int], limit: int) -> tuple[set[int], 
     """The statements kept whole, most informative first, then for those left out their values (a gist)
     while they fit: "… (7pm, Hacienda Santa Clotilde) …" beats "…"."""
     chosen: set[int] = set()
+    gist: dict[int, str] = {}
     used = 0
     for i in ranked:
         if salience(parts[i]) == 0 and chosen:
@@ -278,10 +257,11 @@ def _choose(parts: list[str], ranked: list[int], limit: int) -> tuple[set[int], 
         if used + len(parts[i]) + 2 <= limit:
             chosen.add(i)
             used += len(parts[i]) + 2
-    gist: dict[int, str] = {}
     kept = " ".join(parts[i] for i in chosen)
     for i in ranked if chosen else []:
-        found = [v for v in values(parts[i]) if not mentions(kept, v)] if i not in chosen and "[" not in parts[i] else []
+        if i in chosen or i in gist or "[" in parts[i]:
+            continue
+        found = [v for v in values(parts[i]) if not mentions(kept, v)]
         if found and salience(parts[i]) > 0 and used + len(short := f"({', '.join(found)})") + 4 <= limit:
             gist[i], kept = short, f"{kept} {short}"
             used += len(short) + 4
@@ -314,128 +294,16 @@ def kind_of(value: str) -> str:
     return next((name for name, pattern in _KINDS if pattern.search(value)), "other")
 
 
-_STOP = frozenset(
-    [
-        "the",
-        "and",
-        "for",
-        "with",
-        "that",
-        "this",
-        "from",
-        "have",
-        "has",
-        "had",
-        "are",
-        "was",
-        "were",
-        "will",
-        "would",
-        "could",
-        "should",
-        "can",
-        "you",
-        "your",
-        "our",
-        "their",
-        "they",
-        "them",
-        "his",
-        "her",
-        "its",
-        "but",
-        "not",
-        "all",
-        "any",
-        "just",
-        "also",
-        "then",
-        "than",
-        "into",
-        "onto",
-        "about",
-        "over",
-        "under",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "how",
-        "why",
-        "there",
-        "here",
-        "been",
-        "being",
-        "did",
-        "does",
-        "doing",
-        "done",
-        "get",
-        "got",
-        "make",
-        "made",
-        "want",
-        "need",
-        "like",
-        "please",
-        "thanks",
-        "okay",
-        "yes",
-        "actually",
-        "now",
-        "instead",
-        "change",
-        "changed",
-        "update",
-        "updated",
-        "new",
-        "raise",
-        "bump",
-        "moved",
-        "move",
-        "let",
-        "lets",
-        "i'm",
-        "it's",
-        "that's",
-        "we're",
-        "you're",
-        "i've",
-        "i'd",
-        "don't",
-        "can't",
-        "won't",
-        "total",
-        "one",
-        "ones",
-        "thing",
-        "things",
-        "way",
-        "lot",
-        "bit",
-        "really",
-        "pretty",
-        "still",
-        "even",
-        "back",
-        "good",
-        "great",
-        "sure",
-        "know",
-        "think",
-        "said",
-        "says",
-        "tell",
-        "told",
-        "going",
-        "gonna",
-        "noted",
-        "understood",
-        "perfect",
-        "oh",
-    ]
-)
+_STOP_WORDS = """
+    the and for with that this from have has had are was were will would could should can you your our
+    their they them his her its but not all any just also then than into onto about over under what
+    when where which who how why there here been being did does doing done get got make made want need
+    like please thanks okay yes actually now instead change changed update updated new raise bump moved
+    move let lets i'm it's that's we're you're i've i'd don't can't won't total one ones thing things
+    way lot bit really pretty still even back good great sure know think said says tell told going
+    gonna noted understood perfect oh
+"""
+_STOP = frozenset(_STOP_WORDS.split())
 
 
 @functools.lru_cache(maxsize=65_536)
@@ -480,37 +348,11 @@ def replaces(newer: str, older: str, cue: bool = False) -> bool:
 
 
 # what a value is a value of: one of these in common is enough to call two statements about one thing
-_SLOTS = frozenset(
-    [
-        "cap",
-        "budget",
-        "limit",
-        "code",
-        "number",
-        "date",
-        "time",
-        "address",
-        "name",
-        "price",
-        "cost",
-        "fee",
-        "rent",
-        "salary",
-        "port",
-        "deadline",
-        "phone",
-        "email",
-        "flight",
-        "train",
-        "hotel",
-        "room",
-        "table",
-        "plan",
-        "password",
-        "pin",
-        "day",
-    ]
-)
+_SLOTS_WORDS = """
+    cap budget limit code number date time address name price cost fee rent salary port deadline phone
+    email flight train hotel room table plan password pin day
+"""
+_SLOTS = frozenset(_SLOTS_WORDS.split())
 
 
 def _renamed(changed: set[str], old_values: set[str]) -> bool:

@@ -15,10 +15,8 @@ FOLDERS = ("engine", "tui", "foldchat")
 
 # what is over the limit today, with its lines now: the next split starts here
 OVER = {
-    "engine/fold/fit.py": 406,
     "engine/fold/pipeline.py": 651,
     "engine/local/model.py": 434,
-    "engine/salience.py": 518,
     "engine/store/store.py": 446,
     "engine/store/store.py:Store": 357,
     "tui/screens/chat.py": 721,

@@ -13,15 +13,15 @@ in one line by their message numbers. Pinned text and the user's standing rules 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from functools import partial
 
 from ..facts import REPLACED_MARK, clip, is_pinned_rule
 from ..references import body, merge_referenced, numbers_in, rewrite, tag
-from ..salience import condense, salience, statements, values
+from ..salience import salience, values
 from ..snapshot import Snapshot
 from ..summarizers.artifacts import RANK_CHANGED, terse, trail_rank
+from .item_cuts import CURRENT_MARK, MENTIONED, VALUES, condensed, said, values_only
 from .supersede import stale_values_marked
 
 Size = Callable[[Snapshot], int]
@@ -30,11 +30,9 @@ SHORTEN_TO = (400, 240)
 SHORTEN_FURTHER = (200, 120)
 CARRIED_WEIGHT = 2.0
 LOW_SALIENCE = 0.08  # about one value in a dozen words: a request or remark that names nothing
-MENTIONED = "mentioned: "
 LEFT_OUT = "requests left out of this snapshot (recall them by number)"
 REPLACED_WEIGHT = 0.25  # a value a later message replaced is history: it goes before current facts
 PARTLY_REPLACED_WEIGHT = 0.7
-CURRENT_MARK = "[current; replaces"
 CURRENT_WEIGHT = 2.0
 
 
@@ -146,18 +144,10 @@ def _rules_within_share(snapshot: Snapshot, budget: int, size: Size, carried: fr
 def _without_pleasantries(snapshot: Snapshot) -> Snapshot:
     """Greetings, thanks and acknowledgements tell the next model nothing it can use."""
     update = {
-        name: [i for i in getattr(snapshot, name) if salience(_said(i)) > 0]
+        name: [i for i in getattr(snapshot, name) if salience(said(i)) > 0]
         for name in ("user_requests", "key_knowledge", "recent_actions")
     }
     return snapshot.model_copy(update=update)
-
-
-def _said(item: str) -> str:
-    text = body(item)
-    for prefix in ("assistant: ", "assistant code: ", MENTIONED, VALUES):
-        if text.startswith(prefix):
-            return text[len(prefix) :]
-    return text
 
 
 def _without_mentions(snapshot: Snapshot, budget: int, size: Size) -> Snapshot:
@@ -193,7 +183,7 @@ def _shortened(
         ) -> Snapshot:
             lists = {name: list(getattr(base, name)) for name in STATEMENT_SECTIONS}
             for name, i in candidates[:count]:
-                lists[name][i] = rewrite(lists[name][i], partial(condense, limit=limit))
+                lists[name][i] = rewrite(lists[name][i], partial(condensed, limit=limit))
             return base.model_copy(update=lists)
 
         current = cut(_fewest(len(candidates), partial(_fits, cut=cut, size=size, budget=budget)))
@@ -207,7 +197,7 @@ def _fits(count: int, cut: Callable[[int], Snapshot], size: Size, budget: int) -
 
 
 def _score(item: str) -> float:
-    weight = salience(_said(item))
+    weight = salience(said(item))
     if CURRENT_MARK in item:  # a value just changed is what the next reply most needs
         weight *= CURRENT_WEIGHT
     if body(item).startswith(REPLACED_MARK):
@@ -220,10 +210,18 @@ def _by_salience(
 ) -> Snapshot:
     """Items dropped least informative first (oldest first among equals); dropped requests named by number.
 
-    With `below`, only items scoring under it may go (what names nothing goes before anything is cut)."""
+    With `below`, only items scoring under it may go (what names nothing goes before anything is cut). An
+    update in force goes last: without it the value it replaced, still listed as history, says nothing of
+    what holds now."""
     ranked = sorted(
         (
-            (_score(item) * (CARRIED_WEIGHT if body(item) in carried else 1), min(numbers_in(item), default=0), name, i)
+            (
+                CURRENT_MARK in item,
+                _score(item) * (CARRIED_WEIGHT if body(item) in carried else 1),
+                min(numbers_in(item), default=0),
+                name,
+                i,
+            )
             for name in STATEMENT_SECTIONS
             for i, item in enumerate(getattr(snapshot, name))
             if not body(item).endswith(LEFT_OUT) and (below is None or _score(item) < below)
@@ -231,7 +229,7 @@ def _by_salience(
     )
 
     def without(count: int) -> Snapshot:
-        gone = {(name, i) for _, _, name, i in ranked[:count]}
+        gone = {(name, i) for *_, name, i in ranked[:count]}
         lists = {n: [x for i, x in enumerate(getattr(snapshot, n)) if (n, i) not in gone] for n in STATEMENT_SECTIONS}
         dropped = [n for name, i in gone if name == "user_requests" for n in numbers_in(snapshot.user_requests[i])]
         return snapshot.model_copy(update=lists | {"user_requests": left_out_merged(lists["user_requests"], dropped)})
@@ -249,30 +247,6 @@ def left_out_merged(requests: list[str], dropped: list[int]) -> list[str]:
     return [tag(f"{len(numbers)} {LEFT_OUT}", numbers), *rest]
 
 
-VALUES = "values: "
-
-
-def _values_only(text: str) -> str:
-    """An item cut to the values it names, in order: what is left of a statement before it is dropped.
-
-    A value a later message replaced keeps its mark, and an update keeps saying it is current."""
-    if text.startswith(VALUES):
-        return text
-    found: dict[str, None] = {}
-    for statement in statements(_said(text)):
-        mark = _REPLACED_STATEMENT.match(statement)
-        for value in values(statement[mark.end() :] if mark else statement):
-            found.setdefault(f"{value} {mark.group(0).strip()}" if mark else value, None)
-    if not found:
-        return text
-    current = _CURRENT_END.search(text)
-    return f"{VALUES}{', '.join(found)}{current.group(0) if current else ''}"
-
-
-_REPLACED_STATEMENT = re.compile(rf"^{re.escape(REPLACED_MARK)} #\d+\] ")
-_CURRENT_END = re.compile(r" \[current; replaces [^\]]*\]$")
-
-
 def _to_values(snapshot: Snapshot, budget: int, size: Size, carried: frozenset[str] = frozenset()) -> Snapshot:
     """The least informative items cut to their values (names, numbers, dates, codes), references kept,
     as few as fit: under pressure a statement keeps its numbers before it is dropped."""
@@ -280,13 +254,13 @@ def _to_values(snapshot: Snapshot, budget: int, size: Size, carried: frozenset[s
         (_score(item) * (CARRIED_WEIGHT if body(item) in carried else 1), min(numbers_in(item), default=0), name, i)
         for name in STATEMENT_SECTIONS
         for i, item in enumerate(getattr(snapshot, name))
-        if not body(item).startswith(VALUES) and not body(item).endswith(LEFT_OUT) and values(_said(item))
+        if not body(item).startswith(VALUES) and not body(item).endswith(LEFT_OUT) and values(said(item))
     )
 
     def cut(count: int) -> Snapshot:
         lists = {n: list(getattr(snapshot, n)) for n in STATEMENT_SECTIONS}
         for _, _, name, i in ranked[:count]:
-            lists[name][i] = rewrite(lists[name][i], _values_only)
+            lists[name][i] = rewrite(lists[name][i], values_only)
         return stale_values_marked(snapshot.model_copy(update=lists))
 
     return cut(_fewest(len(ranked), lambda n: size(cut(n)) <= budget))

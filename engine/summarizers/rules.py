@@ -27,6 +27,7 @@ from ..facts import (
     SENTENCE_SCAN_CHARS,
     clip,
     identifiers,
+    is_constraint,
     matching_sentences,
     mentions,
     sentences,
@@ -214,7 +215,9 @@ class _Builder:
         described = [p.describe() for p in pastes]
         here = [self.number]
         rules = standing_rules(own)  # whole statements, verbatim, never clipped
-        looser = [c for c in matching_sentences(CONSTRAINT, own) if not any(c in rule for rule in rules)]
+        looser = [
+            c for c in matching_sentences(CONSTRAINT, own) if is_constraint(c) and not any(c in rule for rule in rules)
+        ]
         self.out.constraints_and_preferences.extend(tag(rule, here) for rule in [*rules, *looser])
         decided = [d for d in statements(own) if is_decision(d) and not d.endswith("?") and len(d) <= 300]
         self.out.decisions.extend(tag(d, here) for d in decided)

@@ -1,0 +1,88 @@
+"""What a fold keeps of one everyday statement: its values whole, its clauses that carry them, and no rule
+read into words that only sound like one (long chats between friends, a family's meals, a job search)."""
+
+from __future__ import annotations
+
+from foldchat.engine import snapshot as snap
+from foldchat.engine.facts import identifiers, is_constraint, standing_rules
+from foldchat.engine.fold.fit import fit_snapshot
+from foldchat.engine.fold.item_cuts import values_only
+from foldchat.engine.references import rewrite
+from foldchat.engine.salience import condense, values
+from foldchat.engine.snapshot import Snapshot
+from foldchat.engine.tokens import LiteLLMCounter
+
+COUNTER = LiteLLMCounter("gpt-4o")
+
+BUMP = (
+    "ok I thought about it. the grinder is the right gift, Ana will actually use it every single day. I got paid "
+    "a little extra for the textbook call thing, so let's bump the joint budget to $300 total, $150 each. that "
+    "covers the grinder and the mugs. but $300 is the new ceiling, not a suggestion lol"
+)
+
+
+def size(candidate: Snapshot) -> int:
+    return COUNTER.count_text(snap.render(candidate))
+
+
+def test_ranges_fractions_and_percentages_are_values_whole():
+    found = values(
+        "Tip 5–10% at sit-down dinners. Leftovers keep 3 to 4 days; soak the chickpeas 8 to 12 hours and use "
+        "1 1/2 cups of dry lentils. About 20% of the budget."
+    )
+    assert {"5–10%", "3 to 4 days", "8 to 12 hours", "1 1/2 cups", "20%"} <= set(found), found
+
+
+def test_a_name_is_a_value_without_the_word_that_opened_the_sentence_and_with_its_title():
+    found = values("Hey Mel, so it's a SALAD bowl. Because Theo said MY sister asked Dr. Haskell about it.")
+    assert {"Mel", "Theo", "Dr. Haskell"} <= set(found), found
+    assert not {"Hey Mel", "Because Theo", "MY"} & set(found), found
+    assert "Hey Mel" not in identifiers("Hey Mel, how are you")
+
+
+def test_an_update_cut_under_pressure_keeps_the_clause_with_its_new_value_and_no_mark_numbers():
+    cut = rewrite(f"{BUMP} [current; replaces #7, #76] (#77)", values_only)
+    assert "$300 total, $150 each" in cut, cut
+    assert cut.endswith("[current; replaces #7, #76] (#77)"), cut
+    assert "76," not in cut.split("[current")[0]
+
+
+def test_a_statement_too_long_for_its_room_keeps_the_clauses_that_carry_a_value():
+    statement = (
+        "I got paid a little extra for the textbook call thing last week and the week before, so let's bump "
+        "the joint budget to $300 total, $150 each and honestly that should be plenty for everyone involved"
+    )
+    short = condense(statement, 90)
+    assert "$300 total, $150 each" in short and len(short) <= 100, short
+
+
+def test_what_someone_has_or_may_have_done_always_or_never_is_not_a_rule():
+    assert standing_rules("I've never broken an hour for a 10K.") == []
+    assert standing_rules("He's always been curious about what's on the other side of things.") == []
+    assert standing_rules("after this move I may never move again.") == []
+    rule = "which brings me to a rule: you never bring up Dana in front of my mom."
+    assert standing_rules(rule) == [rule]
+    assert standing_rules("I never eat pork.") == ["I never eat pork."]
+
+
+def test_words_that_only_sound_like_a_constraint_set_none():
+    for chatter in ("a gluten-full one, don't worry, I'll wear gloves lol.", "ok here it is, don't laugh:",
+                    "I don't know what that means but it sounds like money.", "I don't hate it, I LOVE it."):  # fmt: skip
+        assert not is_constraint(chatter), chatter
+    for rule in ("please don't improvise on this one", "never go over the cap without asking first",
+                 "don't book anything before 8am"):  # fmt: skip
+        assert is_constraint(rule), rule
+
+
+def test_an_update_in_force_outlasts_every_other_item_under_pressure():
+    snapshot = Snapshot(
+        user_requests=[f"{BUMP} [current; replaces #7] (#77)"]
+        + [
+            f"we walked 3.5 miles on the River Scene Trail on day {n} with Pepper and Sam (#{80 + n})"
+            for n in range(30)
+        ],
+        constraints_and_preferences=["[replaced by #77] the joint gift budget is $240 total, $120 each (#7)"],
+    )
+    fitted = fit_snapshot(snapshot, 160, size)
+    text = snap.render(fitted)
+    assert "$300 total" in text and "[current; replaces #7]" in text, text

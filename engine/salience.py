@@ -269,12 +269,14 @@ def _choose(parts: list[str], ranked: list[int], limit: int) -> tuple[set[int], 
 
 
 _UPDATE_CUE = re.compile(
-    r"\b(?:actually|instead|chang(?:e[sd]?|ing)|updat(?:e[sd]?|ing)|moved?|moving|no longer|rais(?:e[sd]?|ing)|"
+    # "actually" opens a correction ("oh wait, actually it's 7"), not "until she actually swallows"
+    r"(?:^|[.,;:!?—(]\s*|\b(?:oh|ok|okay|wait|no|um|hmm|so|but),? )actually\b|"
+    r"\b(?:instead|chang(?:e[sd]?|ing)|updat(?:e[sd]?|ing)|moved?|moving|no longer|rais(?:e[sd]?|ing)|"
     r"increas(?:e[sd]?|ing)|bump(?:ed|ing)?|lower(?:ed|ing)?|reduc(?:e[sd]?|ing)|push(?:ed)? (?:back|to)|"
     r"postpone[sd]?|reschedul\w*|correction|scratch that|make it|switch(?:ed)? to|rather than|turns out|"
     r"replac(?:e[sd]?|ing)|renam\w*|from now on|going forward|anymore|"
     r"(?:is|are|was) now|new (?:code|number|date|time|address|name|cap|budget|limit|deadline|plan))\b",
-    re.I,
+    re.I | re.M,
 )
 _KINDS = (
     ("money", re.compile(r"[$€£]|\b(?:USD|EUR|GBP|dollars?|euros?|pounds?)\b", re.I)),

@@ -18,6 +18,7 @@ from ..facts import REPLACED_MARK
 from ..references import body, numbers_in, rewrite
 from ..salience import has_update_cue, kind_of, replaces, statements, topic, values
 from ..snapshot import Snapshot
+from .item_cuts import VALUES
 
 SECTIONS = ("constraints_and_preferences", "key_knowledge", "decisions", "user_requests")
 MAX_UPDATES = 120
@@ -43,7 +44,7 @@ def supersede(snapshot: Snapshot) -> Snapshot:
     for name, i, newer in updates:
         at = max(numbers_in(newer), default=0)
         # the message says it changes something; its statements that carry a value are what changed
-        text = _CURRENT.sub("", body(newer))
+        text = _ANY_MARK.sub("", body(newer))  # "[replaced by #9]" says "replaced": a mark is not a cue
         # "can we rename stock_items to inventory_items?" asks for the change: a question with a cue of its own
         said = [s for s in statements(text) if "?" not in s or _asks_to_change(s)] if has_update_cue(text) else []
         replaced: set[int] = set()
@@ -70,9 +71,6 @@ def supersede(snapshot: Snapshot) -> Snapshot:
             shown = ", ".join(f"#{n}" for n in sorted(replaced))
             lists[name][i] = rewrite(lists[name][i], partial(_marked_current, shown=shown))
     return stale_values_marked(snapshot.model_copy(update=lists))
-
-
-VALUES = "values: "
 
 
 def stale_values_marked(snapshot: Snapshot) -> Snapshot:
@@ -221,6 +219,7 @@ def _mark_echo(item: str, stale: set[str], at: int) -> str:
 
 
 _CURRENT = re.compile(r" \[current; replaces ([^\]]*)\]$")
+_ANY_MARK = re.compile(rf" ?\[current; replaces [^\]]*\]$|{re.escape(REPLACED_MARK)} #\d+\] ?")
 
 
 def _marked_current(text: str, shown: str) -> str:
@@ -233,4 +232,6 @@ def _marked_current(text: str, shown: str) -> str:
 
 
 def _is_update_candidate(item: str) -> bool:
-    return not body(item).startswith((REPLACED_MARK, "assistant"))
+    """A statement of the user's that may change a value: not one replaced already, not the assistant's,
+    not a list of values (which states nothing, and whose own marks say "replaced")."""
+    return not body(item).startswith((REPLACED_MARK, "assistant", VALUES))

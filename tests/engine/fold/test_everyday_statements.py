@@ -7,8 +7,9 @@ from foldchat.engine import snapshot as snap
 from foldchat.engine.facts import identifiers, is_constraint, standing_rules
 from foldchat.engine.fold.fit import fit_snapshot
 from foldchat.engine.fold.item_cuts import values_only
+from foldchat.engine.fold.supersede import supersede
 from foldchat.engine.references import rewrite
-from foldchat.engine.salience import condense, values
+from foldchat.engine.salience import condense, has_update_cue, values
 from foldchat.engine.snapshot import Snapshot
 from foldchat.engine.tokens import LiteLLMCounter
 
@@ -86,3 +87,16 @@ def test_an_update_in_force_outlasts_every_other_item_under_pressure():
     fitted = fit_snapshot(snapshot, 160, size)
     text = snap.render(fitted)
     assert "$300 total" in text and "[current; replaces #7]" in text, text
+
+
+def test_actually_as_an_adverb_and_a_mark_saying_replaced_change_nothing():
+    assert not has_update_cue("she WILL try to spit it out, so watch her until she actually swallows.")
+    assert has_update_cue("oh wait, actually the ceremony is at 6pm")
+    snapshot = Snapshot(
+        user_requests=[
+            "the lockbox is on the side door, code 7315, and she eats at 7am and 6pm (#35)",
+            "values: 7315 [replaced by #90], 7am, 6pm (#36)",
+            "she gets her pill with the 6pm meal, watch her until she actually swallows, or she yowls at 3am (#37)",
+        ]
+    )
+    assert supersede(snapshot) == snapshot

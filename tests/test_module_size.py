@@ -19,8 +19,8 @@ OVER = {
     "engine/local/model.py": 434,
     "engine/store/store.py": 446,
     "engine/store/store.py:Store": 357,
-    "tui/screens/chat.py": 721,
-    "tui/screens/chat.py:ChatScreen": 623,
+    "tui/screens/chat.py": 685,
+    "tui/screens/chat.py:ChatScreen": 606,
 }
 
 

@@ -255,7 +255,7 @@ async def test_a_slow_model_shows_the_message_and_a_waiting_note_at_once(app_fac
 async def test_a_reply_that_starts_within_a_second_leaves_the_status_line_as_it_was(app_factory, fake):
     """The waiting note is in the reply's header at once; the status line only after a second, so a quick
     reply's turn does not repaint it (a frame spanning the status line and the gauge is the whole screen)."""
-    from foldchat.tui.screens.reply_face import WaitingNote
+    from foldchat.tui.widgets.reply_face import WaitingNote
 
     app = app_factory()
     async with app.run_test(size=(120, 40)) as pilot:

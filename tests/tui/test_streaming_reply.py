@@ -231,7 +231,7 @@ async def test_messages_keep_their_width_when_the_conversation_first_outgrows_th
 def test_the_gauge_throttle_is_first_due_one_interval_after_it_starts():
     import time
 
-    from foldchat.tui.screens.reply_face import Throttle
+    from foldchat.tui.widgets.reply_face import Throttle
 
     throttle = Throttle(0.05)
     assert not throttle.due()
@@ -314,7 +314,7 @@ async def test_a_reply_worker_cancelled_before_it_starts_leaves_no_empty_reply_v
     async with ready_chat(app, (100, 30)) as (pilot, screen):
         transcript = screen.query_one(Transcript)
         views = await transcript.append_all([MessageData(None, "user", "a prompt"), screen.reply_data()])
-        screen.prepared_reply = views[-1]
+        transcript.prepared_reply = views[-1]
         screen.stream_reply().cancel()  # before the event loop runs it
         await pilot.pause(0.1)
         assert not screen.reply_underway()
@@ -324,7 +324,7 @@ async def test_a_reply_worker_cancelled_before_it_starts_leaves_no_empty_reply_v
         await pilot.press("enter")
         await wait_for(pilot, lambda: (last := screen.query(MessageView).last()).data.role == "assistant"
                        and last.data.status == "complete")  # fmt: skip
-        assert not views[-1].is_attached and screen.prepared_reply is None
+        assert not views[-1].is_attached and transcript.prepared_reply is None
         shown = [(v.data.role, v.data.status) for v in screen.query(MessageView)]
         assert shown == [("user", "complete"), ("user", "complete"), ("assistant", "complete")]
 
@@ -397,3 +397,40 @@ async def test_single_newlines_in_a_reply_are_shown_as_line_breaks(app_factory, 
         await pilot.pause(0.2)
         lines = drawn(view)
         assert lines[:4] == ["Roses are red,", "violets are blue,", "folds keep", "what matters to you."], lines
+
+
+async def test_the_reply_worker_is_the_transcripts_and_what_the_screen_shows_of_it_comes_up_as_messages(
+    app_factory, fake, monkeypatch
+):
+    """The transcript conducts the reply (its worker) and paints it; the gauge's live count and the turn's
+    start and end reach the screen as messages (the status line's too: `StatusSaid`), and the reply is
+    underway until the screen has recounted the context with it."""
+    from foldchat.tui.widgets.transcript import Transcript
+
+    posted: list[str] = []
+    post = Transcript.post_message
+
+    turn = {"TurnStarted", "StatusSaid", "ReplyCounted", "TurnOver"}
+
+    def recorded(transcript: Transcript, message) -> bool:  # type: ignore[no-untyped-def]
+        if type(message).__name__ in turn:
+            posted.append(type(message).__name__)
+        return post(transcript, message)
+
+    monkeypatch.setattr(Transcript, "post_message", recorded)
+    app = app_factory()
+    async with ready_chat(app, (100, 30)) as (pilot, screen):
+        transcript = screen.query_one(Transcript)
+        fake.reply, fake.pace = " ".join(f"word{n}" for n in range(40)), 0.04  # ~1.6 s of streaming
+        composer = screen.query_one(Composer)
+        composer.text = "long"
+        composer.focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen.streaming)
+        workers = [w for w in app.workers if w.group == "reply" and not w.is_finished]
+        assert workers and all(w.node is transcript for w in workers)
+        await wait_for(pilot, lambda: not screen.reply_underway())
+        assert posted[0] == "TurnStarted" and posted[-1] == "TurnOver", posted
+        assert "ReplyCounted" in posted, posted  # the gauge's live count (the status line only after a second's wait)
+        assert replies(screen)[-1].data.status == "complete" and screen.gauge_state.streaming == 0
+        assert screen.gauge_state.tokens > 0 and not screen.folding

@@ -2,9 +2,11 @@
 
 Engine work runs off the UI thread (`asyncio.to_thread` inside async workers), so typing never waits:
 the session opens in the background, a message typed before the model is ready is sent when it is. A
-turn is the engine's (`Session.turn`): the `stream_reply` worker only shows its events (the fold's
-progress under the title, a consent dialog when asked, the reply painted by `ReplyFace`). /resummarize
-folds in its own `fold_history` worker; the next fold is prepared in a `prepare_fold` thread worker once
+turn is the engine's (`Session.turn`), shown by the transcript's reply worker (widgets/reply_turn.py: the
+reply painted by `ReplyFace`), which posts up what the screen shows: the fold's progress under the title,
+a fold made or refused, the status line, the gauge's live count, the turn's end. The screen answers with
+its state (bound down to the widgets) and the consent dialog when asked. /resummarize folds in its own
+`fold_history` worker; the next fold is prepared in a `prepare_fold` thread worker once
 usage passes the reset ratio; Esc stops a streaming reply (the partial text is kept). Everything the
 screen does to the conversation goes through the engine's `Session` (held as `backend`).
 """
@@ -14,22 +16,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from foldchat.engine import (
     FoldchatError,
     FoldCompleted,
-    Folded,
     FoldEvent,
     FoldFailedEvent,
-    FoldProgress,
-    FoldSkipped,
-    FoldStarted,
     OpenOptions,
-    PromptStored,
-    Refused,
-    ReplyAsked,
-    TurnEnded,
     shown_attachments,
     user_message,
     visible,
@@ -37,7 +31,6 @@ from foldchat.engine import (
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.message import Message as TextualMessage
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, TextArea
@@ -46,19 +39,21 @@ from textual.worker import Worker, WorkerState
 
 from ..heap import settle_heap
 from ..slash import BY_NAME, completions, folds, parse, pins
+from ..widgets import reply_turn
 from ..widgets.attachment_tray import AttachmentTray
 from ..widgets.composer import Composer
 from ..widgets.fold_marker import FoldMarker
-from ..widgets.fold_progress import FoldProgressLine
+from ..widgets.fold_progress import FoldEventPosted, FoldProgressLine
 from ..widgets.gauge import ContextGauge, GaugeState
 from ..widgets.message import MessageData, MessageView
+from ..widgets.reply_face import ReplyCounted, StatusSaid, reply_data
+from ..widgets.reply_turn import FoldNotMade, FoldShown, PromptRefused, TurnOver, TurnStarted
 from ..widgets.status_line import StatusLine
 from ..widgets.transcript import Transcript
 from . import editing
 from .attaching import attachments_for, complete_path, keep, offer_pasted
 from .fold_consent import FoldConsent
 from .refusals import refuse_last_message, refuse_up_front, surely_fits
-from .reply_face import ReplyFace, WaitingNote
 
 if TYPE_CHECKING:  # the session module loads pydantic and SQLite: measured 250 ms before the first frame
     from foldchat.engine import Conversation, FoldReport, Session, Usage
@@ -66,19 +61,6 @@ if TYPE_CHECKING:  # the session module loads pydantic and SQLite: measured 250 
     from ..presenters import TranscriptState
 
 T = TypeVar("T")
-
-
-
-class FoldEventPosted(TextualMessage):
-    """A fold progress event from the engine (posted from a worker thread)."""
-
-    def __init__(self, event: FoldEvent) -> None:
-        super().__init__()
-        self.event = event
-
-    def can_replace(self, message: TextualMessage) -> bool:  # only the latest progress is worth a frame
-        progress = isinstance(self.event, FoldProgress)
-        return progress and isinstance(message, FoldEventPosted) and isinstance(message.event, FoldProgress)
 
 
 def open_backend(options: OpenOptions) -> tuple[Session, TranscriptState]:
@@ -93,7 +75,6 @@ def open_backend(options: OpenOptions) -> tuple[Session, TranscriptState]:
 
 
 # what a turn says before its reply: the fold's progress and outcome, or the prompt refused
-TURN_FOLD_EVENTS = (FoldStarted, FoldProgress, FoldCompleted, FoldFailedEvent, Folded, FoldSkipped, Refused)
 
 
 class ChatScreen(Screen[None]):
@@ -127,9 +108,6 @@ class ChatScreen(Screen[None]):
         self.backend: Session | None = None
         self.model_ready = False
         self.queued: list[str] = []
-        self.streaming = False
-        self.prepared_reply: MessageView | None = None
-        """A reply's view mounted with its prompt, for the next reply worker to take (stream_reply)."""
         self.typed = ""
         self.fold_requested: str | None = None  # a /resummarize typed while a reply streams
         self.editing: int | None = None
@@ -367,7 +345,7 @@ class ChatScreen(Screen[None]):
             return
         shown = tuple((visible(t), visible(c)) for t, c in shown_attachments(user_message(text, attachments)))
         prompt = MessageData(None, "user", visible(text), attachments=shown)
-        self.drop_unused_reply_view()
+        reply_turn.drop_unused_reply_view(self.query_one(Transcript))
         answering = self.model_ready and not self.reply_underway()
         # the reply's view comes with the prompt's, in one layout pass and one repaint of the transcript;
         # stream_reply uses it, or takes it away if no reply is asked for after all
@@ -383,7 +361,7 @@ class ChatScreen(Screen[None]):
         if answering:
             reply_view = views[-1]
             assert isinstance(reply_view, MessageView)
-            self.prepared_reply = reply_view
+            self.query_one(Transcript).prepared_reply = reply_view
             self.stream_reply()
 
     @property
@@ -506,79 +484,73 @@ class ChatScreen(Screen[None]):
         consented: bool = await self.app.push_screen_wait(FoldConsent(report.reason, forward=self.query_one(Composer)))
         return consented
 
-    # -- a reply: fold if needed, then stream ---------------------------------------------------------
-    def reply_underway(self) -> bool:
-        """A reply streams or its worker is about to start: it answers every prompt sent before it asks
-        (and a second one would cancel it: an interrupted reply and a request the local server still reads)."""
-        return self.streaming or any(
-            w.node is self and w.group == "reply" and not w.is_finished and not w.is_cancelled for w in self.workers
-        )
+    # -- a reply: the transcript's worker runs the turn (widgets/reply_turn.py); its facts come up here ----
+    @property
+    def streaming(self) -> bool:
+        return self.query_one(Transcript).streaming
 
-    def drop_unused_reply_view(self) -> None:
-        """A prepared reply view that no reply worker is left to take goes (its worker was cancelled before
-        its first step: Textual then runs none of its code, not even a `finally`)."""
-        prepared = self.prepared_reply
-        if prepared is not None and not self.reply_underway():
-            self.prepared_reply = None
-            if prepared.is_attached:
-                self.query_one(Transcript).forget(prepared)
+    def reply_underway(self) -> bool:
+        return reply_turn.reply_underway(self.query_one(Transcript))
 
     def reply_data(self) -> MessageData:
         """A reply about to stream (its view shows the wait, then the text)."""
-        model = None if self.backend is None else self.backend.target.name
-        return MessageData(None, "assistant", "", status="streaming", model=model, note=WaitingNote.text(0))
+        return reply_data(None if self.backend is None else self.backend.target.name)
 
-    @work(group="reply", exclusive=True, exit_on_error=False)
-    async def stream_reply(self, regenerate: bool = False) -> None:
-        """Run a turn (`Session.turn`: fold if needed, then the reply) and show it. The reply view mounted with
-        the prompt (`prepared_reply`) is used if still the transcript's last when the reply starts (no fold
-        rebuilt it, no prompt came after it), else removed, or goes with the next prompt if never taken."""
-        prepared, self.prepared_reply = self.prepared_reply, None
-        session = self.backend
+    def stream_reply(self, regenerate: bool = False) -> Worker[None] | None:
+        """Start a turn (`Session.turn`: fold if needed, then the reply) in the transcript's reply worker."""
         transcript = self.query_one(Transcript)
+        session = self.backend
         if session is None or not self.model_ready:
-            if prepared is not None:
-                transcript.forget(prepared)
-            return
-        self.streaming = True
-        composer = self.query_one(Composer)
-        composer.cursor_blink = False  # a blink is a frame of its own, twice a second, while the reply paints
-        face: ReplyFace | None = None
+            if transcript.prepared_reply is not None:
+                transcript.forget(transcript.prepared_reply)
+                transcript.prepared_reply = None
+            return None
+        return reply_turn.start_reply(transcript, session, self.consent_to_fold, regenerate)
+
+    @on(TurnStarted)
+    def turn_started(self) -> None:
+        self.query_one(Composer).cursor_blink = False  # a blink is a frame of its own while the reply paints
+
+    @on(StatusSaid)
+    def status_said(self, message: StatusSaid) -> None:
+        self.status = message.text
+
+    @on(ReplyCounted)
+    def reply_counted(self, message: ReplyCounted) -> None:
+        self.update_gauge(streaming=message.tokens)
+
+    @on(FoldShown)
+    async def turn_folded(self, message: FoldShown) -> None:
         try:
-            async for event in session.turn(consent=self.consent_to_fold, regenerate=regenerate):
-                if isinstance(event, TurnEnded | PromptStored):
-                    continue
-                if isinstance(event, ReplyAsked):  # the wait for the model shows from now on; any fold is over
-                    self.folding = False
-                    view, prepared = await self.reply_view(prepared)
-                    face = ReplyFace(self, session, view)
-                elif not isinstance(event, TURN_FOLD_EVENTS):
-                    assert face is not None
-                    await face.show(event)
-                elif isinstance(event, FoldStarted | FoldProgress | FoldCompleted | FoldFailedEvent):
-                    self.show_fold_event(event)
-                elif isinstance(event, Folded):
-                    await self.show_fold_outcome(event.report, force=False)
-                elif isinstance(event, FoldSkipped):
-                    self.fold_not_made(event.reason, failed=event.failed and event.report is None)
-                    if event.report is not None:
-                        await self.show_fold_outcome(event.report, force=False)
-                elif isinstance(event, Refused):
-                    refuse_last_message(self, event.reason, event.message_id)
-        except asyncio.CancelledError:
-            if face is not None:
-                face.interrupted()
-            raise
+            await self.show_fold_outcome(message.report, force=False)
         finally:
-            if face is not None:
-                await face.end()
-            if prepared is not None and prepared.is_attached:
-                transcript.forget(prepared)
-            self.streaming = False
-            composer.cursor_blink = True
+            message.shown.set()  # the turn goes on: its reply takes a view in the rebuilt transcript
+
+    @on(FoldNotMade)
+    async def turn_fold_not_made(self, message: FoldNotMade) -> None:
+        event = message.event
+        self.fold_not_made(event.reason, failed=event.failed and event.report is None)
+        if event.report is not None:
+            await self.show_fold_outcome(event.report, force=False)
+
+    @on(PromptRefused)
+    def turn_refused(self, message: PromptRefused) -> None:
+        refuse_last_message(self, message.reason, message.message_id)
+
+    @on(TurnOver)
+    async def turn_over(self, message: TurnOver) -> None:
+        """The gauge recounted (the reply is in the context now), then what waited for the turn: a
+        /resummarize typed meanwhile, the next fold prepared, a prompt sent meanwhile answered."""
+        session = message.session
+        try:
+            self.query_one(Composer).cursor_blink = True
             self.folding = False  # stopped mid-fold: the fold finishes in its thread, unseen
             self.status = self.model_status()
             prefold_due = await self.refresh_usage(session.auto.prefold_due)
+        finally:
+            self.query_one(Transcript).streaming = False
+        if message.stopped:
+            return
         if self.fold_requested is not None:
             focus, self.fold_requested = self.fold_requested, None
             await folds.resummarize(self, focus)
@@ -586,14 +558,6 @@ class ChatScreen(Screen[None]):
         self.start_prefold(bool(prefold_due))
         if self.unanswered():
             self.stream_reply()
-
-    async def reply_view(self, prepared: MessageView | None) -> tuple[MessageView, MessageView | None]:
-        """The view for the reply: the one prepared with the prompt while it is the last (taken), else a new one."""
-        transcript = self.query_one(Transcript)
-        views = transcript.message_views()
-        if prepared is not None and views and views[-1] is prepared:
-            return prepared, None
-        return cast(MessageView, await transcript.append(self.reply_data())), prepared
 
     def start_prefold(self, due: bool) -> None:
         """Past the reset ratio (`due`: `Session.auto.prefold_due`), the next fold is prepared in a thread worker,
@@ -611,7 +575,7 @@ class ChatScreen(Screen[None]):
             self.query_one(Composer).clear()
             self.notify("Edit cancelled")
         elif self.streaming:
-            self.workers.cancel_group(self, "reply")
+            self.workers.cancel_group(self.query_one(Transcript), "reply")
             self.notify("Stopped: the partial reply is kept")
 
     def action_back(self) -> None:

@@ -5,8 +5,21 @@ from __future__ import annotations
 from foldchat.engine import FoldEvent, FoldProgress, FoldStarted
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Label, ProgressBar
+
+
+class FoldEventPosted(Message):
+    """A fold's progress event from the engine (posted from a worker thread, or by a turn)."""
+
+    def __init__(self, event: FoldEvent) -> None:
+        super().__init__()
+        self.event = event
+
+    def can_replace(self, message: Message) -> bool:  # only the latest progress is worth a frame
+        progress = isinstance(self.event, FoldProgress)
+        return progress and isinstance(message, FoldEventPosted) and isinstance(message.event, FoldProgress)
 
 
 class FoldProgressLine(Horizontal):

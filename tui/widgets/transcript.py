@@ -51,6 +51,10 @@ class Transcript(VerticalScroll):
         self._loading = False
         self.generation = 0
         self._reloading = False
+        self.prepared_reply: MessageView | None = None
+        """A reply's view mounted with its prompt, for the next reply worker to take (widgets/reply_turn.py)."""
+        self.streaming = False
+        """A turn's reply worker runs, or the screen has not yet handled its end (`reply_turn.TurnOver`)."""
 
     def on_mount(self) -> None:
         self.watch(self, "scroll_y", self._scrolled, init=False)

@@ -1,15 +1,17 @@
-"""A reply as the chat screen shows it: the events of a turn's reply painted into the transcript.
+"""A reply as the transcript shows it: the events of a turn's reply painted into its view.
 
 Deltas are batched into at most 1/UI_INTERVAL paints a second: finished Markdown blocks render once each,
-the block being written shows as plain text, and the gauge recounts the reply twice a second. The
+the block being written shows as plain text, and the reply is recounted for the gauge twice a second. The
 transcript follows the reply by itself while the user is at its end (it is anchored:
 widgets/transcript.py), and stays where the user scrolled to otherwise. Until the first event arrives the
-header and the status line say how long the model has been waited for.
+header says how long the model has been waited for. What the rest of the screen shows of a reply (the
+status line, the gauge's count) is posted up as messages: `StatusSaid`, `ReplyCounted`.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from foldchat.engine import (
@@ -25,14 +27,38 @@ from foldchat.engine import (
     Waiting,
     visible,
 )
+from textual.message import Message
+from textual.widget import Widget
 
-from ..widgets.message import MessageData, MessageView
-from ..widgets.transcript import Transcript
+from .message import MessageData, MessageView
 
 if TYPE_CHECKING:
     from foldchat.engine import ReplyEvent, Session
 
-    from .chat import ChatScreen
+Append = Callable[[MessageData], Awaitable[Widget]]
+
+
+class StatusSaid(Message):
+    """What the status line should say now (a wait, a retry, a recall): the latest is all that counts."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, StatusSaid)
+
+
+class ReplyCounted(Message):
+    """The streaming reply's tokens so far, for the gauge (0 once the reply is over and in the context)."""
+
+    def __init__(self, tokens: int) -> None:
+        super().__init__()
+        self.tokens = tokens
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, ReplyCounted)
+
 
 UI_INTERVAL = 0.2
 """Seconds between two paints of a streaming reply (its deltas are batched in between)."""
@@ -60,15 +86,15 @@ class WaitingNote:
     header and the status line say "waiting for the model… N s", ticking each second; `stop()` ends it.
     llama.cpp's OpenAI endpoint reports no prompt-processing progress while it reads, so none is shown."""
 
-    def __init__(self, screen: ChatScreen, view: MessageView, model: str) -> None:
-        self.screen, self.view, self.model = screen, view, model
+    def __init__(self, host: Widget, view: MessageView, model: str) -> None:
+        self.host, self.view, self.model = host, view, model
         self.started = time.monotonic()
         self.active = True
         self.reading = ""  # why it waits, when the engine says (`Waiting`): "reads 4,096 tokens first, about 20 s"
-        self.timer = screen.set_interval(1.0, self.tick)
+        self.timer = host.set_interval(1.0, self.tick)
         # the status line joins at the first tick: a reply that starts within a second leaves it as it
         # was, so the frame that ends the turn does not span the screen from the status line to the gauge.
-        # A view mounted with its prompt already shows the note (`ChatScreen.reply_data`): no frame for it here
+        # A view mounted with its prompt already shows the note (`reply_data`): no frame for it here
         self.view.set_note(self.waited())
 
     def waited(self) -> str:
@@ -91,7 +117,7 @@ class WaitingNote:
         if self.active:
             waited = self.waited()
             self.view.set_note(waited)
-            self.screen.status = f"{self.model} · {waited}"
+            self.host.post_message(StatusSaid(f"{self.model} · {waited}"))
 
     def stop(self) -> None:
         if self.active:
@@ -106,25 +132,31 @@ def cut_note(event: Finished, target: ModelTarget) -> str:
     return f"[cut at {tokens or '?'} tokens] /continue asks for the rest"
 
 
+def reply_data(model: str | None) -> MessageData:
+    """A reply about to stream (its view shows the wait, then the text)."""
+    return MessageData(None, "assistant", "", status="streaming", model=model, note=WaitingNote.text(0))
+
+
 class ReplyFace:
     """Paints one reply (and the recall rounds it takes) into `view`, event by event; `end()` once it is
-    over, `interrupted()` when it was stopped."""
+    over, `interrupted()` when it was stopped. `host` (the transcript) posts what the screen shows of it;
+    `append` adds a message to the transcript (a recall round's results, the reply that follows them)."""
 
-    def __init__(self, screen: ChatScreen, session: Session, view: MessageView) -> None:
-        self.screen, self.session, self.view = screen, session, view
+    def __init__(self, host: Widget, append: Append, session: Session, view: MessageView) -> None:
+        self.host, self.append, self.session, self.view = host, append, session, view
         self.gauge = Throttle(GAUGE_INTERVAL)
         self.stream = view.reply_stream(UI_INTERVAL, self.recount)
-        self.waiting = WaitingNote(screen, view, session.target.name)
+        self.waiting = WaitingNote(host, view, session.target.name)
 
     def recount(self, text: str) -> None:
         # called as a paint ends: the gauge changes in the same frame. Not before GAUGE_INTERVAL: a reply that
         # ends sooner is counted once, at its end (a recount is a round trip to the local server, and the
         # frame holding both the reply's first line and the gauge spans the rows between them)
         if self.gauge.due():
-            self.screen.update_gauge(streaming=self.session.counter().count_text(text))
+            self.host.post_message(ReplyCounted(self.session.counter().count_text(text)))
 
     async def show(self, event: ReplyEvent) -> None:
-        view, screen = self.view, self.screen
+        view, host = self.view, self.host
         if isinstance(event, Waiting):  # still waiting, and now it is known why
             self.waiting.say(event.reason)
             return
@@ -136,11 +168,11 @@ class ReplyFace:
             view.data.reasoning += visible(event.text)
             await view.show_reasoning(view.data.reasoning, streaming=True)
         elif isinstance(event, Notice):
-            screen.notify(event.text, title="Sent without", severity="warning", timeout=12)
+            host.notify(event.text, title="Sent without", severity="warning", timeout=12)
         elif isinstance(event, Retrying):
-            screen.status = f"{event.reason}; retrying in {event.delay:.1f} s…"
+            host.post_message(StatusSaid(f"{event.reason}; retrying in {event.delay:.1f} s…"))
         elif isinstance(event, ToolCalling):  # the arguments are the model's: only the header shows them
-            screen.status = f"{self.session.target.name} · recalling …"
+            host.post_message(StatusSaid(f"{self.session.target.name} · recalling …"))
             view.set_note("recalling " + ", ".join(c.arguments for c in event.calls)[:80] + " …")
         elif isinstance(event, ToolCallsAnswered):
             await self.tool_round(event)
@@ -151,7 +183,7 @@ class ReplyFace:
         elif isinstance(event, Failed):
             if not view.data.tool_calls:  # a stored tool round stays what it is; the toast says why
                 view.set_status("error", event.error)
-            screen.notify(f"{event.error}. /retry tries again; /model picks another model.",
+            host.notify(f"{event.error}. /retry tries again; /model picks another model.",
                           title="Reply failed", severity="error", timeout=15)  # fmt: skip
 
     async def tool_round(self, event: ToolCallsAnswered) -> None:
@@ -160,7 +192,6 @@ class ReplyFace:
         new view."""
         view = self.view
         await view.end_stream()
-        transcript = self.screen.query_one(Transcript)
         view.data.id = event.call_id
         view.data.text = visible(event.call.text)
         view.data.tool_calls = tuple((visible(c.name), visible(c.arguments)) for c in event.call.tool_calls)
@@ -169,15 +200,15 @@ class ReplyFace:
         await view.recompose()
         for result_id, result in event.results:
             name = visible(result.name) if result.name else None
-            await transcript.append(MessageData(result_id, "tool", visible(result.text), tool_name=name))
+            await self.append(MessageData(result_id, "tool", visible(result.text), tool_name=name))
         if event.more:  # the model is asked again: its reply streams into a new view
-            following = await transcript.append(
+            following = await self.append(
                 MessageData(None, "assistant", "", status="streaming", model=self.session.target.name)
             )
             assert isinstance(following, MessageView)
             self.view = following
             self.stream = following.reply_stream(UI_INTERVAL, self.recount)
-            self.waiting = WaitingNote(self.screen, following, self.session.target.name)
+            self.waiting = WaitingNote(self.host, following, self.session.target.name)
 
     def interrupted(self) -> None:
         self.view.set_status("interrupted", "stopped")
@@ -189,4 +220,4 @@ class ReplyFace:
         await view.end_stream()
         if view.data.reasoning:
             await view.show_reasoning(view.data.reasoning, streaming=False)
-        self.screen.update_gauge(streaming=0)
+        self.host.post_message(ReplyCounted(0))

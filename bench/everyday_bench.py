@@ -13,7 +13,8 @@ reply is appended after. Reported per chat and window:
 - `ans fold` / `ans trunc`: right after each fold, of the questions whose answer lies in the part folded
   by then, the share whose answer is in the context; and the share that plain truncation of the
   transcript so far to the same number of tokens keeps (newest whole messages first); over all folds;
-- `kept@1/3/5`: planted items (folded by then) whose text survives after the 1st, 3rd and 5th fold;
+- `kept@1/3/5`: planted items (folded by then) whose text survives after the 1st, 3rd and 5th fold (an
+  item whose value a later update replaced by then is history, not counted);
   `upd ok`: updated values folded by the end that are current: the new value present, the old one only
   where marked as replaced;
 - `use`: mean (context + reply reserve) / target after the automatic folds (1.0 = on target);
@@ -275,6 +276,16 @@ def update_current(item: dict, context_text: str) -> bool:
     return True
 
 
+def _replaced_by_then(chat: dict, item: dict, last: int) -> bool:
+    """A planted item whose value a later update (sent by message `last`) replaced: history, not lost."""
+    said = " ".join(item["must_contain"])
+    return any(
+        u["message"] <= last and any(stale in said for stale in u.get("stale", []))
+        for u in chat["planted"]
+        if u["kind"] == "update" and u["message"] > item["message"]
+    )
+
+
 def measure(chat: dict, window: int, counter) -> dict[str, object]:
     messages = parse_messages(chat["messages"])
     run = replay(messages, window, counter)
@@ -300,7 +311,8 @@ def measure(chat: dict, window: int, counter) -> dict[str, object]:
         after = run.folds[k - 1]
         covered = verbatim_numbers(after)
         items = [p for p in chat["planted"] if p["kind"] != "update" and p["message"] not in covered]
-        items = [p for p in items if p["message"] <= max(m.key + 1 for m in after if m.key is not None)]
+        last = max(m.key + 1 for m in after if m.key is not None)
+        items = [p for p in items if p["message"] <= last and not _replaced_by_then(chat, p, last)]
         text = text_of(after)
         ok = sum(planted_ok(p, text) for p in items)
         survived[k] = f"{ok}/{len(items)}"

@@ -271,7 +271,7 @@ def _choose(parts: list[str], ranked: list[int], limit: int) -> tuple[set[int], 
 _UPDATE_CUE = re.compile(
     # "actually" opens a correction ("oh wait, actually it's 7"), not "until she actually swallows"
     r"(?:^|[.,;:!?—(]\s*|\b(?:oh|ok|okay|wait|no|um|hmm|so|but),? )actually\b|"
-    r"\b(?:instead|chang(?:e[sd]?|ing)|updat(?:e[sd]?|ing)|moved?|moving|no longer|rais(?:e[sd]?|ing)|"
+    r"\b(?:instead|chang(?:e[sd]?|ing)|updat(?:ed|ing)|update (?:the|my|our|it|that|this|to|from)|moved?|moving|no longer|rais(?:e[sd]?|ing)|"
     r"increas(?:e[sd]?|ing)|bump(?:ed|ing)?|lower(?:ed|ing)?|reduc(?:e[sd]?|ing)|push(?:ed)? (?:back|to)|"
     r"postpone[sd]?|reschedul\w*|correction|scratch that|make it|switch(?:ed)? to|rather than|turns out|"
     r"replac(?:e[sd]?|ing)|renam\w*|from now on|going forward|anymore|"
@@ -304,6 +304,11 @@ _STOP_WORDS = """
     move let lets i'm it's that's we're you're i've i'd don't can't won't total one ones thing things
     way lot bit really pretty still even back good great sure know think said says tell told going
     gonna noted understood perfect oh
+    before after anything something everything nothing always never because either neither though although
+    without within through another around already against between during except rather whatever whenever
+    wherever yourself myself ourselves themselves itself someone anyone everyone people little almost enough
+    probably definitely honestly basically literally better making getting having saying thinking wanted
+    should would could maybe
 """
 _STOP = frozenset(_STOP_WORDS.split())
 
@@ -345,6 +350,9 @@ def replaces(newer: str, older: str, cue: bool = False) -> bool:
     same_kind = any(kind_of(v) in old_kinds and kind_of(v) != "name" for v in changed)
     if not same_kind and not (_renamed(changed, old_values) and has_update_cue(newer)):
         return False
+    kinds = {kind_of(v) for v in changed} - {"name"}
+    if any(kind_of(v) in kinds for v in new_values & old_values):  # "replacing the $70 one", "not 7315 anymore"
+        return True
     shared = topic(newer) & topic(older)
     return len(shared) >= 2 or any(w in _SLOTS or len(w) >= 6 for w in shared)
 

@@ -100,3 +100,23 @@ def test_actually_as_an_adverb_and_a_mark_saying_replaced_change_nothing():
         ]
     )
     assert supersede(snapshot) == snapshot
+
+
+def test_an_update_that_names_the_old_value_replaces_it_and_a_news_update_replaces_no_rule():
+    snapshot = supersede(
+        Snapshot(
+            constraints_and_preferences=[
+                "one thing before we start — from now on use British spelling in anything you draft for me. (#3)",
+                "I don't want to pay more than $70 a month before taxes, including the router. (#25)",
+            ],
+            user_requests=[
+                "wait before thursday - Corvid Health update! They want a screening call on Tuesday at 10am. (#41)",
+                "so new budget: I'm ok going up to $85 a month before tax, that's the new cap, replacing the $70 one."
+                " (#83)",
+            ],
+        )
+    )
+    rules = snapshot.constraints_and_preferences
+    assert rules[0].startswith("one thing before we start"), rules  # "update!" is news, "before" no topic
+    assert rules[1].startswith("[replaced by #83]"), rules
+    assert "[current; replaces #25]" in snapshot.user_requests[1]

@@ -145,7 +145,8 @@ def standing_rules(text: str) -> list[str]:
 def _what_it_needs(rule: str, before: list[str], line_start: int) -> list[str]:
     """The sentences just before `rule` that it cannot be read without (see `standing_rules`); a value is
     borrowed from the sentence before in the same line (`before[line_start:]`) only."""
-    if _POINTS_BACK.search(rule):
+    pointer = _POINTS_BACK.search(rule)
+    if pointer and not _says_itself(rule[: pointer.start()]):
         taken: list[str] = []
         size = len(rule)
         for sentence in reversed(before):
@@ -160,6 +161,12 @@ def _what_it_needs(rule: str, before: list[str], line_start: int) -> list[str]:
 
 
 _HAS_NUMBER = re.compile(r"\d")
+SELF_STATED_WORDS = 6
+
+
+def _says_itself(head: str) -> bool:
+    """ "my notice period is 8 weeks, so keep that in mind" points at its own words, not the lines before."""
+    return _HAS_NUMBER.search(head) is not None or len(head.split()) >= SELF_STATED_WORDS
 
 
 def _is_question(text: str) -> bool:
@@ -174,7 +181,13 @@ def _asks(text: str) -> bool:
 def _states_rule(text: str) -> bool:
     scanned = text[:SENTENCE_SCAN_CHARS]
     found = STANDING_RULE.search(scanned) or PREFERENCE_RULE.search(scanned)
-    return found is not None and not _DESCRIBES_SOMEONE.search(scanned, 0, found.end())
+    return (
+        found is not None and not _DESCRIBES_SOMEONE.search(scanned, 0, found.end()) and not _NEVER_DID.search(scanned)
+    )
+
+
+# "never heard of Brightloom", "I've never been": what did not happen, not a rule
+_NEVER_DID = re.compile(r"\bnever (?:heard|seen|met|been|tried|noticed|realized|realised|thought|knew|known)\b", re.I)
 
 
 # "she will never forward it", "he's always been curious", "I've never broken an hour", "I may never move
@@ -182,7 +195,8 @@ def _states_rule(text: str) -> bool:
 # up Dana" stay rules)
 _DESCRIBES_SOMEONE = re.compile(
     r"\b(?:(?:he|she|they|it)(?:'ll|'s|'ve|'d| will| would| does| did| is| was| has| have| had)?"
-    r"|(?:i|we)(?:'ve| have| had| may| might| was| were))(?: \w+ly)? (?:never|always|no more)\b",
+    r"|(?:i|we)(?:'ve| have| had| may| might| was| were)|most \w+|customers|users|people|everyone|nobody)"
+    r"(?: \w+ly)? (?:never|always|no more)\b",
     re.I,
 )
 
@@ -192,7 +206,7 @@ def is_constraint(sentence: str) -> bool:
     "I don't know", "don't worry", "don't laugh" and "without" alone constrain nothing."""
     scanned = sentence[:SENTENCE_SCAN_CHARS]
     return any(not _LOOSE_WORD_ONLY.match(scanned, found.start()) for found in CONSTRAINT.finditer(scanned)) and (
-        not _DESCRIBES_SOMEONE.search(scanned)
+        not _DESCRIBES_SOMEONE.search(scanned) and not _NEVER_DID.search(scanned)
     )
 
 

@@ -160,7 +160,7 @@ def is_decision(text: str) -> bool:
 
 
 # people write lowercase: "it. what I'm trying…" is two statements; "e.g. this" and "vs. that" are one
-_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\betc\.)\s+(?=[\"'(\[]?\w)|\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\betc\.)\s+(?=[\"'(\[]?\w)|\n+| · ")
 _LIST_MARK = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
 
 
@@ -354,6 +354,8 @@ def replaces(newer: str, older: str, cue: bool = False) -> bool:
     if any(kind_of(v) in kinds for v in new_values & old_values):  # "replacing the $70 one", "not 7315 anymore"
         return True
     shared = topic(newer) & topic(older)
+    if not has_update_cue(newer):  # the cue is another sentence's: one long word in common is not enough
+        return len(shared) >= 2 or bool(shared & _SLOTS)
     return len(shared) >= 2 or any(w in _SLOTS or len(w) >= 6 for w in shared)
 
 

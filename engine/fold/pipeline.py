@@ -25,6 +25,7 @@ from ..summarizers.remembering import Remembering
 from ..summarizers.rules import RulesSummarizer
 from ..tokens import TokenCounter
 from .check import check_snapshot
+from .chunked import summarize_chunked
 from .condense import condense_oversized
 from .fit import fit_snapshot, rules_not_carried
 from .prune import Pruned, prune_tool_outputs
@@ -32,7 +33,6 @@ from .report import FoldReport
 from .split import Split, newest_exchange_start, safe_split
 from .supersede import supersede
 
-MAX_CONSOLIDATION_DEPTH = 5
 MIN_SNAPSHOT_BUDGET = 64  # tokens: below this no snapshot says anything useful
 ACK_OVERHEAD = 3  # tokens litellm adds around the acknowledgement beyond its text
 REFOLD_SLACK = 32  # tokens a user-forced re-fold may add over the context it replaces (a focus costs words)
@@ -534,6 +534,7 @@ def _rebuild(systems: list[Message], snapshot: Snapshot, tail: list[Message]) ->
 SNAPSHOT_SHARE = 0.75
 """Of the room under the target, the most the snapshot is planned to take before its size is known; the
 verbatim tail gets the rest, and whatever the snapshot leaves unused when it is written (docs/design.md §6.3)."""
+SNAPSHOT_FLOOR = 0.5
 
 
 def _snapshot_budget(context: _Context, request: FoldRequest) -> int:
@@ -549,9 +550,14 @@ def _under_target(context: _Context, request: FoldRequest) -> int:
 
 
 def _snapshot_room(context: _Context, request: FoldRequest, tail_tokens: int) -> int:
-    """The snapshot's budget once the tail is chosen: it shrinks if the tail left it less room."""
+    """The snapshot's budget once the tail is chosen: it shrinks if the tail left it less room, but not
+    below `SNAPSHOT_FLOOR` of its budget while the context stays under the reset ratio (a long pasted
+    message kept verbatim took all the room under the target: the snapshot kept nothing, rules included)."""
+    budget = _snapshot_budget(context, request)
     room = _under_target(context, request) - tail_tokens - _ack_tokens(request.counter)
-    return max(MIN_SNAPSHOT_BUDGET, min(_snapshot_budget(context, request), room))
+    below_reset = room + int(request.policy.reset_at(request.window)) - request.policy.target_at(request.window)
+    floor = min(int(SNAPSHOT_FLOOR * budget), below_reset)
+    return max(MIN_SNAPSHOT_BUDGET, min(budget, max(room, floor)))
 
 
 def _ack_tokens(counter: TokenCounter) -> int:
@@ -574,77 +580,6 @@ def _number(request: FoldRequest, message: Message, position: int) -> int:
 def _numbers(context: _Context, request: FoldRequest, positions: Sequence[int]) -> tuple[int, ...]:
     offset = len(context.systems)
     return tuple(_number(request, context.rest[i], offset + i) for i in positions)
-
-
-def chunk_messages(messages: Sequence[Message], counts: Sequence[int], budget: int | None) -> list[list[Message]]:
-    """Consecutive groups of at most `budget` tokens, cut only where no tool result is separated."""
-    if budget is None or sum(counts) <= budget:
-        return [list(messages)]
-    chunks: list[list[Message]] = [[]]
-    size = 0
-    for message, count in zip(messages, counts, strict=True):
-        if chunks[-1] and size + count > budget and message.role != "tool":
-            chunks.append([])
-            size = 0
-        chunks[-1].append(message)
-        size += count
-    return chunks
-
-
-def summarize_chunked(
-    request: SummaryRequest, summarizer: Summarizer, counter: TokenCounter, emit: EventSink
-) -> tuple[Snapshot, int, int]:
-    """Summarize in chunks that fit the summarizer, then consolidate; returns (snapshot, chunks, depth)."""
-    counts = [counter.count_message(m) for m in request.messages]
-    chunks = chunk_messages(request.messages, counts, summarizer.input_budget)
-    parts: list[Snapshot] = []
-    start = 0
-    for number, chunk in enumerate(chunks, start=1):
-        emit(FoldProgress("summarize", number - 1, len(chunks), f"chunk {number}/{len(chunks)}"))
-        parts.append(summarizer.summarize(request.part(start, start + len(chunk))))  # each keeps its numbers
-        start += len(chunk)
-    emit(FoldProgress("summarize", len(chunks), len(chunks)))
-    if len(parts) == 1:
-        return parts[0], 1, 0
-    merged, depth = consolidate(parts, request, summarizer, counter, emit, depth=1)
-    return merged, len(chunks), depth
-
-
-def consolidate(
-    parts: list[Snapshot],
-    request: SummaryRequest,
-    summarizer: Summarizer,
-    counter: TokenCounter,
-    emit: EventSink,
-    depth: int,
-) -> tuple[Snapshot, int]:
-    """Merge partial snapshots; batches that fit the summarizer, at most MAX_CONSOLIDATION_DEPTH levels."""
-    emit(FoldProgress("consolidate", depth - 1, MAX_CONSOLIDATION_DEPTH, f"level {depth}"))
-    budget = summarizer.input_budget
-    if depth > MAX_CONSOLIDATION_DEPTH:
-        return _deterministic_merge(parts), depth
-    sizes = [counter.count_text(snap.render(p)) for p in parts]
-    if budget is None or sum(sizes) <= budget:
-        return summarizer.consolidate(parts, request), depth
-    batches: list[list[Snapshot]] = [[]]
-    size = 0
-    for part, part_size in zip(parts, sizes, strict=True):
-        if len(batches[-1]) >= 2 and size + part_size > budget:
-            batches.append([])
-            size = 0
-        batches[-1].append(part)
-        size += part_size
-    merged = [summarizer.consolidate(batch, request) if len(batch) > 1 else batch[0] for batch in batches]
-    if len(merged) == 1:
-        return merged[0], depth
-    return consolidate(merged, request, summarizer, counter, emit, depth + 1)
-
-
-def _deterministic_merge(parts: Sequence[Snapshot]) -> Snapshot:
-    merged = parts[0]
-    for part in parts[1:]:
-        merged = snap.merge(merged, part)
-    return merged
 
 
 def _ms(started: float) -> float:

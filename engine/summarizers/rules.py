@@ -143,11 +143,24 @@ def _without_statements(text: str, said: list[str]) -> str:
     return " ".join(flat.split())
 
 
+def one_line(text: str) -> str:
+    """`text` on one line (a snapshot item is one), its lines kept apart where no punctuation ends them:
+    "$1,060, nope · Also my TAP number is 40172236" stays two statements, so a later cut can keep the second."""
+    lines = [" ".join(line.split()) for line in text.splitlines()]
+    out = ""
+    for line in filter(None, lines):
+        out = (
+            line if not out else f"{out} {line}" if out.endswith((".", "!", "?", ":", ";", ",")) else f"{out} · {line}"
+        )
+    return out
+
+
 def _request_text(own: str) -> str:
     """A user message as its request item: whole when short; else its informative statements whole, with
     every identifier of what was left out named, so nothing the user stated is lost to a cut."""
-    if len(" ".join(own.split())) <= REQUEST_CHARS:
-        return " ".join(own.split())
+    flat = one_line(own)
+    if len(flat) <= REQUEST_CHARS:
+        return flat
     kept = condense(own, REQUEST_CHARS)
     missing = [i for i in identifiers(own, limit=200) if not mentions(kept, i)]
     return f"{kept} [identifiers: {', '.join(missing)}]" if missing else kept

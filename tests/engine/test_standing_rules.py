@@ -13,6 +13,7 @@ from foldchat.engine.facts import standing_rules
 from foldchat.engine.fold.fit import fit_snapshot, rules_not_carried
 from foldchat.engine.fold.pipeline import FoldRequest, fold_context
 from foldchat.engine.messages import Message, dump_messages, parse_messages
+from foldchat.engine.policy import FoldPolicy
 from foldchat.engine.references import body
 from foldchat.engine.snapshot import Snapshot
 from foldchat.engine.summarizers import RulesSummarizer
@@ -153,3 +154,21 @@ def test_a_dropped_rule_stays_dropped_through_a_refold_from_the_originals(fake, 
             assert again is not None and again.id != first.id  # type: ignore[union-attr]
             assert session.chain.standing_rules(again) == [r for r in LISTED if r != LISTED[1]]
         assert "Call me Sam." not in said(constraints_of(session.context.messages()))
+
+
+def test_a_long_paste_in_the_last_message_leaves_the_snapshot_room_for_the_rules():
+    """A fold at the send of a long pasted message: the message is kept verbatim and took all the room
+    under the target, and the snapshot kept nothing (every rule was reported as no longer carried)."""
+    context = parse_messages(planted_chat(24))
+    paste = " ".join(
+        f"Tip {n}: the Naschmarkt stall {n} sells pastries for {n} EUR on weekday mornings." for n in range(60)
+    )
+    context.append(Message.user(f"Here is my sister's long message, what do you think?\n\n{paste}"))
+    window = 4_000
+    assert COUNTER.count(context[-1:]) > 900  # nearly all of the target's room once the reply's reserve is out
+    request = FoldRequest(counter=COUNTER, window=window, summarizer=RulesSummarizer(), reserved_output=1024)
+    result = fold_context(context, request)
+    assert result.report.compressed, result.report.reason
+    assert [r for r in LISTED if r not in constraints_of(result.messages)] == []
+    assert not result.report.rules_not_carried
+    assert COUNTER.count(result.messages) + 1024 < FoldPolicy().reset_at(window)  # no fold again at once

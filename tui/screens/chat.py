@@ -519,7 +519,10 @@ class ChatScreen(Screen[None]):
     def reply_counted(self, message: ReplyCounted) -> None:
         self.update_gauge(streaming=message.tokens)
 
+    # what a turn's end or fold sets going runs in a worker of the screen's, as the turn did before: a
+    # message handler that waits holds up every message after it (a fold's progress, a redraw)
     @on(FoldShown)
+    @work(group="turn", exit_on_error=False)
     async def turn_folded(self, message: FoldShown) -> None:
         try:
             await self.show_fold_outcome(message.report, force=False)
@@ -527,6 +530,7 @@ class ChatScreen(Screen[None]):
             message.shown.set()  # the turn goes on: its reply takes a view in the rebuilt transcript
 
     @on(FoldNotMade)
+    @work(group="turn", exit_on_error=False)
     async def turn_fold_not_made(self, message: FoldNotMade) -> None:
         event = message.event
         self.fold_not_made(event.reason, failed=event.failed and event.report is None)
@@ -538,6 +542,7 @@ class ChatScreen(Screen[None]):
         refuse_last_message(self, message.reason, message.message_id)
 
     @on(TurnOver)
+    @work(group="turn", exit_on_error=False)
     async def turn_over(self, message: TurnOver) -> None:
         """The gauge recounted (the reply is in the context now), then what waited for the turn: a
         /resummarize typed meanwhile, the next fold prepared, a prompt sent meanwhile answered."""
@@ -618,16 +623,8 @@ class ChatScreen(Screen[None]):
             self.query_one(Transcript).message_views()[-1].set_note("")
             self.stream_reply()
             return
-        self.mark_replaced_replies()  # at the keypress: a fold may come before the new reply starts
+        self.query_one(Transcript).mark_last_replies_replaced()  # now: a fold may come before the new reply
         self.stream_reply(regenerate=True)
-
-    def mark_replaced_replies(self) -> None:
-        """The replies to the last prompt, shown as replaced by the one being regenerated."""
-        for view in self.query_one(Transcript).message_views()[::-1]:
-            if view.data.role == "user":
-                break
-            view.data.superseded = True  # kept if the view is mounted again (scrolled back to)
-            view.add_class("-superseded")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # a bug in a worker becomes a one-line notification, never a traceback on screen

@@ -196,6 +196,14 @@ class Transcript(VerticalScroll):
         target.scroll_visible()
         return True
 
+    def mark_last_replies_replaced(self) -> None:
+        """The replies to the last prompt, shown as replaced by the one being regenerated."""
+        for view in self.message_views()[::-1]:
+            if view.data.role == "user":
+                break
+            view.data.superseded = True  # kept if the view is mounted again (scrolled back to)
+            view.add_class("-superseded")
+
     def message_views(self) -> list[MessageView]:
         """The mounted message views in order: its direct children, scanned (a CSS query matched selectors
         against every widget below it, twice or more a turn)."""

@@ -11,6 +11,7 @@ from foldchat.engine.fold.supersede import supersede
 from foldchat.engine.references import rewrite
 from foldchat.engine.salience import condense, has_update_cue, values
 from foldchat.engine.snapshot import Snapshot
+from foldchat.engine.summarizers.rules import one_line
 from foldchat.engine.tokens import LiteLLMCounter
 
 COUNTER = LiteLLMCounter("gpt-4o")
@@ -120,3 +121,46 @@ def test_an_update_that_names_the_old_value_replaces_it_and_a_news_update_replac
     assert rules[0].startswith("one thing before we start"), rules  # "update!" is news, "before" no topic
     assert rules[1].startswith("[replaced by #83]"), rules
     assert "[current; replaces #25]" in snapshot.user_requests[1]
+
+
+def test_a_rule_that_states_its_own_value_does_not_take_the_lines_before_it():
+    text = (
+        "- mentor 2 junior analysts\n\nSkills: SQL, Python, Looker\n\n"
+        "also btw my notice period at Fernhill is 8 weeks, which is annoyingly long, so keep that in mind"
+    )
+    assert standing_rules(text) == [
+        "also btw my notice period at Fernhill is 8 weeks, which is annoyingly long, so keep that in mind"
+    ]
+    assert standing_rules("my locker code is 8812-KESTREL. please remember that one") == [
+        "my locker code is 8812-KESTREL. please remember that one"
+    ]
+
+
+def test_what_did_not_happen_or_what_others_always_do_is_no_rule():
+    assert standing_rules("never heard of Brightloom tbh.") == []
+    assert standing_rules("they had a post about how most customers never open the forecast tab.") == []
+    assert not is_constraint("never heard of Brightloom tbh.")
+
+
+def test_a_cue_in_another_sentence_needs_more_than_one_long_word_in_common():
+    snapshot = supersede(
+        Snapshot(
+            constraints_and_preferences=["I'd rather be hybrid, 2 days in the office max. (#13)"],
+            user_requests=[
+                "Priya said they're moving me to the hiring manager interview. Monday 24 Feb, 2pm, in person at "
+                "their office, 4th floor, 3 Wellington Place. (#63)"
+            ],
+        )
+    )
+    assert not snapshot.constraints_and_preferences[0].startswith("[replaced"), snapshot
+
+
+def test_a_multi_line_request_keeps_its_lines_apart_so_a_cut_keeps_the_one_with_the_number():
+    text = (
+        "ok flights. options on Google Flights for BOS to Lisbon on Sept 11:\n1. TAP both ways. $912 per person\n"
+        "2. Iberia. $845 per person\n3. United nonstop to Lisbon, return via Newark. $1,060 per person, nope\n"
+        "Also my TAP Miles&Go number is 40172236 if that matters"
+    )
+    flat = one_line(text)
+    assert "\n" not in flat and "nope · Also my TAP" in flat
+    assert "40172236" in condense(flat, 120)

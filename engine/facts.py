@@ -15,7 +15,7 @@ _MONTHS = (
     "January|February|March|April|May|June|July|August|September|October|November|December|"
     "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
 )
-_NAME_LINKS = "van|von|de|del|della|di|du|da|das|do|dos|la|le|las|los|y"
+NAME_LINKS = "van|von|de|del|della|des|der|den|dem|di|du|da|das|do|dos|la|le|las|los|y|zum|zur|am|im|of"
 IDENTIFIER = re.compile(
     "|".join(
         [
@@ -42,7 +42,7 @@ IDENTIFIER = re.compile(
             r"\b[a-z]+(?:_[a-z0-9]+)+\b",  # snake_case names
             # Person Names, Place Names, with the small words of Romance and Dutch names (Casa dos Azulejos)
             rf"\b(?:Dr|Mr|Mrs|Ms|Prof)\. [A-Z][a-zà-ÿ]+\b|"  # Dr. Haskell
-            rf"\b[A-Z][a-zà-ÿ]+(?: (?:(?:{_NAME_LINKS}) )*[A-Z][a-zà-ÿ]+)+\b",
+            rf"\b[A-Z][a-zà-ÿ]+(?: (?:(?:{NAME_LINKS}) )*[A-Z][a-zà-ÿ]+)+\b",
             r"\b(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z][A-Z0-9]*[A-Z])[A-Z0-9]{5,12}\b",  # codes: KX7R2P, PRD58213
             r"\b[A-Z]{2,}\d*\b",  # acronyms: AWS, S3, GDPR
             r"\b#\d+\b|\b\d{3,}\b",  # issue numbers and long numbers
@@ -70,7 +70,7 @@ STANDING_RULE = re.compile(
     r"\b(?:always|never|from now on|going forward|from here on|for the rest of (?:this|the) conversation|"
     r"in (?:the )?future|(?:answer|reply|respond|write|talk|speak)(?: to me)?(?: only)? in|call me|"
     r"address me as|refer to me as|(?:don't|do not) ever|no more|keep (?:it|this|that)(?: [\w-]+){0,2} (?:in mind|handy)|"
-    r"remember (?:that|this|it)|don't forget|on your radar)\b"
+    r"remember (?:that|this|it)|don't forget|on your radar|allerg(?:y|ies|ic))\b"
     r"|" + LABEL_PATTERN,
     re.I,
 )
@@ -83,7 +83,8 @@ PREFERENCE_RULE = re.compile(
     r"i'd rather|would rather|wants?|please use|please keep|make sure|no more than|at most|at least|metric|"
     r"imperial|time ?zone|America/\w+|Europe/\w+|in (?:\w+ )?format|(?:budget|spending|price) (?:cap|limit)|"
     r"budget is|deadline|for later|allergic|em[- ]dash(?:es)?|(?:has|have|needs?) to be|has to|"
-    r"no exceptions|non[- ]negotiable|without asking|can only|only (?:be|on|after|before))\b",
+    r"no exceptions|non[- ]negotiable|without asking|can only|only (?:be|on|after|before)|allerg(?:y|ies|ic)|"
+    r"vegetarian|vegan|gluten|lactose|halal|kosher|no (?:\w+ ){1,2}(?:before|after|over|under|above|below))\b",
     re.I,
 )
 RULE_CHARS = 500  # a rule longer than this is not a rule but a paste

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import re
 
-from .facts import IDENTIFIER, LABEL_PATTERN, is_shouted, mentions, without_blobs, without_opener
+from .facts import IDENTIFIER, LABEL_PATTERN, NAME_LINKS, is_shouted, mentions, without_blobs, without_opener
 
 SCAN_CHARS = 2000
 
@@ -36,7 +36,7 @@ _VALUE = re.compile(
     r"|(?<![\w.\-/])\d+(?:[.,]\d+)*(?![\w.])"  # a bare number still says something
     # a capitalised word that does not start a sentence: a person, a place, a product (Theo, Lisbon)
     r"|(?<=[a-z,;:()] )(?!(?:I|I'm|I'd|I've|I'll|OK|Ok)\b)[A-Z][a-zà-ÿ]+"
-    r"(?:(?:[ -](?:(?:de|del|da|das|do|dos|la|las|los|van|von|y) )*)[A-Z][a-zà-ÿ]+)*",
+    rf"(?:(?:[ -](?:(?:{NAME_LINKS}) )*)[A-Z][a-zà-ÿ]+)*",
 )
 _FIRST_PERSON_FACT = re.compile(
     r"\b(?:I|we)(?:'m| am|'ve| have| had|'d| was| were| are| live| work| moved| got| just| started| left| "
@@ -278,6 +278,7 @@ _UPDATE_CUE = re.compile(
     r"(?:is|are|was) now|new (?:code|number|date|time|address|name|cap|budget|limit|deadline|plan))\b",
     re.I | re.M,
 )
+_CODE = re.compile(r"^(?=.*[A-Za-z])(?=.*\d)[\w-]{4,}$")  # a reference both sides name: GP-7731, KX7R2P
 _KINDS = (
     ("money", re.compile(r"[$€£]|\b(?:USD|EUR|GBP|dollars?|euros?|pounds?)\b", re.I)),
     ("time", re.compile(r"\d:\d\d|\b\d{1,2}\s?[ap]\.?m\b", re.I)),
@@ -352,6 +353,8 @@ def replaces(newer: str, older: str, cue: bool = False) -> bool:
         return False
     kinds = {kind_of(v) for v in changed} - {"name"}
     if any(kind_of(v) in kinds for v in new_values & old_values):  # "replacing the $70 one", "not 7315 anymore"
+        return True
+    if any(_CODE.search(v) for v in new_values & old_values):  # the same booking moved: "GP-7731 to 19:30"
         return True
     shared = topic(newer) & topic(older)
     if not has_update_cue(newer):  # the cue is another sentence's: one long word in common is not enough

@@ -550,9 +550,9 @@ def _under_target(context: _Context, request: FoldRequest) -> int:
 
 
 def _snapshot_room(context: _Context, request: FoldRequest, tail_tokens: int) -> int:
-    """The snapshot's budget once the tail is chosen: it shrinks if the tail left it less room, but not
-    below `SNAPSHOT_FLOOR` of its budget while the context stays under the reset ratio (a long pasted
-    message kept verbatim took all the room under the target: the snapshot kept nothing, rules included)."""
+    """The snapshot's budget once the tail is chosen: less if the tail left less room under the target, but
+    not below `SNAPSHOT_FLOOR` of it while the context stays under the reset ratio (a long paste, kept
+    verbatim, took all the room: the snapshot kept nothing, rules included; the next fold folds it)."""
     budget = _snapshot_budget(context, request)
     room = _under_target(context, request) - tail_tokens - _ack_tokens(request.counter)
     below_reset = room + int(request.policy.reset_at(request.window)) - request.policy.target_at(request.window)

@@ -16,7 +16,7 @@ from functools import partial
 
 from ..facts import REPLACED_MARK
 from ..references import body, numbers_in, rewrite
-from ..salience import has_update_cue, kind_of, replaces, statements, topic, values
+from ..salience import SCAN_CHARS, has_update_cue, kind_of, replaces, statements, topic, values
 from ..snapshot import Snapshot
 from .item_cuts import VALUES
 
@@ -27,7 +27,13 @@ MAX_ITEMS = 2000  # beyond this a snapshot is an agent log, not a chat: comparin
 
 NEWER_SECTIONS = ("user_requests", "constraints_and_preferences", "decisions")
 """Where updates come from: what the user (or the other speaker) said and decided; an assistant's long
-explanation says "instead" and "now" too often to be read as changing a value."""
+explanation says "instead" and "now" too often to be read as changing a value. What the assistant says it
+changed ("I have moved the reservation GP-7731 to 19:30") is one (`_DONE_CHANGE`)."""
+_DONE_CHANGE = re.compile(
+    r"\b(?:i(?:'ve| have)? (?:now )?(?:moved|changed|rebooked|rescheduled|updated|switched)|(?:is|has been) (?:now )?"
+    r"(?:moved|changed|rebooked|rescheduled))\b[^.?!]{0,80}?\bto\b",
+    re.I,
+)
 
 
 def supersede(snapshot: Snapshot) -> Snapshot:
@@ -35,7 +41,7 @@ def supersede(snapshot: Snapshot) -> Snapshot:
     items = [(name, i, item) for name in SECTIONS for i, item in enumerate(getattr(snapshot, name))]
     if len(items) > MAX_ITEMS:
         return snapshot
-    updates = [(name, i, item) for name, i, item in items if name in NEWER_SECTIONS and _is_update_candidate(item)]
+    updates = [(name, i, item) for name, i, item in items if _is_update_candidate(name, item)]
     # each is compared with every item: the newest updates, which earlier folds have not seen, are enough
     updates = sorted(updates, key=lambda update: max(numbers_in(update[2]), default=0))[-MAX_UPDATES:]
     if not updates:
@@ -47,6 +53,8 @@ def supersede(snapshot: Snapshot) -> Snapshot:
         text = _ANY_MARK.sub("", body(newer))  # "[replaced by #9]" says "replaced": a mark is not a cue
         # "can we rename stock_items to inventory_items?" asks for the change: a question with a cue of its own
         said = [s for s in statements(text) if "?" not in s or _asks_to_change(s)] if has_update_cue(text) else []
+        if name not in NEWER_SECTIONS:  # the assistant: only what it says it changed
+            said = [s for s in said if _DONE_CHANGE.search(s)]
         replaced: set[int] = set()
         # a replaced statement shares a content word with what replaces it (`replaces`): the others are
         # skipped before any pair is compared (a 1 MB chat made 1.2 million comparisons)
@@ -231,7 +239,12 @@ def _marked_current(text: str, shown: str) -> str:
     return f"{text[: found.start()]} [current; replaces {', '.join(f'#{n}' for n in sorted(numbers))}]"
 
 
-def _is_update_candidate(item: str) -> bool:
-    """A statement of the user's that may change a value: not one replaced already, not the assistant's,
-    not a list of values (which states nothing, and whose own marks say "replaced")."""
-    return not body(item).startswith((REPLACED_MARK, "assistant", VALUES))
+def _is_update_candidate(name: str, item: str) -> bool:
+    """A statement that may change a value: the user's, or one the assistant says it changed; not one
+    replaced already, not a list of values (which states nothing, and whose own marks say "replaced")."""
+    text = body(item)
+    if text.startswith((REPLACED_MARK, VALUES)):
+        return False
+    if name in NEWER_SECTIONS and not text.startswith("assistant"):
+        return True
+    return text.startswith("assistant: ") and _DONE_CHANGE.search(text[:SCAN_CHARS]) is not None

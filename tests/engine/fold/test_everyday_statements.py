@@ -4,7 +4,7 @@ read into words that only sound like one (long chats between friends, a family's
 from __future__ import annotations
 
 from foldchat.engine import snapshot as snap
-from foldchat.engine.facts import identifiers, is_constraint, standing_rules
+from foldchat.engine.facts import identifiers, is_constraint, is_pinned_rule, standing_rules
 from foldchat.engine.fold.fit import fit_snapshot
 from foldchat.engine.fold.item_cuts import values_only
 from foldchat.engine.fold.supersede import supersede
@@ -164,3 +164,34 @@ def test_a_multi_line_request_keeps_its_lines_apart_so_a_cut_keeps_the_one_with_
     flat = one_line(text)
     assert "\n" not in flat and "nope · Also my TAP" in flat
     assert "40172236" in condense(flat, 120)
+
+
+def test_an_allergy_is_a_standing_rule_and_a_limit_in_time_a_preference():
+    assert standing_rules("Hi! I'm Anna. Max has a severe peanut allergy.") == ["Max has a severe peanut allergy."]
+    assert is_pinned_rule("Max has a severe peanut allergy. (#1)")
+    assert standing_rules("No early starts before 8 please, the kids are grumpy. What should we do on day one?") == [
+        "No early starts before 8 please, the kids are grumpy."
+    ]
+    assert standing_rules("Lily is obsessed with horses and Tom is vegetarian.") != []
+
+
+def test_names_keep_their_small_words_in_other_languages():
+    assert {"Haus des Meeres", "Apotheke zum Belvedere", "Museum of Modern Art"} <= set(
+        values("Rainy day: Haus des Meeres. The Apotheke zum Belvedere is 200 m away, like the Museum of Modern Art.")
+    )
+
+
+def test_what_the_assistant_says_it_changed_replaces_the_booking_it_names():
+    snapshot = supersede(
+        Snapshot(
+            key_knowledge=[
+                "assistant: I reserved a table for 4 on 22 July at 19:00, confirmation number GP-7731. (#8)",
+                "assistant: No problem, I have moved the Gasthaus Pöschl reservation GP-7731 to 19:30 on 22 July. (#20)",
+                "assistant: Instead of the Prater, try the zoo at 9:00, the lions are fed at 10:00 now. (#22)",
+            ]
+        )
+    )
+    knowledge = snapshot.key_knowledge
+    assert knowledge[0].startswith("assistant: [replaced by #20]"), knowledge
+    assert "[current; replaces #8]" in knowledge[1], knowledge
+    assert "[current" not in knowledge[2], knowledge  # "instead" and "now" in an explanation change nothing

@@ -145,3 +145,17 @@ async def test_a_message_over_the_per_message_cap_with_its_attachments_is_not_se
         await pilot.press("enter")
         await wait_for(pilot, lambda: composer.text == "what happened?" and len(lines(screen)) == 2)
         assert fake.requests == [] and any("max_input_bytes" in str(n.message) for n in app._notifications)
+
+
+async def test_pasted_text_goes_into_the_composer_once(app_factory, fake):
+    """Textual runs the `_on_paste` of every class up the composer's line: calling the text area's again
+    put every paste in twice (and doubled its tokens, which set off a fold)."""
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        composer = chat(app).query_one(Composer)
+        composer.focus()
+        app.post_message(events.Paste("PASTETEST alpha beta\nsecond line"))  # as the terminal's driver sends it
+        await wait_for(pilot, lambda: bool(composer.text))
+        await pilot.pause(0.2)
+        assert composer.text == "PASTETEST alpha beta\nsecond line"

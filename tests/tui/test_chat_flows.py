@@ -273,3 +273,4 @@ async def test_ctrl_r_marks_the_replaced_reply_at_the_keypress(app_factory, fake
         screen.action_retry()  # what Ctrl+R runs; nothing else has run yet
         assert old.has_class("-superseded") and old.data.superseded
         await wait_for(pilot, lambda: len(replies(screen)) == 2 and replies(screen)[-1].data.status == "complete")
+        assert "(replaced)" in old.header_text() and "(replaced)" in str(old.border_title)  # said, not only dimmed

@@ -160,5 +160,5 @@ class Composer(TextArea):
         self.replace(completed, (row, column - len(word)), (row, column))
 
     async def _on_paste(self, event: events.Paste) -> None:
+        # Textual runs the text area's own `_on_paste` after this one (each class's in turn): it inserts the text
         self.post_message(self.PathPasted(event.text))  # the screen checks it off the UI thread
-        await super()._on_paste(event)

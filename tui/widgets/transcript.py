@@ -203,6 +203,7 @@ class Transcript(VerticalScroll):
                 break
             view.data.superseded = True  # kept if the view is mounted again (scrolled back to)
             view.add_class("-superseded")
+            view.refresh_header()  # "(replaced)" now, not at the next reload
 
     def message_views(self) -> list[MessageView]:
         """The mounted message views in order: its direct children, scanned (a CSS query matched selectors

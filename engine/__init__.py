@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (`X 
         UsageError as UsageError,
     )
     from .events import (
+        STOPPED as STOPPED,
         FoldCompleted as FoldCompleted,
         FoldEvent as FoldEvent,
         FoldFailed as _FoldFailedEvent,
@@ -139,6 +140,7 @@ _EXPORTS = {
     "Failed": "providers.events",
     "missing_key": "providers.stream",
     "ReplyEvent": "replies",
+    "STOPPED": "events",
     "Attachment": "attachments",
     "read_attachment": "attachments",
     "changed_since": "attachments",

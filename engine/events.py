@@ -71,3 +71,7 @@ class ToolCallsAnswered:
 
 
 ToolEvent = ToolCalling | ToolCallsAnswered
+
+
+STOPPED = "stopped before the end"
+"""Why a reply that was stopped (Esc, Ctrl-C, the reader gone) is incomplete: stored, and shown live."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .context import Context, sendable
-from .events import ToolCalling, ToolCallsAnswered, ToolEvent
+from .events import STOPPED, ToolCalling, ToolCallsAnswered, ToolEvent
 from .messages import Message
 from .providers.adapt import images_left_out
 from .providers.events import Failed, Finished, Notice, ProviderEvent, TextDelta, Waiting
@@ -217,7 +217,7 @@ class Replies:
                 yield event
         finally:
             if not ended:  # cancelled (Esc, Ctrl-C) or the consumer went away mid-stream
-                self.store.finish(row, Message.assistant("".join(text)), "interrupted", error="stopped before the end")
+                self.store.finish(row, Message.assistant("".join(text)), "interrupted", error=STOPPED)
 
     # -- recall: the model gets folded originals back ---------------------------------------------
     def offered_tools(self, target: ModelTarget) -> list[dict[str, Any]] | None:

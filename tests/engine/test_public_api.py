@@ -38,6 +38,7 @@ EXPECTED = {
     "TextDelta",
     "ReasoningDelta",
     "ReplyEvent",
+    "STOPPED",
     "Attachment",
     "read_attachment",
     "changed_since",

@@ -152,6 +152,9 @@ async def test_interrupt_mid_stream_keeps_the_partial_drawn(app_factory, fake):
             assert drawn(view) == ["Para one is done.", "Para two is still"]
             stored = screen.backend.context.transcript()[-1]
             assert stored.status == "interrupted" and stored.message.text == partial
+            # the words shown now are the words shown after a restart
+            assert stored.error is not None and stored.error in view.header_text()
+            assert MessageView(MessageData.from_stored(stored)).header_text() == view.header_text()
     finally:
         fake.answer_gate.set()
 

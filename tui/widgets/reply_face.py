@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from foldchat.engine import (
+    STOPPED,
     Failed,
     Finished,
     ModelTarget,
@@ -211,7 +212,7 @@ class ReplyFace:
             self.waiting = WaitingNote(self.host, following, self.session.target.name)
 
     def interrupted(self) -> None:
-        self.view.set_status("interrupted", "stopped")
+        self.view.set_status("interrupted", STOPPED)  # as stored: the same words after a restart
 
     async def end(self) -> None:
         view = self.view

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 
 from foldchat.engine import human_size
 from textual.binding import Binding
-from textual.message import Message as TextualMessage
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from ..literal import literal
+from .latest import Latest
 
 if TYPE_CHECKING:
     from foldchat.engine import Attachment
@@ -27,15 +27,12 @@ class AttachmentTray(OptionList):
     """
     BINDINGS = [Binding("delete,backspace", "remove", "Remove attachment")]
 
-    class Changed(TextualMessage):
+    class Changed(Latest):
         """The attachments changed: what they add to the next message, in tokens."""
 
         def __init__(self, tokens: int) -> None:
             super().__init__()
             self.tokens = tokens
-
-        def can_replace(self, message: TextualMessage) -> bool:
-            return isinstance(message, AttachmentTray.Changed)  # only the latest count matters
 
     def __init__(self) -> None:
         super().__init__(id="attachments")

@@ -13,6 +13,8 @@ from textual.binding import Binding
 from textual.message import Message as TextualMessage
 from textual.widgets import TextArea
 
+from .latest import Latest
+
 NEWLINE_KEYS = ("ctrl+j", "shift+enter", "alt+enter")
 
 
@@ -54,15 +56,12 @@ class Composer(TextArea):
     class EmptyBackspace(TextualMessage):
         """Backspace in an empty composer: the screen takes the last attachment out."""
 
-    class Counted(TextualMessage):
+    class Counted(Latest):
         """What the typed text would add to the context, in tokens (0: nothing to send, or a command)."""
 
         def __init__(self, tokens: int) -> None:
             super().__init__()
             self.tokens = tokens
-
-        def can_replace(self, message: TextualMessage) -> bool:  # only the latest count is worth showing
-            return isinstance(message, Composer.Counted)
 
     HINT = "Message · Enter send · Ctrl+J newline · Ctrl+L clear · / commands"
 

@@ -28,9 +28,9 @@ from foldchat.engine import (
     Waiting,
     visible,
 )
-from textual.message import Message
 from textual.widget import Widget
 
+from .latest import Latest
 from .message import MessageData, MessageView
 
 if TYPE_CHECKING:
@@ -39,26 +39,20 @@ if TYPE_CHECKING:
 Append = Callable[[MessageData], Awaitable[Widget]]
 
 
-class StatusSaid(Message):
+class StatusSaid(Latest):
     """What the status line should say now (a wait, a retry, a recall): the latest is all that counts."""
 
     def __init__(self, text: str) -> None:
         super().__init__()
         self.text = text
 
-    def can_replace(self, message: Message) -> bool:
-        return isinstance(message, StatusSaid)
 
-
-class ReplyCounted(Message):
+class ReplyCounted(Latest):
     """The streaming reply's tokens so far, for the gauge (0 once the reply is over and in the context)."""
 
     def __init__(self, tokens: int) -> None:
         super().__init__()
         self.tokens = tokens
-
-    def can_replace(self, message: Message) -> bool:
-        return isinstance(message, ReplyCounted)
 
 
 UI_INTERVAL = 0.2

@@ -111,7 +111,7 @@ def values(text: str) -> tuple[str, ...]:
 # capitalised for emphasis or at a clause's start, not a name: "it IS slow", "NOT that", "… (The router"
 _NOT_VALUES_WORDS = """
     is isn't not and but or the a an it its that this these those there then they you we he she his her
-    our really very so also just only about check buy yes no ok okay please thanks sorry also because
+    our really very so also just only about check buy yes no ok okay please thanks sorry because
     if when what which who how why where all any some every each
 """
 _NOT_VALUES = frozenset(_NOT_VALUES_WORDS.split())
@@ -226,18 +226,18 @@ def clauses(statement: str, limit: int) -> str:
     """One statement longer than `limit` cut to its clauses that carry a value, in order ("so let's bump
     the joint budget to $300 total, $150 each", not "I got paid a little extra for…"); its start when no
     clause carries one or the best alone is too long."""
-    clauses = [c for c in _CLAUSE_END.split(statement) if c]
-    ranked = sorted(range(len(clauses)), key=lambda i: (-salience(clauses[i]), i))
+    parts = [c for c in _CLAUSE_END.split(statement) if c]
+    ranked = sorted(range(len(parts)), key=lambda i: (-salience(parts[i]), i))
     chosen, used = set(), 0
     for i in ranked:
-        if salience(clauses[i]) == 0 or used + len(clauses[i]) + 2 > limit:
+        if salience(parts[i]) == 0 or used + len(parts[i]) + 2 > limit:
             continue
         chosen.add(i)
-        used += len(clauses[i]) + 2
+        used += len(parts[i]) + 2
     if not chosen:
         return statement[: max(1, limit - 1)].rstrip() + "…"
     out: list[str] = []
-    for i, clause in enumerate(clauses):
+    for i, clause in enumerate(parts):
         if i in chosen:
             out.append(clause)
         elif not out or out[-1] != "…":

@@ -16,8 +16,11 @@ MENTIONED = "mentioned: "
 VALUES = "values: "
 CURRENT_MARK = "[current; replaces"
 UPDATE_CHARS = 160
-_REPLACED_STATEMENT = re.compile(rf"^{re.escape(REPLACED_MARK)} #\d+\] ")
-_CURRENT_END = re.compile(r" \[current; replaces [^\]]*\]$")
+# the marks `fold.supersede` writes, read back here and there: one spelling of each
+REPLACED_STATEMENT = re.compile(rf"^{re.escape(REPLACED_MARK)} #(\d+)\] ")
+"""A statement a later message replaced: `[replaced by #N] …` (group 1: N)."""
+CURRENT_END = re.compile(rf" {re.escape(CURRENT_MARK)} ([^\]]*)\]$")
+"""An update's mark at its item's end: ` [current; replaces #3, #7]` (group 1: what it names)."""
 
 
 def said(item: str) -> str:
@@ -31,7 +34,7 @@ def said(item: str) -> str:
 
 def condensed(text: str, limit: int) -> str:
     """`condense`, an update's `[current; replaces …]` mark kept whole at its end."""
-    current = _CURRENT_END.search(text)
+    current = CURRENT_END.search(text)
     if current is None:
         return condense(text, limit)
     return condense(text[: current.start()], limit) + current.group(0)
@@ -45,13 +48,13 @@ def values_only(text: str) -> str:
     total, $150 each", not "$300, $150"); its mark's message numbers are not values."""
     if text.startswith(VALUES):
         return text
-    current = _CURRENT_END.search(text)
+    current = CURRENT_END.search(text)
     what = said(text[: current.start()] if current else text)
     if current:
         return _update_kept(what, UPDATE_CHARS) + current.group(0)
     found: dict[str, None] = {}
     for statement in statements(what):
-        mark = _REPLACED_STATEMENT.match(statement)
+        mark = REPLACED_STATEMENT.match(statement)
         for value in values(statement[mark.end() :] if mark else statement):
             found.setdefault(f"{value} {mark.group(0).strip()}" if mark else value, None)
     return f"{VALUES}{', '.join(found)}" if found else text

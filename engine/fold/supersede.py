@@ -18,7 +18,7 @@ from ..facts import REPLACED_MARK
 from ..references import body, numbers_in, rewrite
 from ..salience import SCAN_CHARS, has_update_cue, kind_of, replaces, statements, topic, values
 from ..snapshot import Snapshot
-from .item_cuts import VALUES
+from .item_cuts import CURRENT_END, CURRENT_MARK, REPLACED_STATEMENT, VALUES
 
 SECTIONS = ("constraints_and_preferences", "key_knowledge", "decisions", "user_requests")
 MAX_UPDATES = 120
@@ -119,11 +119,11 @@ def _replaced_values(lists: dict[str, list[str]]) -> list[tuple[int, frozenset[s
     current: dict[int, str] = {}
     for items in lists.values():
         for item in items:
-            if _CURRENT.search(body(item)):  # one message may have made several items current
+            if CURRENT_END.search(body(item)):  # one message may have made several items current
                 at = max(numbers_in(item), default=0)
-                current[at] = f"{current.get(at, '')} {_CURRENT.sub('', body(item))}"
+                current[at] = f"{current.get(at, '')} {CURRENT_END.sub('', body(item))}"
             for statement in statements(body(item)):
-                found = _MARKED.match(statement)
+                found = REPLACED_STATEMENT.match(statement)
                 if found:
                     replaced.setdefault(int(found.group(1)), []).append(statement[found.end() :])
     out = []
@@ -145,9 +145,6 @@ def _renames(new: set[str], olds: list[str]) -> set[str]:
     if not any("_" in v or "`" in v for v in new):
         return set()
     return {v for old in olds for v in values(old) if "_" in v or "`" in v}
-
-
-_MARKED = re.compile(rf"^{re.escape(REPLACED_MARK)} #(\d+)\] ")
 
 
 def _amount(value: str) -> str:
@@ -226,17 +223,16 @@ def _mark_echo(item: str, stale: set[str], at: int) -> str:
     return _mark_statements(item, echo, at) if stale else item
 
 
-_CURRENT = re.compile(r" \[current; replaces ([^\]]*)\]$")
-_ANY_MARK = re.compile(rf" ?\[current; replaces [^\]]*\]$|{re.escape(REPLACED_MARK)} #\d+\] ?")
+_ANY_MARK = re.compile(rf"{CURRENT_END.pattern}|{re.escape(REPLACED_MARK)} #\d+\] ?")
 
 
 def _marked_current(text: str, shown: str) -> str:
     """`text` ending with one `[current; replaces …]` mark naming what it replaced, this time and before."""
-    found = _CURRENT.search(text)
+    found = CURRENT_END.search(text)
     if found is None:
-        return f"{text} [current; replaces {shown}]"
+        return f"{text} {CURRENT_MARK} {shown}]"
     numbers = {int(n) for n in re.findall(r"\d+", f"{found.group(1)} {shown}")}
-    return f"{text[: found.start()]} [current; replaces {', '.join(f'#{n}' for n in sorted(numbers))}]"
+    return f"{text[: found.start()]} {CURRENT_MARK} {', '.join(f'#{n}' for n in sorted(numbers))}]"
 
 
 def _is_update_candidate(name: str, item: str) -> bool:

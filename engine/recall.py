@@ -104,19 +104,27 @@ def search(originals: Sequence[Original], query: str, limit: int = MAX_MATCHES) 
     return [*named, *(o for o in _ranked(originals, words, limit) if o not in named)][:limit]
 
 
+STEMMED_WEIGHT = 0.35
+"""How much a match of a word's stem counts beside the word itself: "raising" finds "raised", but the
+message that uses the asker's own words ranks first (stems alone let "coming" and "kids" outrank "Ivy")."""
+
+
 def _ranked(originals: Sequence[Original], words: list[str], limit: int) -> list[Original]:
-    """The originals holding any of `words`, best bm25 first."""
+    """The originals holding any of `words` or of their stems, best bm25 first."""
     match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+    scores: dict[int, float] = {}
     with contextlib.closing(sqlite3.connect(":memory:")) as db:
-        db.execute("CREATE VIRTUAL TABLE found USING fts5(body, tokenize = 'porter unicode61')")
-        db.executemany(
-            "INSERT INTO found (rowid, body) VALUES (?, ?)",
-            ((i, o.message.text[:INDEXED_CHARS]) for i, o in enumerate(originals)),
-        )
-        rows = db.execute(
-            "SELECT rowid FROM found WHERE found MATCH ? ORDER BY bm25(found), rowid LIMIT ?", (match, limit)
-        ).fetchall()
-    return [originals[row] for (row,) in rows]
+        for table, tokenizer, weight in (("exact", "unicode61", 1.0), ("stems", "porter unicode61", STEMMED_WEIGHT)):
+            db.execute(f"CREATE VIRTUAL TABLE {table} USING fts5(body, tokenize = '{tokenizer}')")
+            db.executemany(
+                f"INSERT INTO {table} (rowid, body) VALUES (?, ?)",
+                ((i, o.message.text[:INDEXED_CHARS]) for i, o in enumerate(originals)),
+            )
+            rows = db.execute(f"SELECT rowid, bm25({table}) FROM {table} WHERE {table} MATCH ?", (match,))
+            for row, score in rows:  # bm25() is negative: the lower, the better
+                scores[row] = scores.get(row, 0.0) + weight * score
+    best = sorted(scores, key=lambda row: (scores[row], row))[:limit]
+    return [originals[row] for row in best]
 
 
 def answer_tool_call(call: ToolCall, originals: Sequence[Original], limit: int = RECALL_CHARS) -> str:

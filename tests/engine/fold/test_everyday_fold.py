@@ -383,6 +383,18 @@ def test_recall_ranks_by_words_best_match_first():
     assert answer.startswith("[message 11, user") and "next best matches" in answer
 
 
+def test_recall_puts_the_askers_own_words_before_their_stems_and_still_finds_a_stem():
+    texts = [
+        "Birthdays and parties, parties and birthdays: the kid and the kid's friends.",
+        "Ivy's birthday party is on Saturday at the climbing gym, and eight of her friends from school are invited.",
+        "We ended up raising $1,850 for the shelter.",
+    ]
+    originals = [Original(n, Message.user(t)) for n, t in enumerate(texts, start=1)]
+    # by stems alone ("kid", "birthdai", "parti") the first message, which says nothing, ranks first
+    assert search(originals, "kids birthday party")[0].number == 2
+    assert [o.number for o in search(originals, "raise money")] == [3]
+
+
 def test_recall_still_answers_message_numbers_and_offsets():
     originals = _originals()
     assert "Owen's team" in recall(originals, message=11)

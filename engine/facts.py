@@ -70,7 +70,10 @@ STANDING_RULE = re.compile(
     r"\b(?:always|never|from now on|going forward|from here on|for the rest of (?:this|the) conversation|"
     r"in (?:the )?future|(?:answer|reply|respond|write|talk|speak)(?: to me)?(?: only)? in|call me|"
     r"address me as|refer to me as|(?:don't|do not) ever|no more|keep (?:it|this|that)(?: [\w-]+){0,2} (?:in mind|handy)|"
-    r"remember (?:that|this|it)|don't forget|on your radar|allerg(?:y|ies|ic))\b"
+    r"remember (?:that|this|it)|don't forget|on your radar|allerg(?:y|ies|ic)|"
+    # what a person holds to in so many words: "I'd rather", "a hard limit", "without asking me first"
+    r"i(?:'d| would) rather|hard (?:limit|cap)|without asking|(?:don't|do not) suggest|please use|"
+    r"how i (?:want|like) you to (?:answer|reply|write|quote)|(?:goes|applies) for (?:anything|everything|all))\b"
     r"|" + LABEL_PATTERN,
     re.I,
 )
@@ -94,92 +97,18 @@ _STANDING_REQUEST = re.compile(
     r"^(?=.*\b(?:can|could|would|will) you\b)(?=.*\b(?:from now on|going forward|from here on|always|never)\b)",
     re.I,
 )
-# a rule that points back at what was just said ("please remember that one", "put that on your radar")
-_POINTS_BACK = re.compile(
-    r"\b(?:remember (?:that|this|it)|keep (?:it|this|that)(?: [\w-]+){0,2} (?:in mind|handy)|on your radar|"
-    r"don't forget (?:that|it|this))\b",
-    re.I,
-)
-LABEL_LEAD_CHARS = 25  # a label followed by this little ("important: her thyroid pill.") takes the next sentence
 
 
-def standing_rules(text: str) -> list[str]:
-    """The user's standing instructions, constraints and preferences in `text`, in order, whole.
-
-    The unit is the sentence, kept whole with what it needs of the sentences before it: one that has no
-    value of its own takes the one before when that one does ("Budget cap is $500 total. Never exceed
-    without explicit approval." stays one rule with its $500); one that points back ("keep that format in
-    mind", "please remember that one", "put that on your radar") takes what it points at, the sentences
-    before it in the message as far as `RULE_CHARS` allows; a bare label ("most important thing:") takes
-    the sentence after it. A question ("do you always …?") sets nothing, a request phrased as one ("can you
-    always …?") does; sentences longer than `RULE_CHARS` are not rules. Whitespace is normalised."""
-    rules: list[str] = []
-    before: list[str] = []  # the message's sentences so far, since its last question
-    lead = False  # the last rule was a bare label: this sentence is what it labels
-    for line in text.splitlines():
-        line_start = len(before)
-        for sentence in _sentences(line):
-            flat = " ".join(sentence.split()).lstrip("-*• ")
-            if lead and len(joined := f"{rules[-1]} {flat}") <= RULE_CHARS:
-                rules[-1], lead = joined, False
-                before.append(flat)
-                continue
-            lead = False
-            if len(flat) <= RULE_CHARS and not _asks(flat) and _states_rule(flat):
-                taken = _what_it_needs(flat, before, line_start)
-                joined = " ".join([*taken, flat])
-                while taken and rules and rules[-1] in joined:  # a rule it takes in is one rule with it
-                    rules.pop()
-                if taken and rules and taken[0] in rules[-1]:  # it continues the last rule
-                    rules[-1] = " ".join([rules[-1], *taken[1:], flat])
-                else:
-                    rules.append(joined)
-                label = LABEL.match(flat)
-                lead = label is not None and len(flat) - label.end() < LABEL_LEAD_CHARS
-            if _is_question(flat):
-                before, line_start = [], 0
-            else:
-                before.append(flat)
-    return rules
-
-
-def _what_it_needs(rule: str, before: list[str], line_start: int) -> list[str]:
-    """The sentences just before `rule` that it cannot be read without (see `standing_rules`); a value is
-    borrowed from the sentence before in the same line (`before[line_start:]`) only."""
-    pointer = _POINTS_BACK.search(rule)
-    if pointer and not _says_itself(rule[: pointer.start()]):
-        taken: list[str] = []
-        size = len(rule)
-        for sentence in reversed(before):
-            size += len(sentence) + 1
-            if size > RULE_CHARS:
-                break
-            taken.insert(0, sentence)
-        return taken
-    previous = before[-1] if len(before) > line_start else ""
-    fits = len(previous) + len(rule) < RULE_CHARS
-    return [previous] if fits and _HAS_NUMBER.search(previous) and not _HAS_NUMBER.search(rule) else []
-
-
-_HAS_NUMBER = re.compile(r"\d")
-SELF_STATED_WORDS = 6
-
-
-def _says_itself(head: str) -> bool:
-    """ "my notice period is 8 weeks, so keep that in mind" points at its own words, not the lines before."""
-    return _HAS_NUMBER.search(head) is not None or len(head.split()) >= SELF_STATED_WORDS
-
-
-def _is_question(text: str) -> bool:
+def is_question(text: str) -> bool:
     return text.endswith("?") or (_QUESTION_START.match(text) is not None and "?" in text)
 
 
-def _asks(text: str) -> bool:
+def asks(text: str) -> bool:
     """A question that sets nothing (a request for a standing rule phrased as a question sets one)."""
-    return _is_question(text) and _STANDING_REQUEST.match(text) is None
+    return is_question(text) and _STANDING_REQUEST.match(text) is None
 
 
-def _states_rule(text: str) -> bool:
+def states_rule(text: str) -> bool:
     scanned = text[:SENTENCE_SCAN_CHARS]
     found = STANDING_RULE.search(scanned) or PREFERENCE_RULE.search(scanned)
     return (
@@ -224,7 +153,7 @@ def is_standing_rule(item: str) -> bool:
     item = body(item)  # a snapshot item's message reference is not part of what the user said
     if item.startswith(REPLACED_MARK):  # a value a later message changed is history, not a rule in force
         return False
-    return len(item) <= RULE_CHARS and not _asks(item) and _states_rule(item)
+    return len(item) <= RULE_CHARS and not asks(item) and states_rule(item)
 
 
 def is_pinned_rule(item: str) -> bool:
@@ -247,7 +176,9 @@ ERROR_LINE = re.compile(
     r"Permission denied|command not found).*$",
     re.M,
 )
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+# "Dr. Haskell wants me to…" is one sentence: a title's full stop ends nothing
+TITLES = r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bProf\.)(?<!\bSt\.)"
+_SENTENCE = re.compile(rf"(?<=[.!?]){TITLES}\s+|\n+")
 _STOPWORDS = frozenset({"The", "This", "That", "These", "Those", "When", "What", "Where", "Why", "How"})
 # Words people (and agent prompts) shout: "IMPORTANT", "DO NOT", "AT LEAST ONE", "THOUGHT". In capitals
 # they match the acronym pattern, but they name nothing, so they are not identifiers.

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import re
 
-from .facts import IDENTIFIER, LABEL_PATTERN, NAME_LINKS, is_shouted, mentions, without_blobs, without_opener
+from .facts import IDENTIFIER, LABEL_PATTERN, NAME_LINKS, TITLES, is_shouted, mentions, without_blobs, without_opener
 
 SCAN_CHARS = 2000
 
@@ -160,7 +160,9 @@ def is_decision(text: str) -> bool:
 
 
 # people write lowercase: "it. what I'm trying…" is two statements; "e.g. this" and "vs. that" are one
-_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\betc\.)\s+(?=[\"'(\[]?\w)|\n+| · ")
+_SENTENCE_END = re.compile(
+    rf"(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\betc\.){TITLES}\s+(?=[\"'(\[]?\w)|\n+| · "
+)
 _LIST_MARK = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
 
 
@@ -269,9 +271,10 @@ def _choose(parts: list[str], ranked: list[int], limit: int) -> tuple[set[int], 
 
 
 _UPDATE_CUE = re.compile(
-    # "actually" opens a correction ("oh wait, actually it's 7"), not "until she actually swallows"
+    # "actually" opens a correction ("oh wait, actually it's 7"), not "until she actually swallows"; "410
+    # updated" counts rows, it changes nothing
     r"(?:^|[.,;:!?—(]\s*|\b(?:oh|ok|okay|wait|no|um|hmm|so|but),? )actually\b|"
-    r"\b(?:instead|chang(?:e[sd]?|ing)|updat(?:ed|ing)|update (?:the|my|our|it|that|this|to|from)|moved?|moving|no longer|rais(?:e[sd]?|ing)|"
+    r"\b(?:instead|chang(?:e[sd]?|ing)|(?<!\d )updat(?:ed|ing)|update (?:the|my|our|it|that|this|to|from)|moved?|moving|no longer|rais(?:e[sd]?|ing)|"
     r"increas(?:e[sd]?|ing)|bump(?:ed|ing)?|lower(?:ed|ing)?|reduc(?:e[sd]?|ing)|push(?:ed)? (?:back|to)|"
     r"postpone[sd]?|reschedul\w*|correction|scratch that|make it|switch(?:ed)? to|rather than|turns out|"
     r"replac(?:e[sd]?|ing)|renam\w*|from now on|going forward|anymore|"

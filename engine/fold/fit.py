@@ -126,14 +126,14 @@ def _rules_within_share(snapshot: Snapshot, budget: int, size: Size, carried: fr
     if rules_size(snapshot) <= share:
         return snapshot
     items = snapshot.constraints_and_preferences
-    ranked = sorted(
-        (_score(item) * (CARRIED_WEIGHT if body(item) in carried else 1), i)
+    ranked = sorted(  # an update in force goes last, as in `_by_salience`
+        (CURRENT_MARK in item, _score(item) * (CARRIED_WEIGHT if body(item) in carried else 1), i)
         for i, item in enumerate(items)
         if not is_pinned_rule(item)
     )
 
     def without(count: int) -> Snapshot:
-        gone = {i for _, i in ranked[:count]}
+        gone = {i for *_, i in ranked[:count]}
         return snapshot.model_copy(
             update={"constraints_and_preferences": [x for i, x in enumerate(items) if i not in gone]}
         )

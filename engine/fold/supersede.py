@@ -63,9 +63,12 @@ def supersede(snapshot: Snapshot) -> Snapshot:
             older_at = max(numbers_in(older), default=0)
             if not said or (other_name, j) == (name, i) or not at or not older_at or older_at >= at:
                 continue
-            if not topic(body(older)) & said_topic:
+            if body(older).startswith(VALUES):  # no words left to share: only a value the update names as old
+                marked = _values_marked(lists[other_name][j], _named_as_old(said, values(body(older))), at)
+            elif not topic(body(older)) & said_topic:
                 continue
-            marked = _mark_replaced(lists[other_name][j], said, at)
+            else:
+                marked = _mark_replaced(lists[other_name][j], said, at)
             if marked != lists[other_name][j]:
                 lists[other_name][j] = marked
                 replaced.add(older_at)
@@ -117,8 +120,12 @@ def _replaced_values(lists: dict[str, list[str]]) -> list[tuple[int, frozenset[s
     changed, "from $500 to $650" makes "$500" stale), and the content words of what it replaced."""
     replaced: dict[int, list[str]] = {}
     current: dict[int, str] = {}
+    listed: dict[int, set[str]] = {}  # values already marked stale in a values list: stale in every other one
     for items in lists.values():
         for item in items:
+            for value, at in _MARKED_VALUE.findall(body(item)) if body(item).startswith(VALUES) else ():
+                if _distinctive(value):
+                    listed.setdefault(int(at), set()).add(value)
             if CURRENT_END.search(body(item)):  # one message may have made several items current
                 at = max(numbers_in(item), default=0)
                 current[at] = f"{current.get(at, '')} {CURRENT_END.sub('', body(item))}"
@@ -126,7 +133,7 @@ def _replaced_values(lists: dict[str, list[str]]) -> list[tuple[int, frozenset[s
                 found = REPLACED_STATEMENT.match(statement)
                 if found:
                     replaced.setdefault(int(found.group(1)), []).append(statement[found.end() :])
-    out = []
+    out = [(at, frozenset(stale), frozenset[str]()) for at, stale in listed.items() if at not in replaced]
     for at, olds in replaced.items():
         if at not in current:
             continue
@@ -135,9 +142,18 @@ def _replaced_values(lists: dict[str, list[str]]) -> list[tuple[int, frozenset[s
         kinds = {kind_of(v) for v in new}
         renamed = _renames(new, olds)
         stale = frozenset(v for v in old_values if (kind_of(v) in kinds and kind_of(v) != "name") or v in renamed)
+        stale |= listed.get(at, set())
         if stale:
             out.append((at, stale, frozenset().union(*(topic(old) for old in olds))))
     return out
+
+
+def _distinctive(value: str) -> bool:
+    """A value that means one thing wherever it is listed (7315, $160, `stock_items`), not a "1" or a name."""
+    return len(value.strip("`")) >= 3 and any(c.isdigit() or c in "_$€£" for c in value)
+
+
+_MARKED_VALUE = re.compile(rf"(?:^{VALUES}|, )([^,]+?) {re.escape(REPLACED_MARK)} #(\d+)\]")
 
 
 def _renames(new: set[str], olds: list[str]) -> set[str]:
@@ -145,6 +161,17 @@ def _renames(new: set[str], olds: list[str]) -> set[str]:
     if not any("_" in v or "`" in v for v in new):
         return set()
     return {v for old in olds for v in values(old) if "_" in v or "`" in v}
+
+
+def _named_as_old(said: list[str], listed: tuple[str, ...]) -> frozenset[str]:
+    """The listed values an update names beside a new value of their kind: "it's not 7315 anymore, the new
+    code is 9046" makes 7315 of "values: 7315, 7am, 6pm" stale, and leaves the feeding times current."""
+    stale: set[str] = set()
+    for statement in said:
+        named = set(values(statement))
+        changed_kinds = {kind_of(v) for v in named - set(listed)} - {"name"}
+        stale.update(v for v in named & set(listed) if kind_of(v) in changed_kinds)
+    return frozenset(stale)
 
 
 def _amount(value: str) -> str:

@@ -31,12 +31,12 @@ from ..facts import (
     matching_sentences,
     mentions,
     sentences,
-    standing_rules,
     without_blobs,
 )
 from ..fold.supersede import supersede
 from ..messages import Message, ToolCall
 from ..references import merge_referenced, tag
+from ..rule_statements import standing_rules
 from ..salience import (
     OVERALL_GOAL,
     condense,

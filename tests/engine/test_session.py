@@ -172,7 +172,9 @@ def test_a_new_conversation_is_stored_only_with_its_first_message(options):
     with Session.open(OpenOptions(**{**options.__dict__, "new": True})) as session:
         session.connect()
         assert session.conversation_id is None and session.context.transcript() == [] and session.chain.folds() == []
-        assert session.usage().tokens >= 0 and session.replies.total_cost() == 0.0 and session.context.pinned_ids() == []
+        assert (
+            session.usage().tokens >= 0 and session.replies.total_cost() == 0.0 and session.context.pinned_ids() == []
+        )
         assert session.workspace.conversations() == []
         session.switch_conversation(None)  # /new on a new one: still nothing stored
         assert session.workspace.conversations() == []

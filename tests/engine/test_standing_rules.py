@@ -9,12 +9,12 @@ import sys
 
 import pytest
 from foldchat.engine import snapshot as snap
-from foldchat.engine.facts import standing_rules
 from foldchat.engine.fold.fit import fit_snapshot, rules_not_carried
 from foldchat.engine.fold.pipeline import FoldRequest, fold_context
 from foldchat.engine.messages import Message, dump_messages, parse_messages
 from foldchat.engine.policy import FoldPolicy
 from foldchat.engine.references import body
+from foldchat.engine.rule_statements import standing_rules
 from foldchat.engine.snapshot import Snapshot
 from foldchat.engine.summarizers import RulesSummarizer
 from foldchat.engine.tokens import LiteLLMCounter

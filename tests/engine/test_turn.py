@@ -130,7 +130,9 @@ async def test_a_recall_round_happens_inside_the_turn(fake, tmp_path, monkeypatc
         answered = [e for e in events if isinstance(e, ToolCallsAnswered)]
         assert answered and answered[0].more and len(fake.requests) == 2
         assert isinstance(events[-2], Finished) and isinstance(events[-1], TurnEnded)
-        assert events[-1].reply_id == session.context.transcript()[-1].id and violations(session.context.messages()) == []
+        assert (
+            events[-1].reply_id == session.context.transcript()[-1].id and violations(session.context.messages()) == []
+        )
 
 
 async def test_cancelling_the_turn_mid_stream_keeps_the_prompt_and_marks_the_reply_interrupted(

@@ -47,7 +47,7 @@ async def test_what_is_typed_and_cannot_fit_any_window_says_so_instead_of_folds_
 
 
 async def test_past_the_trigger_the_gauge_says_what_the_next_send_does():
-    """"folds on next send" was said in ask mode too, and after "not now", when no fold came."""
+    """ "folds on next send" was said in ask mode too, and after "not now", when no fold came."""
     app = GaugeOnly()
     async with app.run_test(size=(160, 3)):
         over = GaugeState(tokens=7000, window=8192, reserved=512, trigger=6553, per_turn=300)

@@ -29,5 +29,8 @@ async def test_the_inspector_lists_rules_and_x_drops_one(app_factory, fake):
         await wait_for(pilot, lambda: app.screen is screen)
         session = screen.backend
         await wait_for(
-            pilot, lambda: session.chain.standing_rules(session.context.active_fold()) == ["From now on, answer in German. (#1)"]
+            pilot,
+            lambda: (
+                session.chain.standing_rules(session.context.active_fold()) == ["From now on, answer in German. (#1)"]
+            ),
         )

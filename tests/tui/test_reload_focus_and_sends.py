@@ -98,7 +98,9 @@ async def test_a_message_too_big_for_the_window_is_refused_up_front_and_stays_in
         await wait_for(pilot, lambda: told, timeout=30)
         assert composer.text == big.strip("\n")  # as it was sent
         assert "Not sent: the message is " in told[-1] and "over fake's 1,000-token window" in told[-1]
-        assert len(screen.backend.context.transcript()) == stored and len(fake.requests) == requests  # in one place only
+        assert (
+            len(screen.backend.context.transcript()) == stored and len(fake.requests) == requests
+        )  # in one place only
         assert not [v for v in screen.query(MessageView) if v.data.status == "unsent"]
         assert screen.backend.usage().tokens == before  # the context is unchanged
         composer.focus()

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from foldchat.engine import snapshot as snap
-from foldchat.engine.facts import is_standing_rule, standing_rules
+from foldchat.engine.facts import is_standing_rule
 from foldchat.engine.fold.check import check_snapshot
 from foldchat.engine.fold.fit import fit_snapshot
 from foldchat.engine.fold.pipeline import FoldRequest, fold_context
@@ -15,6 +15,7 @@ from foldchat.engine.fold.supersede import stale_values_marked, supersede
 from foldchat.engine.messages import Message, parse_messages
 from foldchat.engine.recall import Original, recall, search
 from foldchat.engine.references import body, numbers_in
+from foldchat.engine.rule_statements import standing_rules
 from foldchat.engine.salience import condense, values
 from foldchat.engine.snapshot import Snapshot
 from foldchat.engine.summarizers import RulesSummarizer, SummaryRequest

@@ -4,11 +4,12 @@ read into words that only sound like one (long chats between friends, a family's
 from __future__ import annotations
 
 from foldchat.engine import snapshot as snap
-from foldchat.engine.facts import identifiers, is_constraint, is_pinned_rule, standing_rules
+from foldchat.engine.facts import identifiers, is_constraint, is_pinned_rule
 from foldchat.engine.fold.fit import fit_snapshot
 from foldchat.engine.fold.item_cuts import values_only
-from foldchat.engine.fold.supersede import supersede
+from foldchat.engine.fold.supersede import stale_values_marked, supersede
 from foldchat.engine.references import rewrite
+from foldchat.engine.rule_statements import standing_rules
 from foldchat.engine.salience import condense, has_update_cue, values
 from foldchat.engine.snapshot import Snapshot
 from foldchat.engine.summarizers.rules import one_line
@@ -195,3 +196,77 @@ def test_what_the_assistant_says_it_changed_replaces_the_booking_it_names():
     assert knowledge[0].startswith("assistant: [replaced by #20]"), knowledge
     assert "[current; replaces #8]" in knowledge[1], knowledge
     assert "[current" not in knowledge[2], knowledge  # "instead" and "now" in an explanation change nothing
+
+
+def test_an_update_naming_the_old_value_marks_it_in_a_list_of_values_and_only_it():
+    snapshot = supersede(
+        Snapshot(
+            key_knowledge=["values: 7315, 7am, 6pm (#35)", "values: 7315, Saturday (#36)", "values: 1, 7pm (#40)"],
+            user_requests=[
+                "BUT the code changed. my landlord changed the lockbox code after that break-in. it's not 7315 "
+                "anymore, the new code is 9046. same lockbox, side door (#105)"
+            ],
+        )
+    )
+    listed = snapshot.key_knowledge
+    assert listed[0] == "values: 7315 [replaced by #105], 7am, 6pm (#35)", listed  # the feeding times hold
+    assert listed[1] == "values: 7315 [replaced by #105], Saturday (#36)", listed
+    assert listed[2] == "values: 1, 7pm (#40)"
+    assert "[current; replaces #35, #36]" in snapshot.user_requests[0], snapshot.user_requests
+
+
+def test_a_value_marked_stale_in_one_list_is_stale_in_every_older_list_but_a_small_number_is_not():
+    snapshot = stale_values_marked(
+        Snapshot(
+            key_knowledge=[
+                "values: 7315 [replaced by #105], 1 [replaced by #105], 7am (#35)",
+                "values: 7315, 1, Saturday (#36)",
+                "values: 7315, the new one (#110)",
+            ]
+        )
+    )
+    assert snapshot.key_knowledge[1] == "values: 7315 [replaced by #105], 1, Saturday (#36)", snapshot.key_knowledge
+    assert snapshot.key_knowledge[2] == "values: 7315, the new one (#110)"  # said after the update
+
+
+def test_rows_counted_as_updated_change_nothing():
+    assert not has_update_cue('fixed, constraint added, import ran: 0 new, 410 updated, 1 skipped (a row with "n/a")')
+    assert has_update_cue("I updated the callback number to (617) 555-0193")
+
+
+def test_a_rule_without_a_value_holds_to_the_one_before_it_across_a_question():
+    said = (
+        "Had my physical Friday. BP was 142/90 which, not great. Dr. Haskell wants me to keep sodium under "
+        "2,000 mg a day and she'll recheck me in six weeks. Can you keep my portions under that? treat it as a "
+        "hard limit for me. the rest of the family doesn't have to go low salt"
+    )
+    rules = standing_rules(said)
+    assert rules == [
+        "Dr. Haskell wants me to keep sodium under 2,000 mg a day and she'll recheck me in six weeks. Can you "
+        "keep my portions under that? treat it as a hard limit for me."
+    ], rules
+    assert is_pinned_rule(f"{rules[0]} (#21)")
+
+
+def test_preferences_held_in_so_many_words_are_pinned_whole():
+    refund = (
+        "I'd rather have it as a credit on the bill, not a check in the mail. checks get lost in our mailbox. "
+        "and that goes for anything else you refund me on this whole thing too."
+    )
+    assert standing_rules(refund) == [refund]
+    for said in (refund, "honestly I'd rather write raw SQL than use an ORM anyway",
+                 "best callback number is my cell, (617) 555-0148 — please use that one and not the landline",
+                 "the cap is $7/month total. Don't suggest anything over that without asking me first."):  # fmt: skip
+        assert all(is_pinned_rule(rule) for rule in standing_rules(said)) and standing_rules(said), said
+
+
+def test_the_constraints_share_drops_an_update_in_force_last():
+    floor = "I'm raising my floor to £62,000 — I don't want to go below that anywhere now. [current; replaces #9] (#95)"
+    # denser in values than the update: by salience alone they would stay and it would go
+    dense = [f"must stay: £{n},400, 14:{n:02d}, 3 March, QX-{n}221, 12 pages (#{n})" for n in range(1, 10)]
+    snapshot = Snapshot(
+        constraints_and_preferences=[floor, *dense],
+        user_requests=["what should I say to Priya on Thursday about the 19 March deadline? (#96)"],
+    )
+    fitted = fit_snapshot(snapshot, 300, size)
+    assert floor in fitted.constraints_and_preferences, snap.render(fitted)

@@ -23,8 +23,14 @@ IDENTIFIER = re.compile(
             # every pattern starts only where its first run starts (the lookbehinds), so no attempt rescans
             # a run an earlier attempt already scanned: linear time on hex, base64 or punctuation pastes
             r"(?<![\w.+-])[\w.+-]+@[\w-]+\.[\w.-]+",  # emails
-            r"\b[A-Z][A-Z0-9]{1,9}-\d+\b",  # ticket ids: PROJ-1234
+            # ticket ids, orders and serials, all their parts: PROJ-1234, E-214, ORD-5562-19, NPX30-3B8D-44LM
+            r"\b[A-Z][A-Z0-9]{0,9}-(?=[A-Z0-9-]*\d)[A-Z0-9]+(?:-[A-Z0-9]+)*\b",
             r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?\b",  # ISO dates
+            r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5})?\b",  # addresses: 127.0.0.1:8000
+            r"\b[a-z][\w.-]*:\d+(?:\.\d+)*\b",  # images and hosts with their tag or port: postgres:16.4
+            # a date with its weekday: Saturday March 29, Tuesday 18 Feb
+            rf"\b(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day,? (?:(?:{_MONTHS})\.? \d{{1,2}}(?:st|nd|rd|th)?|"
+            rf"\d{{1,2}}(?:st|nd|rd|th)? (?:{_MONTHS}))\b",
             r"(?<![\w)])(?:\+\d{1,3}[ .-]?)?\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}\b",  # phone numbers: (617) 555-0148
             rf"\b(?:{_MONTHS})\.? \d{{1,2}}(?:st|nd|rd|th)?(?:,? \d{{4}})?\b",  # March 3, 2025
             rf"\b\d{{1,2}}(?:st|nd|rd|th)? (?:{_MONTHS})(?: \d{{4}})?\b",  # 3 March 2025
@@ -34,7 +40,10 @@ IDENTIFIER = re.compile(
             r"(?<![\w-])\b[\w-]+\.(?:py|js|ts|tsx|jsx|md|toml|json|ya?ml|rs|go|java|kt|c|h|cpp|hpp|sql|sh|txt|cfg|ini|lock|"
             r"html|css|rb|php|swift|pdf|docx|xlsx|csv)\b",
             r"\bv?\d+\.\d+(?:\.\d+)+(?:[-+][\w.]+)?\b|\bv\d+(?:\.\d+)?\b",  # versions
-            r"[$€£]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|bn|million|billion))?",  # money
+            # money, with what it is per: $7/month, £2,900 a year, $912 per person
+            r"[$€£]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|bn|million|billion))?"
+            r"(?:/(?:month|mo|year|yr|week|wk|day|night|hour|hr|person|head)\b|"
+            r" (?:a|per) (?:year|month|week|day|night|hour|person|head)\b)?",
             r"(?<![\d,.])\b\d[\d,]*(?:\.\d+)?\s?(?:%|ms|s|GB|MB|KB|TB|GiB|MiB|km|kg|h|USD|EUR|GBP)(?!\w)",
             r"`[^`\n]{1,80}`",  # code spans
             r"\b[A-Z][A-Za-z]+ (?=[A-Z0-9-]*\d)[A-Z][A-Z0-9-]{1,10}\b",  # a product and its model: NetPoint AX30

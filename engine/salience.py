@@ -27,12 +27,13 @@ _UNITS = (
     r"pounds?|usd|eur|gbp|mbps|gbps|gb|mb|kb|tb|ghz|mhz|w|kw|kwh|v|mah|dbm|db|am|pm|st|nd|rd|th|k\b"
 )
 _VALUE = re.compile(
-    r"\b\d{1,2}(?::\d{2})\s?(?:[ap]\.?m\.?)?\b|\b\d{1,2}\s?[ap]\.?m\.?\b"  # 9:40, 7 pm
+    r"\b\d{1,2}(?::\d{2})\s?(?:(?i:[ap]\.?m)\b\.?|/(?:km|mi|mile)\b)?|\b\d{1,2}\s?[ap]\.?m\.?\b"  # 9:40, 8:00 AM, 7 pm, 6:00/km
     r"|\b(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b"
     # a range or a fraction with its unit, whole: "3 to 4 days", "5–10%", "1 1/2 cups", "14-16 minutes"
     rf"|(?<![\w.\-/])\d+(?:[.,]\d+)?\s?(?:–|-|to)\s?\d+(?:[.,]\d+)?\s?(?i:{_UNITS})(?!\w)"
     rf"|(?<![\w.\-/])\d+ \d/\d+\s?(?i:{_UNITS})(?!\w)"
     rf"|(?<![\w.\-/])-?\d+(?:[.,]\d+)?\s?(?i:{_UNITS})(?!\w)"  # 3 tablespoons, 180°C, 25 minutes, 10%
+    r"|(?<![\w.\-/])\d+-[a-z]{3,}\b"  # a size: a 6-quart slow cooker, a 15-foot truck
     r"|(?<![\w.\-/])\d+(?:[.,]\d+)*(?![\w.])"  # a bare number still says something
     # a capitalised word that does not start a sentence: a person, a place, a product (Theo, Lisbon)
     r"|(?<=[a-z,;:()] )(?!(?:I|I'm|I'd|I've|I'll|OK|Ok)\b)[A-Z][a-zà-ÿ]+"
@@ -294,6 +295,23 @@ _KINDS = (
 )
 
 
+_PER = re.compile(r"(?:/[a-z]+| (?:a|per) [a-z]+)$")
+
+
+def core(value: str) -> str:
+    """A value as compared with another: "$160 per week" is "$160", "$70.00" is "$70", `stock_items` is
+    stock_items (an update names the old value in fewer words than it was stated in)."""
+    bare = value.strip("`")
+    if bare[:1] in "$€£":
+        bare = re.sub(r"(?<=\d)\.0+$", "", _PER.sub("", bare))
+    return bare
+
+
+def compared_values(text: str) -> frozenset[str]:
+    """The values of `text` as compared with another statement's (`core`)."""
+    return frozenset(core(v) for v in values(text))
+
+
 @functools.lru_cache(maxsize=65_536)  # supersede asks it for every value of every pair of statements
 def kind_of(value: str) -> str:
     """What a value is a value of: money, time, date, number or name."""
@@ -342,7 +360,7 @@ def replaces(newer: str, older: str, cue: bool = False) -> bool:
     price, a time for a time; "from $500 to $650" names both)."""
     if older.startswith("[replaced by") or not (cue or has_update_cue(newer)):
         return False
-    new_values, old_values = set(values(newer)), set(values(older))
+    new_values, old_values = compared_values(newer), compared_values(older)
     changed = new_values - old_values
     if not changed or not old_values:
         return False
@@ -373,6 +391,6 @@ _SLOTS_WORDS = """
 _SLOTS = frozenset(_SLOTS_WORDS.split())
 
 
-def _renamed(changed: set[str], old_values: set[str]) -> bool:
+def _renamed(changed: frozenset[str], old_values: frozenset[str]) -> bool:
     """A name changed for a name ("switch Seville to Patio de las Naranjas"): only names on both sides."""
     return all(kind_of(v) == "name" for v in changed) and any(kind_of(v) == "name" for v in old_values)

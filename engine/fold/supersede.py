@@ -16,7 +16,7 @@ from functools import partial
 
 from ..facts import REPLACED_MARK
 from ..references import body, numbers_in, rewrite
-from ..salience import SCAN_CHARS, has_update_cue, kind_of, replaces, statements, topic, values
+from ..salience import SCAN_CHARS, compared_values, core, has_update_cue, kind_of, replaces, statements, topic, values
 from ..snapshot import Snapshot
 from .item_cuts import CURRENT_END, CURRENT_MARK, REPLACED_STATEMENT, VALUES
 
@@ -56,16 +56,17 @@ def supersede(snapshot: Snapshot) -> Snapshot:
         if name not in NEWER_SECTIONS:  # the assistant: only what it says it changed
             said = [s for s in said if _DONE_CHANGE.search(s)]
         replaced: set[int] = set()
-        # a replaced statement shares a content word with what replaces it (`replaces`): the others are
+        # a replaced statement shares a content word or a value with what replaces it (`replaces`): the others are
         # skipped before any pair is compared (a 1 MB chat made 1.2 million comparisons)
         said_topic = frozenset().union(*(topic(s) for s in said))
+        said_values = frozenset().union(*(compared_values(s) for s in said))  # "replacing the $70 one"
         for other_name, j, older in items:
             older_at = max(numbers_in(older), default=0)
             if not said or (other_name, j) == (name, i) or not at or not older_at or older_at >= at:
                 continue
             if body(older).startswith(VALUES):  # no words left to share: only a value the update names as old
                 marked = _values_marked(lists[other_name][j], _named_as_old(said, values(body(older))), at)
-            elif not topic(body(older)) & said_topic:
+            elif not (topic(body(older)) & said_topic or compared_values(body(older)) & said_values):
                 continue
             else:
                 marked = _mark_replaced(lists[other_name][j], said, at)
@@ -112,7 +113,7 @@ def stale_values_marked(snapshot: Snapshot) -> Snapshot:
 
 def _echoes(statement: str, stale: frozenset[str], about: frozenset[str]) -> bool:
     """A statement naming a stale value about what the replaced statement was about."""
-    return bool(stale & set(values(statement))) and bool(topic(statement) & about)
+    return bool(stale & compared_values(statement)) and bool(topic(statement) & about)
 
 
 def _replaced_values(lists: dict[str, list[str]]) -> list[tuple[int, frozenset[str], frozenset[str]]]:
@@ -137,10 +138,10 @@ def _replaced_values(lists: dict[str, list[str]]) -> list[tuple[int, frozenset[s
     for at, olds in replaced.items():
         if at not in current:
             continue
-        old_values = {v for old in olds for v in values(old)}
-        new = set(values(current[at])) - old_values
+        old_values = {v for old in olds for v in compared_values(old)}
+        new = compared_values(current[at]) - old_values
         kinds = {kind_of(v) for v in new}
-        renamed = _renames(new, olds)
+        renamed = _renames([v for v in values(current[at]) if core(v) not in old_values], olds)
         stale = frozenset(v for v in old_values if (kind_of(v) in kinds and kind_of(v) != "name") or v in renamed)
         stale |= listed.get(at, set())
         if stale:
@@ -156,11 +157,11 @@ def _distinctive(value: str) -> bool:
 _MARKED_VALUE = re.compile(rf"(?:^{VALUES}|, )([^,]+?) {re.escape(REPLACED_MARK)} #(\d+)\]")
 
 
-def _renames(new: set[str], olds: list[str]) -> set[str]:
+def _renames(new: list[str], olds: list[str]) -> set[str]:
     """Identifiers of the replaced statements when the new ones are identifiers too (a table renamed)."""
     if not any("_" in v or "`" in v for v in new):
         return set()
-    return {v for old in olds for v in values(old) if "_" in v or "`" in v}
+    return {core(v) for old in olds for v in values(old) if "_" in v or "`" in v}
 
 
 def _named_as_old(said: list[str], listed: tuple[str, ...]) -> frozenset[str]:
@@ -168,25 +169,20 @@ def _named_as_old(said: list[str], listed: tuple[str, ...]) -> frozenset[str]:
     code is 9046" makes 7315 of "values: 7315, 7am, 6pm" stale, and leaves the feeding times current."""
     stale: set[str] = set()
     for statement in said:
-        named = set(values(statement))
-        changed_kinds = {kind_of(v) for v in named - set(listed)} - {"name"}
-        stale.update(v for v in named & set(listed) if kind_of(v) in changed_kinds)
+        named = compared_values(statement)
+        changed_kinds = {kind_of(v) for v in named - {core(v) for v in listed}} - {"name"}
+        stale.update(v for v in listed if core(v) in named and kind_of(core(v)) in changed_kinds)
     return frozenset(stale)
-
-
-def _amount(value: str) -> str:
-    """A value as compared with another: "$70.00" is "$70", `stock_items` is stock_items."""
-    return re.sub(r"(?<=\d)\.0+$", "", value.strip("`"))
 
 
 def _values_marked(item: str, stale: frozenset[str], at: int) -> str:
     """A values list with each stale value followed by `[replaced by #at]` (once)."""
 
-    bare = {_amount(v) for v in stale}
+    bare = {core(v) for v in stale}
 
     def mark(text: str) -> str:
         listed = text[len(VALUES) :].split(", ")
-        return VALUES + ", ".join(f"{v} {REPLACED_MARK} #{at}]" if _amount(v) in bare else v for v in listed)
+        return VALUES + ", ".join(f"{v} {REPLACED_MARK} #{at}]" if core(v) in bare else v for v in listed)
 
     return rewrite(item, mark)
 
@@ -236,7 +232,7 @@ def _stale_values(lists: dict[str, list[str]], at: int) -> set[str]:
         for item in items:
             for statement in statements(body(item)):
                 if mark in statement:
-                    found.update(values(statement.split(mark, 1)[1]))
+                    found.update(compared_values(statement.split(mark, 1)[1]))
     return found
 
 
@@ -244,7 +240,7 @@ def _mark_echo(item: str, stale: set[str], at: int) -> str:
     """`item` with each bare echo of a replaced value ("Noted: 4411-OWL.") marked with it."""
 
     def echo(statement: str) -> bool:
-        said = set(values(statement))
+        said = compared_values(statement)
         return bool(said) and said <= stale and not topic(statement)
 
     return _mark_statements(item, echo, at) if stale else item

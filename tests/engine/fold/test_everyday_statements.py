@@ -270,3 +270,36 @@ def test_the_constraints_share_drops_an_update_in_force_last():
     )
     fitted = fit_snapshot(snapshot, 300, size)
     assert floor in fitted.constraints_and_preferences, snap.render(fitted)
+
+
+def test_values_are_whole_codes_dates_addresses_times_sizes_and_amounts_with_what_they_are_per():
+    cases = {
+        "The order number is ORD-5562-19, serial NPX30-3B8D-44LM, error E-214.": {
+            "ORD-5562-19",
+            "NPX30-3B8D-44LM",
+            "E-214",
+        },
+        "go-live is Saturday March 29; the call is Tuesday 18 Feb at 10am": {"Saturday March 29", "Tuesday 18 Feb"},
+        "pin postgres:16.4 and bind gunicorn to 127.0.0.1:8000": {"postgres:16.4", "127.0.0.1:8000"},
+        "the window is 8:00 AM to 12:00 PM, hold 6:00/km": {"8:00 AM", "12:00 PM", "6:00/km"},
+        "cap is $7/month, flights $912 per person, trains £2,900 a year": {
+            "$7/month",
+            "$912 per person",
+            "£2,900 a year",
+        },
+        "get the 6-quart slow cooker and the 15-foot truck": {"6-quart", "15-foot"},
+    }
+    for text, expected in cases.items():
+        assert expected <= set(values(text)), (text, values(text))
+    assert not {"AM", "PM", "NPX30", "ORD-5562"} & {v for text in cases for v in values(text)}
+
+
+def test_an_update_names_the_old_amount_in_fewer_words_than_it_was_stated_in():
+    snapshot = supersede(
+        Snapshot(
+            key_knowledge=["values: $160 per week, 5:45, 45 minutes (#4)"],
+            user_requests=["Let's raise the grocery budget to $185 a week, not $160 anymore. (#81)"],
+        )
+    )
+    assert snapshot.key_knowledge == ["values: $160 per week [replaced by #81], 5:45, 45 minutes (#4)"], snapshot
+    assert "[current; replaces #4]" in snapshot.user_requests[0]

@@ -166,13 +166,16 @@ def is_standing_rule(item: str) -> bool:
 
 
 def is_pinned_rule(item: str) -> bool:
-    """A standing rule in the strong sense ("always", "never", "from now on", "Rule:", "keep in mind"):
-    never cut when a snapshot is fitted, like pinned text."""
+    """A standing rule in the strong sense ("always", "never", "from now on", "Rule:", "keep in mind"), or
+    one that changed a rule ("she wants me at 1,500 mg now, not 2,000 [current; replaces #21]": the limit
+    in force): never cut when a snapshot is fitted, like pinned text."""
     text = body(item)
-    return is_standing_rule(item) and STANDING_RULE.search(text, 0, SENTENCE_SCAN_CHARS) is not None
+    strong = STANDING_RULE.search(text, 0, SENTENCE_SCAN_CHARS) is not None or CURRENT_MARK in text
+    return strong and is_standing_rule(item)
 
 
 REPLACED_MARK = "[replaced by"
+CURRENT_MARK = "[current; replaces"
 
 
 DECISION = re.compile(

@@ -16,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-from ..facts import REPLACED_MARK, clip, is_pinned_rule
+from ..facts import CURRENT_MARK, REPLACED_MARK, clip, is_pinned_rule
 from ..references import body, merge_referenced, numbers_in, rewrite, tag
 from ..salience import salience, values
 from ..snapshot import Snapshot
 from ..summarizers.artifacts import RANK_CHANGED, terse, trail_rank
-from .item_cuts import CURRENT_MARK, MENTIONED, VALUES, condensed, said, values_only
+from .item_cuts import MENTIONED, VALUES, condensed, said, values_only
 from .supersede import stale_values_marked
 
 Size = Callable[[Snapshot], int]
@@ -150,8 +150,13 @@ def _without_pleasantries(snapshot: Snapshot) -> Snapshot:
     return snapshot.model_copy(update=update)
 
 
+MENTIONS_SHARE = 0.15
+
+
 def _without_mentions(snapshot: Snapshot, budget: int, size: Size) -> Snapshot:
-    """Identifiers only mentioned in passing go, the latest first, by bisection on how many."""
+    """Identifiers only mentioned in passing go, the latest first, by bisection on how many, until the
+    rest fit or take at most `MENTIONS_SHARE` of the budget ("postgres:16.4, inv_app" is what a reply set
+    up; what remains of them competes with every other item by salience)."""
     items = snapshot.key_knowledge
     mentions = [i for i, item in enumerate(items) if item.startswith(MENTIONED)]
 
@@ -159,7 +164,11 @@ def _without_mentions(snapshot: Snapshot, budget: int, size: Size) -> Snapshot:
         gone = set(mentions[len(mentions) - count :]) if count else set()
         return snapshot.model_copy(update={"key_knowledge": [x for i, x in enumerate(items) if i not in gone]})
 
-    return without(_fewest(len(mentions), lambda n: size(without(n)) <= budget))
+    def within_share(count: int) -> bool:
+        kept = [x for i, x in enumerate(items) if i in mentions[: len(mentions) - count]]
+        return size(Snapshot(key_knowledge=kept)) <= MENTIONS_SHARE * budget
+
+    return without(_fewest(len(mentions), lambda n: size(without(n)) <= budget or within_share(n)))
 
 
 def _shortened(

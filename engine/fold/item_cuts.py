@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import re
 
-from ..facts import REPLACED_MARK
+from ..facts import CURRENT_MARK, REPLACED_MARK
 from ..references import body
 from ..salience import clauses, condense, has_update_cue, statements, values
 
 MENTIONED = "mentioned: "
 VALUES = "values: "
-CURRENT_MARK = "[current; replaces"
 UPDATE_CHARS = 160
 # the marks `fold.supersede` writes, read back here and there: one spelling of each
 REPLACED_STATEMENT = re.compile(rf"^{re.escape(REPLACED_MARK)} #(\d+)\] ")

@@ -14,11 +14,11 @@ import re
 from collections.abc import Callable
 from functools import partial
 
-from ..facts import REPLACED_MARK
+from ..facts import CURRENT_MARK, REPLACED_MARK
 from ..references import body, numbers_in, rewrite
 from ..salience import SCAN_CHARS, compared_values, core, has_update_cue, kind_of, replaces, statements, topic, values
 from ..snapshot import Snapshot
-from .item_cuts import CURRENT_END, CURRENT_MARK, REPLACED_STATEMENT, VALUES
+from .item_cuts import CURRENT_END, REPLACED_STATEMENT, VALUES
 
 SECTIONS = ("constraints_and_preferences", "key_knowledge", "decisions", "user_requests")
 MAX_UPDATES = 120

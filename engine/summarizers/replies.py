@@ -56,7 +56,8 @@ def _code_facts(text: str) -> list[str]:
     lines: list[str] = []
     for block in _FENCE.findall(text):
         for match in _DEFINITION.finditer(block):
-            line = match.group(0) if match.group(0).strip().endswith(("=", ":")) else _whole_line(block, match.start())
+            start = match.end() - len(match.group(0).lstrip())  # `^\s*` may have begun on a blank line above
+            line = match.group(0) if match.group(0).strip().endswith(("=", ":")) else _whole_line(block, start)
             lines.append(clip(line.strip(), 120))
             if len(lines) >= CODE_FACTS:
                 return list(dict.fromkeys(lines))

@@ -33,6 +33,7 @@ from ..facts import (
     sentences,
     without_blobs,
 )
+from ..fold.item_cuts import MENTIONED
 from ..fold.supersede import supersede
 from ..messages import Message, ToolCall
 from ..references import merge_referenced, tag
@@ -348,8 +349,14 @@ class _Builder:
         said = "\n" + "\n".join([*self.user_texts, *self.stated_texts])
         mentioned = [(i, first) for i, first in self.knowledge.items() if i not in said][:KNOWLEDGE_ITEMS]
         # the most numerous, least precious items: each names where it was first said, not every mention
-        # (a third of an agent snapshot's references otherwise); `recall` by text lists the others
-        out.key_knowledge.extend(tag(f"mentioned: {ident}", [first]) for ident, first in mentioned)
+        # (a third of an agent snapshot's references otherwise); `recall` by text lists the others. One
+        # line per message: "mentioned: postgres:16.4, inv_app (#6)" holds three times what a line each did
+        by_message: dict[int, dict[str, str]] = {}
+        for ident, first in mentioned:
+            by_message.setdefault(first, {}).setdefault(ident.strip("`"), ident)
+        out.key_knowledge.extend(
+            tag(f"{MENTIONED}{', '.join(idents.values())}", [first]) for first, idents in by_message.items()
+        )
         if self.request.focus:
             out.key_knowledge.insert(0, f"focus requested for this fold: {self.request.focus}")
         out.recent_actions = out.recent_actions[-RECENT_ACTIONS:]

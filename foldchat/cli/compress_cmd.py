@@ -20,6 +20,7 @@ class PolicyDefault:
 
         return str(FoldPolicy.model_fields[self.field].default)
 
+
 HELP = "fold a JSON array of chat messages (OpenAI format) and print the result"
 DESCRIPTION = """\
 Read a JSON array of OpenAI chat messages (from FILE, or stdin with '-') and print one JSON object
@@ -160,7 +161,9 @@ def run(args: argparse.Namespace) -> int:
         "reserved_output": args.reserve_output,
     }
     # what was not given is the policy's own default
-    policy = FoldPolicy.checked(**{name: value for name, value in given.items() if not isinstance(value, PolicyDefault)})
+    policy = FoldPolicy.checked(
+        **{name: value for name, value in given.items() if not isinstance(value, PolicyDefault)}
+    )
     options = CompressOptions(
         model=args.model,
         context_window=args.context_window,

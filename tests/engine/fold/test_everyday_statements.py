@@ -3,19 +3,26 @@ read into words that only sound like one (long chats between friends, a family's
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from foldchat.engine import snapshot as snap
 from foldchat.engine.facts import identifiers, is_constraint, is_pinned_rule
 from foldchat.engine.fold.fit import fit_snapshot
 from foldchat.engine.fold.item_cuts import values_only
 from foldchat.engine.fold.supersede import stale_values_marked, supersede
-from foldchat.engine.references import rewrite
+from foldchat.engine.messages import Message, parse_messages
+from foldchat.engine.references import body, numbers_in, rewrite
 from foldchat.engine.rule_statements import standing_rules
 from foldchat.engine.salience import condense, has_update_cue, values
 from foldchat.engine.snapshot import Snapshot
+from foldchat.engine.summarizers import RulesSummarizer
+from foldchat.engine.summarizers.base import SummaryRequest
 from foldchat.engine.summarizers.rules import one_line
 from foldchat.engine.tokens import LiteLLMCounter
 
 COUNTER = LiteLLMCounter("gpt-4o")
+CHATS = Path(__file__).resolve().parents[3] / "bench" / "chats"
 
 BUMP = (
     "ok I thought about it. the grinder is the right gift, Ana will actually use it every single day. I got paid "
@@ -303,3 +310,42 @@ def test_an_update_names_the_old_amount_in_fewer_words_than_it_was_stated_in():
     )
     assert snapshot.key_knowledge == ["values: $160 per week [replaced by #81], 5:45, 45 minutes (#4)"], snapshot
     assert "[current; replaces #4]" in snapshot.user_requests[0]
+
+
+def test_a_limit_in_force_that_replaced_a_pinned_rule_is_pinned_too():
+    update = "She wants me at 1,500 mg of sodium a day now, not 2,000 anymore. [current; replaces #21] (#99)"
+    assert is_pinned_rule(update)
+    assert not is_pinned_rule("She wants me at 1,500 mg of sodium a day now, not 2,000 anymore. (#99)")
+    assert not is_pinned_rule("the ceremony is moved to 6pm now [current; replaces #3] (#109)")  # no rule
+
+
+def test_what_a_reply_set_up_in_passing_keeps_a_share_of_the_room_one_line_per_message():
+    # the coding chat's first setup: a compose file, its image tag, the app's database user
+    messages = parse_messages(json.loads((CHATS / "coding.json").read_text())["messages"])[:6]
+    summary = RulesSummarizer().summarize(SummaryRequest(messages=messages))
+    lines = [k for k in summary.key_knowledge if k.startswith("mentioned: ")]
+    assert len(lines) == len({numbers_in(line)[0] for line in lines}), lines
+    assert any("postgres:16.4" in line and "inv_app" in line for line in lines), lines
+    crowded = summary.model_copy(
+        update={
+            "user_requests": [
+                f"we talked for ages about the weekend and how tired everyone was after the drive, day {n} (#{n + 10})"
+                for n in range(60)
+            ]
+        }
+    )
+    fitted = snap.render(fit_snapshot(crowded, 1200, size))
+    assert "postgres:16.4" in fitted and "inv_app" in fitted, fitted
+
+
+def test_a_definition_after_a_blank_line_in_a_reply_is_kept_whole_not_as_an_empty_line():
+    reply = (
+        'Add the route:\n\n```python\nfrom flask import Flask\n\n\n@app.get("/health")\n'
+        "def health() -> dict[str, str]:\n    return {}\n```"
+    )
+    summary = RulesSummarizer().summarize(
+        SummaryRequest(messages=[Message.user("add health"), Message.assistant(reply)])
+    )
+    code = [k for k in summary.key_knowledge if k.startswith("assistant code: ")]
+    assert 'assistant code: @app.get("/health") (#2)' in code, code
+    assert all(body(k).removeprefix("assistant code:").strip() for k in code), code

@@ -265,11 +265,18 @@ def planted_ok(item: dict, context_text: str) -> bool:
     return all(s in context_text for s in item["must_contain"])
 
 
+def _said_before(line: str, message: int) -> bool:
+    """A snapshot line whose references are all older than `message` (a line from a later message, or a
+    verbatim one after the snapshot, that names the same number names another thing: "$240 overnight")."""
+    refs = [int(n) for n in re.findall(r"#(\d+)", line[line.rfind("(") :])] if line.rstrip().endswith(")") else []
+    return bool(refs) and max(refs) < message
+
+
 def update_current(item: dict, context_text: str) -> bool:
     if not planted_ok(item, context_text):
         return False
     for line in context_text.splitlines():
-        if any(stale in line for stale in item.get("stale", [])):
+        if any(stale in line for stale in item.get("stale", [])) and _said_before(line, item["message"]):
             new_too = all(s in line for s in item["must_contain"])
             if not (new_too or "[replaced by" in line):
                 return False

@@ -82,6 +82,7 @@ STANDING_RULE = re.compile(
     r"remember (?:that|this|it)|don't forget|on your radar|allerg(?:y|ies|ic)|"
     # what a person holds to in so many words: "I'd rather", "a hard limit", "without asking me first"
     r"i(?:'d| would) rather|hard (?:limit|cap)|without asking|(?:don't|do not) suggest|please use|"
+    r"non[- ]negotiable|no exceptions|(?:keep|bear) in mind that|"
     r"how i (?:want|like) you to (?:answer|reply|write|quote)|(?:goes|applies) for (?:anything|everything|all))\b"
     r"|" + LABEL_PATTERN,
     re.I,

@@ -88,11 +88,13 @@ _PRONOUN = re.compile(r"\b(?:it|that|this)\b", re.I)
 
 def _holds_to_last(rule: str, last: str, since: list[str]) -> bool:
     """ "Keep sodium under 2,000 mg a day. Can you keep my portions under that? Treat it as a hard limit."
-    The rule with no value of its own holds to the message's last rule that has one, across a question."""
+    The rule with no value of its own holds to the message's last rule that has one, across a question;
+    a few words pointing back ("that's non negotiable") hold to the last rule, whatever it states."""
     return (
         _PRONOUN.search(rule) is not None
         and not _HAS_NUMBER.search(rule)
-        and _HAS_NUMBER.search(last) is not None
+        # "that's non negotiable sorry" says nothing alone, whatever the rule before it holds
+        and (_HAS_NUMBER.search(last) is not None or len(rule.split()) < SELF_STATED_WORDS)
         and len(last) + sum(len(s) + 1 for s in since) <= RULE_CHARS
     )
 

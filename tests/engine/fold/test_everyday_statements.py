@@ -349,3 +349,15 @@ def test_a_definition_after_a_blank_line_in_a_reply_is_kept_whole_not_as_an_empt
     code = [k for k in summary.key_knowledge if k.startswith("assistant code: ")]
     assert 'assistant code: @app.get("/health") (#2)' in code, code
     assert all(body(k).removeprefix("assistant code:").strip() for k in code), code
+
+
+def test_a_few_words_pointing_back_hold_to_the_rule_before_and_keep_in_mind_that_is_a_rule():
+    days = (
+        "if so: it can only be Thursday or Friday — I'm in the office Monday to Wednesday and nobody's home. "
+        "that's non negotiable sorry"
+    )
+    assert standing_rules(days) == [days]
+    assert is_pinned_rule(f"{days} (#15)")
+    table = "Can we keep that name? Just keep in mind that the main table is stock_items, not products."
+    assert standing_rules(table) == ["Just keep in mind that the main table is stock_items, not products."]
+    assert is_pinned_rule(f"{standing_rules(table)[0]} (#15)")

@@ -335,12 +335,16 @@ _STOP_WORDS = """
 _STOP = frozenset(_STOP_WORDS.split())
 
 
+# "every time I switch", "one at a time": no time of anything, so no slot two statements share
+_NO_TIME = re.compile(r"\b(?:every|each|any|some|this|next|last|first|one|a|no|the whole|all the|in) time\b", re.I)
+
+
 @functools.lru_cache(maxsize=65_536)
 def topic(text: str) -> frozenset[str]:
     """The content words of a statement without its values: what two statements about one thing share."""
     value_text = " ".join(values(text)).lower()
     out = set()
-    for word in _WORD.findall(text[:SCAN_CHARS].lower()):
+    for word in _WORD.findall(_NO_TIME.sub(" ", text[:SCAN_CHARS].lower())):
         word = word.strip("'’-")
         if len(word) >= 3 and word not in _STOP and not word[0].isdigit() and word not in value_text:
             out.add(word.rstrip("s") if len(word) > 4 else word)

@@ -532,8 +532,7 @@ def _rebuild(systems: list[Message], snapshot: Snapshot, tail: list[Message]) ->
 
 
 SNAPSHOT_SHARE = 0.75
-"""Of the room under the target, the most the snapshot is planned to take before its size is known; the
-verbatim tail gets the rest, and whatever the snapshot leaves unused when it is written (docs/design.md §6.3)."""
+"""Of the room under the target, what the snapshot is planned to take before the tail is chosen (§6.3)."""
 SNAPSHOT_FLOOR = 0.5
 
 
@@ -550,14 +549,15 @@ def _under_target(context: _Context, request: FoldRequest) -> int:
 
 
 def _snapshot_room(context: _Context, request: FoldRequest, tail_tokens: int) -> int:
-    """The snapshot's budget once the tail is chosen: less if the tail left less room under the target, but
-    not below `SNAPSHOT_FLOOR` of it while the context stays under the reset ratio (a long paste, kept
-    verbatim, took all the room: the snapshot kept nothing, rules included; the next fold folds it)."""
+    """The snapshot's budget once the tail is chosen: what the tail left under the target (more than planned
+    when whole turns made it short, up to the cap), not below `SNAPSHOT_FLOOR` of it while under the reset
+    ratio (a long paste kept verbatim took all the room: the snapshot kept nothing, rules included)."""
     budget = _snapshot_budget(context, request)
     room = _under_target(context, request) - tail_tokens - _ack_tokens(request.counter)
     below_reset = room + int(request.policy.reset_at(request.window)) - request.policy.target_at(request.window)
     floor = min(int(SNAPSHOT_FLOOR * budget), below_reset)
-    return max(MIN_SNAPSHOT_BUDGET, min(budget, max(room, floor)))
+    most = max(budget, min(request.policy.snapshot_cap(request.window), room))
+    return max(MIN_SNAPSHOT_BUDGET, min(most, max(room, floor)))
 
 
 def _ack_tokens(counter: TokenCounter) -> int:

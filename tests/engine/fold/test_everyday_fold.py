@@ -309,6 +309,15 @@ def test_an_everyday_fold_lands_near_its_target_with_nothing_collapsed():
     assert "[…]" not in text and "earlier requests; identifiers" not in text
 
 
+def test_a_tail_shorter_than_planned_leaves_its_room_to_the_snapshot():
+    """Turns are kept whole, so the verbatim tail often takes less than planned: the trip chat's 60th message
+    left 9 % of a 4k target unused, while the snapshot cut items to fit its planned share."""
+    request = FoldRequest(COUNTER, 4096, RulesSummarizer(), reserved_output=1024, force=True)
+    result = fold_context(chat("trip")[:60], request)
+    target = request.policy.target_at(4096)
+    assert 0.95 * target <= result.report.tokens_after + 1024 <= target, result.report.tokens_after
+
+
 def test_a_snapshot_with_room_to_spare_cuts_nothing():
     out = summary(*(m.text for m in chat("friends")[:20]))
     assert fit_snapshot(out, size(out) + 10, size) == out

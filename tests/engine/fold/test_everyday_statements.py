@@ -361,3 +361,19 @@ def test_a_few_words_pointing_back_hold_to_the_rule_before_and_keep_in_mind_that
     table = "Can we keep that name? Just keep in mind that the main table is stock_items, not products."
     assert standing_rules(table) == ["Just keep in mind that the main table is stock_items, not products."]
     assert is_pinned_rule(f"{standing_rules(table)[0]} (#15)")
+
+
+def test_every_time_is_no_time_two_statements_share():
+    snapshot = supersede(
+        Snapshot(
+            constraints_and_preferences=[
+                "So our Postgres has to run on port 5433, that's non-negotiable, I am not stopping the work one "
+                "every time I switch. (#5)"
+            ],
+            user_requests=[
+                "actually wait, yes remember me, Jess will be on the shop iPad and will hate typing a password "
+                "every time (#47)"
+            ],
+        )
+    )
+    assert not snapshot.constraints_and_preferences[0].startswith("[replaced"), snapshot

@@ -11,6 +11,8 @@ from foldchat.engine import OpenOptions, visible
 from textual.app import App
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+from textual.markup import escape
 from textual.notifications import SeverityLevel
 
 from .screens.chat import ChatScreen
@@ -27,14 +29,16 @@ class SlashCommandProvider(Provider):
 
     async def discover(self) -> Hits:
         for command in COMMANDS:
-            yield DiscoveryHit(command.usage, partial(self._run, command.name), help=command.help)
+            # "[name]" is what the command takes, not markup
+            yield DiscoveryHit(Content(command.usage), partial(self._run, command.name), help=command.help)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for command in COMMANDS:
             score = matcher.match(command.usage)
             if score > 0:
-                yield Hit(score, matcher.highlight(command.usage), partial(self._run, command.name), help=command.help)
+                shown = matcher.highlight(escape(command.usage))
+                yield Hit(score, shown, partial(self._run, command.name), help=command.help)
 
 
 AppOptions = OpenOptions  # how the app was started (CLI flags), plus injection points for tests

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from foldchat.engine import Message
+from foldchat.tui.app import SlashCommandProvider
 from foldchat.tui.screens.fold_inspector import FoldInspector
 from foldchat.tui.screens.history import HistoryAction, HistoryScreen
 from foldchat.tui.screens.info import InfoScreen
@@ -30,6 +31,23 @@ async def test_completion_offers_commands_and_tab_completes(app_factory):
         assert suggestions.display and suggestions.option_count == 1
         await pilot.press("tab")
         assert screen.query_one(Composer).text == "/resummarize "
+
+
+async def test_what_a_command_takes_is_shown_in_brackets_not_read_as_markup(app_factory):
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        await pilot.press("/", "m", "o")
+        suggestions = screen.query_one("#suggestions", OptionList)
+        await pilot.pause()
+        shown = "".join(suggestions.render_line(y).text for y in range(suggestions.size.height))
+        assert "/model [name]" in shown, shown
+        provider = SlashCommandProvider(screen)
+        found = [hit async for hit in provider.discover()]
+        assert any(str(hit.display).startswith("/resummarize [--preview] [focus]") for hit in found)
+        searched = [hit async for hit in provider.search("sys")]
+        assert any("/system [text]" in str(hit.match_display) for hit in searched), searched
 
 
 async def test_unknown_command_is_a_helpful_notice(app_factory):

@@ -31,6 +31,7 @@ from foldchat.engine import (
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.content import Content
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, TextArea
@@ -288,7 +289,7 @@ class ChatScreen(Screen[None]):
         suggestions = self.query_one("#suggestions", OptionList)
         if matches or suggestions.option_count:  # most keystrokes: nothing to suggest, nothing to redo
             suggestions.clear_options()
-            suggestions.add_options([Option(f"{c.usage:<24} {c.help}", id=c.name) for c in matches])
+            suggestions.add_options([Option(Content(f"{c.usage:<24} {c.help}"), id=c.name) for c in matches])
         suggestions.display = bool(matches)
         if matches:
             suggestions.highlighted = 0

@@ -115,7 +115,8 @@ def context_breakdown(session: Session, typed: int) -> str:
     return (
         f"## Context · {session.target.name}\n\n| part | tokens | of window |\n|---|---:|---:|\n{rows}\n"
         f"| **total** | **{total:,}** | **{100 * total / usage.window:.1f}%** |\n\n"
-        f"Window {usage.window:,} · folds at {usage.trigger:,} · folds down to {usage.target:,}"
+        f"Window {usage.window:,} · folds when the total reaches {usage.trigger:,} (the conversation alone "
+        f"{usage.trigger - usage.reserved:,}: the gauge's 'fold at') · folds down to {usage.target:,}"
     )
 
 

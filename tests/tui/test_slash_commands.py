@@ -75,6 +75,8 @@ async def test_context_folds_resummarize_and_system(app_factory, fake):
         context = await wait_for(pilot, lambda: isinstance(app.screen, InfoScreen) and app.screen)
         for part in ("system", "snapshot", "history", "tools", "input", "reserved"):
             assert part in context.markdown
+        usage = screen.backend.usage()  # the same number the gauge calls "fold at"
+        assert f"the conversation alone {usage.trigger - usage.reserved:,}" in context.markdown, context.markdown
         await pilot.press("escape")
         await send(pilot, "/folds")
         inspector = await wait_for(pilot, lambda: isinstance(app.screen, FoldInspector) and app.screen)

@@ -77,8 +77,10 @@ CONSTRAINT = re.compile(
 # zones, formats, budgets and deadlines, and labelled statements ("Rule:", "Note:", "Fact:", ...).
 STANDING_RULE = re.compile(
     r"\b(?:always|never|from now on|going forward|from here on|for the rest of (?:this|the) conversation|"
-    r"in (?:the )?future|(?:answer|reply|respond|write|talk|speak)(?: to me)?(?: only)? in|call me|"
-    r"address me as|refer to me as|(?:don't|do not) ever|no more|keep (?:it|this|that)(?: [\w-]+){0,2} (?:in mind|handy)|"
+    r"in (?:the )?future|(?:answer|reply|respond|write|talk|speak)(?: to me)?(?: only)? in|"
+    # "call me Sam" names; "call me friday" asks for a call
+    r"call me(?! (?:back|later|tonight|tomorrow|today|when|if|on|at|in|after|before|around|any|some|first|"
+    r"next|this|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b)|address me as|refer to me as|(?:don't|do not) ever|no more|keep (?:it|this|that)(?: [\w-]+){0,2} (?:in mind|handy)|"
     r"remember (?:that|this|it)|don't forget|on your radar|allerg(?:y|ies|ic)|"
     # what a person holds to in so many words: "I'd rather", "a hard limit", "without asking me first"
     r"i(?:'d| would) rather|hard (?:limit|cap)|without asking|(?:don't|do not) suggest|please use|"
@@ -300,8 +302,13 @@ def shorten(text: str, limit: int) -> str:
     return head + "…" + suffix
 
 
+_LIST_ITEM = re.compile(r"^[-*•]\s+")
+
+
 def matching_sentences(pattern: re.Pattern[str], text: str, limit: int = 300) -> list[str]:
-    return [clip(s, limit) for s in _sentences(text) if pattern.search(s, 0, SENTENCE_SCAN_CHARS)]
+    """The sentences of `text` that `pattern` matches, a list item's bullet left out ("- - don't…")."""
+    found = (_LIST_ITEM.sub("", s) for s in _sentences(text))
+    return [clip(s, limit) for s in found if pattern.search(s, 0, SENTENCE_SCAN_CHARS)]
 
 
 def first_error_line(text: str) -> str | None:

@@ -95,15 +95,30 @@ _PLEASANTRY = re.compile(
 _WORD = re.compile(r"[\w'’-]+")
 
 
+# "I GAVE THE BAGEL TO A CHILD", "CELIAC — SEPARATE PREP": three words in capitals in a row are shouted
+_SHOUTED_RUN = re.compile(r"\b[A-Z]+(?:[ \t—–-]+[A-Z]+\b){2,}")
+SHOUTED_WORD_LETTERS = 6
+
+
+def _names_something(token: str) -> bool:
+    """Not a stray letter, a filler word, or a word shouted ("IS", "FINALLY": a long word in capitals with
+    vowels in it reads as a word, where GDPR reads as an acronym)."""
+    if not (len(token) >= 2 or token.isdigit()) or token.lower() in _NOT_VALUES or is_shouted(token):
+        return False
+    long_word = token.isalpha() and token.isupper() and len(token) >= SHOUTED_WORD_LETTERS
+    return not (long_word and sum(c in "AEIOU" for c in token) >= 2)
+
+
 @functools.lru_cache(maxsize=65_536)  # a fold reads each statement several times (fit, supersede, check)
 def values(text: str) -> tuple[str, ...]:
     """The value-bearing spans of `text` (identifiers, numbers with units, times, days), in order, once each."""
     scanned = without_blobs(text[:SCAN_CHARS])
     found: dict[str, None] = {}
+    shouting = [m.span() for m in _SHOUTED_RUN.finditer(scanned)]
     for pattern in (IDENTIFIER, _VALUE):
         for match in pattern.finditer(scanned):
             token = without_opener(match.group(0).strip().rstrip(".,;:"))
-            if (len(token) >= 2 or token.isdigit()) and token.lower() not in _NOT_VALUES and not is_shouted(token):
+            if _names_something(token) and not any(a <= match.start() < b for a, b in shouting):
                 found.setdefault(token, None)
     # one value found by two patterns ("Sept 11" and "11") counts once
     return tuple(t for t in found if not any(t != other and mentions(other, t) for other in found))
@@ -245,7 +260,7 @@ def clauses(statement: str, limit: int) -> str:
             out.append(clause)
         elif not out or out[-1] != "…":
             out.append("…")
-    return " ".join(out)
+    return _ONE_GAP.sub("…", " ".join(out))  # a clause may hold an earlier cut's "…" already
 
 
 def _choose(parts: list[str], ranked: list[int], limit: int) -> tuple[set[int], dict[int, str]]:
@@ -269,132 +284,3 @@ def _choose(parts: list[str], ranked: list[int], limit: int) -> tuple[set[int], 
             gist[i], kept = short, f"{kept} {short}"
             used += len(short) + 4
     return chosen, gist
-
-
-_UPDATE_CUE = re.compile(
-    # "actually" opens a correction ("oh wait, actually it's 7"), not "until she actually swallows"; "410
-    # updated" counts rows, it changes nothing
-    r"(?:^|[.,;:!?—(]\s*|\b(?:oh|ok|okay|wait|no|um|hmm|so|but),? )actually\b|"
-    r"\b(?:instead|chang(?:e[sd]?|ing)|(?<!\d )updat(?:ed|ing)|update (?:the|my|our|it|that|this|to|from)|moved?|moving|no longer|rais(?:e[sd]?|ing)|"
-    r"increas(?:e[sd]?|ing)|bump(?:ed|ing)?|lower(?:ed|ing)?|reduc(?:e[sd]?|ing)|push(?:ed)? (?:back|to)|"
-    r"postpone[sd]?|reschedul\w*|correction|scratch that|make it|switch(?:ed)? to|rather than|turns out|"
-    r"replac(?:e[sd]?|ing)|renam\w*|from now on|going forward|anymore|"
-    r"(?:is|are|was) now|new (?:code|number|date|time|address|name|cap|budget|limit|deadline|plan))\b",
-    re.I | re.M,
-)
-_CODE = re.compile(r"^(?=.*[A-Za-z])(?=.*\d)[\w-]{4,}$")  # a reference both sides name: GP-7731, KX7R2P
-_KINDS = (
-    ("money", re.compile(r"[$€£]|\b(?:USD|EUR|GBP|dollars?|euros?|pounds?)\b", re.I)),
-    ("time", re.compile(r"\d:\d\d|\b\d{1,2}\s?[ap]\.?m\b", re.I)),
-    (
-        "date",
-        re.compile(r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\w*\b|\b\w+day\b|\d{4}-\d\d|\d/\d", re.I),
-    ),
-    ("number", re.compile(r"\d")),
-    ("name", re.compile(r"\w")),
-)
-
-
-_PER = re.compile(r"(?:/[a-z]+| (?:a|per) [a-z]+)$")
-
-
-def core(value: str) -> str:
-    """A value as compared with another: "$160 per week" is "$160", "$70.00" is "$70", `stock_items` is
-    stock_items (an update names the old value in fewer words than it was stated in)."""
-    bare = value.strip("`")
-    if bare[:1] in "$€£":
-        bare = re.sub(r"(?<=\d)\.0+$", "", _PER.sub("", bare))
-    return bare
-
-
-def compared_values(text: str) -> frozenset[str]:
-    """The values of `text` as compared with another statement's (`core`)."""
-    return frozenset(core(v) for v in values(text))
-
-
-@functools.lru_cache(maxsize=65_536)  # supersede asks it for every value of every pair of statements
-def kind_of(value: str) -> str:
-    """What a value is a value of: money, time, date, number or name."""
-    return next((name for name, pattern in _KINDS if pattern.search(value)), "other")
-
-
-_STOP_WORDS = """
-    the and for with that this from have has had are was were will would could should can you your our
-    their they them his her its but not all any just also then than into onto about over under what
-    when where which who how why there here been being did does doing done get got make made want need
-    like please thanks okay yes actually now instead change changed update updated new raise bump moved
-    move let lets i'm it's that's we're you're i've i'd don't can't won't total one ones thing things
-    way lot bit really pretty still even back good great sure know think said says tell told going
-    gonna noted understood perfect oh
-    before after anything something everything nothing always never because either neither though although
-    without within through another around already against between during except rather whatever whenever
-    wherever yourself myself ourselves themselves itself someone anyone everyone people little almost enough
-    probably definitely honestly basically literally better making getting having saying thinking wanted
-    should would could maybe
-"""
-_STOP = frozenset(_STOP_WORDS.split())
-
-
-# "every time I switch", "one at a time": no time of anything, so no slot two statements share
-_NO_TIME = re.compile(r"\b(?:every|each|any|some|this|next|last|first|one|a|no|the whole|all the|in) time\b", re.I)
-
-
-@functools.lru_cache(maxsize=65_536)
-def topic(text: str) -> frozenset[str]:
-    """The content words of a statement without its values: what two statements about one thing share."""
-    value_text = " ".join(values(text)).lower()
-    out = set()
-    for word in _WORD.findall(_NO_TIME.sub(" ", text[:SCAN_CHARS].lower())):
-        word = word.strip("'’-")
-        if len(word) >= 3 and word not in _STOP and not word[0].isdigit() and word not in value_text:
-            out.add(word.rstrip("s") if len(word) > 4 else word)
-    return frozenset(out)
-
-
-def has_update_cue(text: str) -> bool:
-    return _UPDATE_CUE.search(text[:SCAN_CHARS]) is not None
-
-
-def replaces(newer: str, older: str, cue: bool = False) -> bool:
-    """Whether statement `newer` changes a value that `older` stated (an update, not a second fact).
-
-    It must say so ("actually", "moved to", "raise the cap to", ...; `cue`: the message it comes from said
-    so in another sentence, "new phone number. … the callback number is …"), be about the same thing (a content
-    word in common), and name a value the older one did not, of a kind the older one had (a price for a
-    price, a time for a time; "from $500 to $650" names both)."""
-    if older.startswith("[replaced by") or not (cue or has_update_cue(newer)):
-        return False
-    new_values, old_values = compared_values(newer), compared_values(older)
-    changed = new_values - old_values
-    if not changed or not old_values:
-        return False
-    # the new value is of a kind the old statement had (a price for a price, a time for a time) and the old
-    # statement's value of that kind is not repeated: "raise the cap from $500 to $650" replaces "$500"
-    old_kinds = {kind_of(v) for v in old_values}
-    # a name for a name only when this statement itself says it changes something: "a change of plan" two
-    # sentences earlier does not make every name the message mentions a replacement
-    same_kind = any(kind_of(v) in old_kinds and kind_of(v) != "name" for v in changed)
-    if not same_kind and not (_renamed(changed, old_values) and has_update_cue(newer)):
-        return False
-    kinds = {kind_of(v) for v in changed} - {"name"}
-    if any(kind_of(v) in kinds for v in new_values & old_values):  # "replacing the $70 one", "not 7315 anymore"
-        return True
-    if any(_CODE.search(v) for v in new_values & old_values):  # the same booking moved: "GP-7731 to 19:30"
-        return True
-    shared = topic(newer) & topic(older)
-    if not has_update_cue(newer):  # the cue is another sentence's: one long word in common is not enough
-        return len(shared) >= 2 or bool(shared & _SLOTS)
-    return len(shared) >= 2 or any(w in _SLOTS or len(w) >= 6 for w in shared)
-
-
-# what a value is a value of: one of these in common is enough to call two statements about one thing
-_SLOTS_WORDS = """
-    cap budget limit code number date time address name price cost fee rent salary port deadline phone
-    email flight train hotel room table plan password pin day
-"""
-_SLOTS = frozenset(_SLOTS_WORDS.split())
-
-
-def _renamed(changed: frozenset[str], old_values: frozenset[str]) -> bool:
-    """A name changed for a name ("switch Seville to Patio de las Naranjas"): only names on both sides."""
-    return all(kind_of(v) == "name" for v in changed) and any(kind_of(v) == "name" for v in old_values)

@@ -10,7 +10,8 @@ import re
 
 from ..facts import CURRENT_MARK, REPLACED_MARK
 from ..references import body
-from ..salience import clauses, condense, has_update_cue, statements, values
+from ..salience import clauses, condense, statements, values
+from ..updates import has_update_cue
 
 MENTIONED = "mentioned: "
 VALUES = "values: "

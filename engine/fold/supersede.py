@@ -16,8 +16,9 @@ from functools import partial
 
 from ..facts import CURRENT_MARK, REPLACED_MARK
 from ..references import body, numbers_in, rewrite
-from ..salience import SCAN_CHARS, compared_values, core, has_update_cue, kind_of, replaces, statements, topic, values
+from ..salience import SCAN_CHARS, statements, values
 from ..snapshot import Snapshot
+from ..updates import compared_values, core, has_update_cue, kind_of, replaces, topic
 from .item_cuts import CURRENT_END, REPLACED_STATEMENT, VALUES
 
 SECTIONS = ("constraints_and_preferences", "key_knowledge", "decisions", "user_requests")

@@ -6,9 +6,8 @@ turn is the engine's (`Session.turn`), shown by the transcript's reply worker (w
 reply painted by `ReplyFace`), which posts up what the screen shows: the fold's progress under the title,
 a fold made or refused, the status line, the gauge's live count, the turn's end. The screen answers with
 its state (bound down to the widgets) and the consent dialog when asked. /resummarize folds in its own
-`fold_history` worker; the next fold is prepared in a `prepare_fold` thread worker once
-usage passes the reset ratio; Esc stops a streaming reply (the partial text is kept). Everything the
-screen does to the conversation goes through the engine's `Session` (held as `backend`).
+`fold_history` worker; `prepare_fold` prepares the next fold past the reset ratio; Esc stops a streaming
+reply (its text is kept). The screen changes the conversation only through the engine's `Session` (`backend`).
 """
 
 from __future__ import annotations

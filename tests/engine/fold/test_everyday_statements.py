@@ -14,12 +14,13 @@ from foldchat.engine.fold.supersede import stale_values_marked, supersede
 from foldchat.engine.messages import Message, parse_messages
 from foldchat.engine.references import body, numbers_in, rewrite
 from foldchat.engine.rule_statements import standing_rules
-from foldchat.engine.salience import condense, has_update_cue, values
+from foldchat.engine.salience import clauses, condense, values
 from foldchat.engine.snapshot import Snapshot
 from foldchat.engine.summarizers import RulesSummarizer
 from foldchat.engine.summarizers.base import SummaryRequest
 from foldchat.engine.summarizers.rules import one_line
 from foldchat.engine.tokens import LiteLLMCounter
+from foldchat.engine.updates import has_update_cue
 
 COUNTER = LiteLLMCounter("gpt-4o")
 CHATS = Path(__file__).resolve().parents[3] / "bench" / "chats"
@@ -377,3 +378,42 @@ def test_every_time_is_no_time_two_statements_share():
         )
     )
     assert not snapshot.constraints_and_preferences[0].startswith("[replaced"), snapshot
+
+
+def test_words_shouted_in_capitals_are_not_values_and_acronyms_still_are():
+    shouted = 'I GAVE THE BAGEL TO A CHILD. THE LIGHTHOUSE KEEPER WAS HER MOTHER. FINALLY. "CELIAC — SEPARATE PREP"'
+    assert values(shouted) == (), values(shouted)
+    assert {"AWS S3", "GDPR", "NASA", "HTTPS", "TLS"} <= set(values("AWS S3, GDPR, NASA; HTTPS with TLS"))
+
+
+def test_what_only_shares_a_day_a_cue_word_or_a_coffee_maker_replaces_nothing():
+    snapshot = supersede(
+        Snapshot(
+            key_knowledge=[
+                "Pill dish by the coffee maker, methimazole, 2.5 mg, with the 6pm meal. (#38)",
+                "it's going to be so strange when you're not 12 minutes away anymore (#89)",
+                "I finished Lantern Keepers on sunday. (#125)",
+            ],
+            user_requests=[
+                "BUT the code changed. I'll be there at 9am with coffee and a label maker. it's not 7315 anymore, "
+                "the new code is 9046. (#105)",
+                "sunday call got moved to text because I'm at the vet for Pepper's yearly checkup. (#129)",
+            ],
+        )
+    )
+    assert not any("[replaced" in item for item in snapshot.key_knowledge), snapshot.key_knowledge
+
+
+def test_call_me_friday_is_no_name_a_bullet_is_not_doubled_and_a_gap_is_one_mark():
+    assert standing_rules("call me friday") == []
+    assert standing_rules("Call me Ishmael.") == ["Call me Ishmael."]
+    summary = RulesSummarizer().summarize(
+        SummaryRequest(messages=[Message.user("ok details:\n- she'll hide under the bed, don't try to pull her out")])
+    )
+    assert not any(body(c).startswith("- ") for c in summary.constraints_and_preferences), summary
+    cut = clauses(
+        "I'll be there at 9am with coffee and a label maker. … it's not 7315 anymore, the new code is 9046. same "
+        "lockbox, side door, and more words here to make it long enough",
+        90,
+    )
+    assert "… …" not in cut and "9046" in cut, cut

@@ -165,8 +165,8 @@ async def test_a_folded_agent_session_shows_its_trail_by_file_in_the_inspector(f
         for path in changed:
             (line,) = [a for a in artifacts if a.startswith(f"{path}: ")]
             assert "edited" in line or "created" in line
-        shown = snapshot_markdown(inspector.view).split("### artifacts\n", 1)[1].split("\n\n", 1)[0].splitlines()
-        assert shown == [f"- {md_literal(line)}" for line in artifacts]  # each line literally, Markdown escaped
+        shown = snapshot_markdown(inspector.view).split("### artifacts\n", 1)[1].split("\n\n", 1)[0].split("  \n")
+        assert shown == [f"• {md_literal(line)}" for line in artifacts]  # each line literally, Markdown escaped
 
 
 async def test_the_inspector_shows_identifiers_literally_cuts_excerpts_at_words_and_f3_reaches_markers(
@@ -217,3 +217,22 @@ async def test_every_inspector_button_is_on_screen_at_80_columns(app_factory, fa
         await pilot.pause(0.2)
         for button in inspector.query(Button):
             assert button.region.right <= 80 and button.region.width > 0, (button.id, button.region)
+
+
+async def test_the_inspector_of_a_long_fold_mounts_a_paragraph_per_section_not_a_widget_per_line():
+    """A fold's 232 lines mounted as 232 list-item widgets: /folds froze the app for 3 s (bench/inspector_bench.py)."""
+    from foldchat.tui.screens.fold_inspector import FoldInspector, FoldView
+    from textual.app import App
+
+    items = [f"item {n}: the ceremony moved to 6pm (#{n})" for n in range(120)]
+    view = FoldView(
+        fold_id=1, sections=[("key_knowledge", items)], snapshot_text="", edited=False, covers=(1, 200),
+        covered_count=200, tokens_before=20_000, tokens_after=3_000, summarizer="rules", trigger="manual",
+        chain=["#1"], covered=[f"{n} · user: hello {n}" for n in range(1, 201)], rules=["never say never (#3)"],
+    )  # fmt: skip
+    app = App[None]()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.push_screen(FoldInspector(view))
+        await pilot.pause()
+        shown = list(app.screen.query("Markdown *"))
+        assert len(shown) < 40, len(shown)

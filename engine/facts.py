@@ -95,7 +95,7 @@ STANDING_RULE = re.compile(
 PREFERENCE_RULE = re.compile(
     r"\b(?:must(?:n't| not)?|only (?:use|answer|reply|write|want|eat|drink|fly|book|take|suggest|recommend|in)|"
     r"(?:do not|don't) (?:use|suggest|recommend|add|book|include|mention|bring up|send|give)|prefers?|"
-    r"i'd rather|would rather|wants?|please use|please keep|make sure|no more than|at most|at least|metric|"
+    r"i'd rather|would rather|(?!you\b)\w+ (?:really |just |only )?wants? (?!to know\b)(?:to|it|them|my|our|the|a|an|everything|nothing|me|us|no)\b|please use|please keep|make sure|no more than|at most|at least|metric|"
     r"imperial|time ?zone|America/\w+|Europe/\w+|in (?:\w+ )?format|(?:budget|spending|price) (?:cap|limit)|"
     r"budget is|deadline|for later|allergic|em[- ]dash(?:es)?|(?:has|have|needs?) to be|has to|"
     r"no exceptions|non[- ]negotiable|without asking|can only|only (?:be|on|after|before)|allerg(?:y|ies|ic)|"

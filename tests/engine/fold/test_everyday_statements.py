@@ -417,3 +417,10 @@ def test_call_me_friday_is_no_name_a_bullet_is_not_doubled_and_a_gap_is_one_mark
         90,
     )
     assert "… …" not in cut and "9046" in cut, cut
+
+
+def test_what_you_want_asked_back_is_no_preference_and_what_someone_wants_is():
+    for chatter in ("also I owe you, what do you want.", "if you want to come by, great", "I want to know why"):
+        assert standing_rules(chatter) == [], chatter
+    for wish in ("she wants everything separate and touching nothing", "Marco wants to see who changed the count"):
+        assert standing_rules(wish) == [wish], wish

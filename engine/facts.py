@@ -15,6 +15,8 @@ _MONTHS = (
     "January|February|March|April|May|June|July|August|September|October|November|December|"
     "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
 )
+WEEKDAY = r"(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day"
+_TITLES = "Dr|Mr|Mrs|Ms|Prof"  # a title before a name: "Dr. Haskell"
 NAME_LINKS = "van|von|de|del|della|des|der|den|dem|di|du|da|das|do|dos|la|le|las|los|y|zum|zur|am|im|of"
 IDENTIFIER = re.compile(
     "|".join(
@@ -29,7 +31,7 @@ IDENTIFIER = re.compile(
             r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5})?\b",  # addresses: 127.0.0.1:8000
             r"\b[a-z][\w.-]*:\d+(?:\.\d+)*\b",  # images and hosts with their tag or port: postgres:16.4
             # a date with its weekday: Saturday March 29, Tuesday 18 Feb
-            rf"\b(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day,? (?:(?:{_MONTHS})\.? \d{{1,2}}(?:st|nd|rd|th)?|"
+            rf"\b{WEEKDAY},? (?:(?:{_MONTHS})\.? \d{{1,2}}(?:st|nd|rd|th)?|"
             rf"\d{{1,2}}(?:st|nd|rd|th)? (?:{_MONTHS}))\b",
             r"(?<![\w)])(?:\+\d{1,3}[ .-]?)?\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}\b",  # phone numbers: (617) 555-0148
             rf"\b(?:{_MONTHS})\.? \d{{1,2}}(?:st|nd|rd|th)?(?:,? \d{{4}})?\b",  # March 3, 2025
@@ -50,7 +52,7 @@ IDENTIFIER = re.compile(
             r"\b[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+\b",  # CamelCase names
             r"\b[a-z]+(?:_[a-z0-9]+)+\b",  # snake_case names
             # Person Names, Place Names, with the small words of Romance and Dutch names (Casa dos Azulejos)
-            rf"\b(?:Dr|Mr|Mrs|Ms|Prof)\. [A-Z][a-zà-ÿ]+\b|"  # Dr. Haskell
+            rf"\b(?:{_TITLES})\. [A-Z][a-zà-ÿ]+\b|"  # Dr. Haskell
             rf"\b[A-Z][a-zà-ÿ]+(?: (?:(?:{NAME_LINKS}) )*[A-Z][a-zà-ÿ]+)+\b",
             r"\b(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z][A-Z0-9]*[A-Z])[A-Z0-9]{5,12}\b",  # codes: KX7R2P, PRD58213
             r"\b[A-Z]{2,}\d*\b",  # acronyms: AWS, S3, GDPR
@@ -79,8 +81,9 @@ STANDING_RULE = re.compile(
     r"\b(?:always|never|from now on|going forward|from here on|for the rest of (?:this|the) conversation|"
     r"in (?:the )?future|(?:answer|reply|respond|write|talk|speak)(?: to me)?(?: only)? in|"
     # "call me Sam" names; "call me friday" asks for a call
-    r"call me(?! (?:back|later|tonight|tomorrow|today|when|if|on|at|in|after|before|around|any|some|first|"
-    r"next|this|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b)|address me as|refer to me as|(?:don't|do not) ever|no more|keep (?:it|this|that)(?: [\w-]+){0,2} (?:in mind|handy)|"
+    rf"call me(?! (?:back|later|tonight|tomorrow|today|when|if|on|at|in|after|before|around|any|some|first|"
+    rf"next|this|{WEEKDAY})\b)|address me as|refer to me as|(?:don't|do not) ever|no more|"
+    r"keep (?:it|this|that)(?: [\w-]+){0,2} (?:in mind|handy)|"
     r"remember (?:that|this|it)|don't forget|on your radar|allerg(?:y|ies|ic)|"
     # what a person holds to in so many words: "I'd rather", "a hard limit", "without asking me first"
     r"i(?:'d| would) rather|hard (?:limit|cap)|without asking|(?:don't|do not) suggest|please use|"
@@ -91,14 +94,17 @@ STANDING_RULE = re.compile(
 )
 # Constraints and preferences stated in broader words: obligations and limits, likes, units, time zones,
 # formats, budgets, deadlines. Carried verbatim like standing rules, within a share of the snapshot
-# (`fold.fit`): an agent's task prompt says "must" and "do not" a hundred times.
+# (`fold.fit`): an agent's task prompt says "must" and "do not" a hundred times. Searched after
+# `STANDING_RULE`, so what that one matches ("I'd rather", "without asking", allergies) is not repeated here.
 PREFERENCE_RULE = re.compile(
     r"\b(?:must(?:n't| not)?|only (?:use|answer|reply|write|want|eat|drink|fly|book|take|suggest|recommend|in)|"
     r"(?:do not|don't) (?:use|suggest|recommend|add|book|include|mention|bring up|send|give)|prefers?|"
-    r"i'd rather|would rather|(?!you\b)\w+ (?:really |just |only )?wants? (?!to know\b)(?:to|it|them|my|our|the|a|an|everything|nothing|me|us|no)\b|please use|please keep|make sure|no more than|at most|at least|metric|"
-    r"imperial|time ?zone|America/\w+|Europe/\w+|in (?:\w+ )?format|(?:budget|spending|price) (?:cap|limit)|"
-    r"budget is|deadline|for later|allergic|em[- ]dash(?:es)?|(?:has|have|needs?) to be|has to|"
-    r"no exceptions|non[- ]negotiable|without asking|can only|only (?:be|on|after|before)|allerg(?:y|ies|ic)|"
+    # what someone wants, not what "you want" asks or allows ("what do you want", "if you want to")
+    r"would rather|(?!you\b)\w+ (?:really |just |only )?wants? (?!to know\b)"
+    r"(?:to|it|them|my|our|the|a|an|everything|nothing|me|us|no)\b|please keep|make sure|no more than|at most|"
+    r"at least|metric|imperial|time ?zone|America/\w+|Europe/\w+|in (?:\w+ )?format|"
+    r"(?:budget|spending|price) (?:cap|limit)|budget is|deadline|for later|em[- ]dash(?:es)?|"
+    r"(?:has|have|needs?) to be|has to|can only|only (?:be|on|after|before)|"
     r"vegetarian|vegan|gluten|lactose|halal|kosher|no (?:\w+ ){1,2}(?:before|after|over|under|above|below))\b",
     re.I,
 )
@@ -192,7 +198,7 @@ ERROR_LINE = re.compile(
     re.M,
 )
 # "Dr. Haskell wants me to…" is one sentence: a title's full stop ends nothing
-TITLES = r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bProf\.)(?<!\bSt\.)"
+TITLES = "".join(rf"(?<!\b{title}\.)" for title in [*_TITLES.split("|"), "St"])
 _SENTENCE = re.compile(rf"(?<=[.!?]){TITLES}\s+|\n+")
 _STOPWORDS = frozenset({"The", "This", "That", "These", "Those", "When", "What", "Where", "Why", "How"})
 # Words people (and agent prompts) shout: "IMPORTANT", "DO NOT", "AT LEAST ONE", "THOUGHT". In capitals

@@ -14,7 +14,17 @@ from __future__ import annotations
 import functools
 import re
 
-from .facts import IDENTIFIER, LABEL_PATTERN, NAME_LINKS, TITLES, is_shouted, mentions, without_blobs, without_opener
+from .facts import (
+    IDENTIFIER,
+    LABEL_PATTERN,
+    NAME_LINKS,
+    TITLES,
+    WEEKDAY,
+    is_shouted,
+    mentions,
+    without_blobs,
+    without_opener,
+)
 
 SCAN_CHARS = 2000
 
@@ -28,7 +38,7 @@ _UNITS = (
 )
 _VALUE = re.compile(
     r"\b\d{1,2}(?::\d{2})\s?(?:(?i:[ap]\.?m)\b\.?|/(?:km|mi|mile)\b)?|\b\d{1,2}\s?[ap]\.?m\.?\b"  # 9:40, 8:00 AM, 7 pm, 6:00/km
-    r"|\b(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b"
+    rf"|\b{WEEKDAY}\b"
     # a range or a fraction with its unit, whole: "3 to 4 days", "5–10%", "1 1/2 cups", "14-16 minutes"
     rf"|(?<![\w.\-/])\d+(?:[.,]\d+)?\s?(?:–|-|to)\s?\d+(?:[.,]\d+)?\s?(?i:{_UNITS})(?!\w)"
     rf"|(?<![\w.\-/])\d+ \d/\d+\s?(?i:{_UNITS})(?!\w)"

@@ -40,6 +40,7 @@ _KINDS = (
 
 
 _PER = re.compile(r"(?:/[a-z]+| (?:a|per) [a-z]+)$")
+_NO_CENTS = re.compile(r"(?<=\d)\.0+$")
 
 
 def core(value: str) -> str:
@@ -47,10 +48,11 @@ def core(value: str) -> str:
     stock_items (an update names the old value in fewer words than it was stated in)."""
     bare = value.strip("`")
     if bare[:1] in "$€£":
-        bare = re.sub(r"(?<=\d)\.0+$", "", _PER.sub("", bare))
+        bare = _NO_CENTS.sub("", _PER.sub("", bare))
     return bare
 
 
+@functools.lru_cache(maxsize=65_536)  # supersede's first pass asks it of every item for every update
 def compared_values(text: str) -> frozenset[str]:
     """The values of `text` as compared with another statement's (`core`)."""
     return frozenset(core(v) for v in values(text))

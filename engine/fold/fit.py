@@ -165,7 +165,7 @@ def _without_mentions(snapshot: Snapshot, budget: int, size: Size) -> Snapshot:
         return snapshot.model_copy(update={"key_knowledge": [x for i, x in enumerate(items) if i not in gone]})
 
     def within_share(count: int) -> bool:
-        kept = [x for i, x in enumerate(items) if i in mentions[: len(mentions) - count]]
+        kept = [items[i] for i in mentions[: len(mentions) - count]]
         return size(Snapshot(key_knowledge=kept)) <= MENTIONS_SHARE * budget
 
     return without(_fewest(len(mentions), lambda n: size(without(n)) <= budget or within_share(n)))

@@ -11,10 +11,10 @@ from foldchat.engine import OpenOptions, visible
 from textual.app import App
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
-from textual.content import Content
 from textual.markup import escape
 from textual.notifications import SeverityLevel
 
+from .literal import literal
 from .screens.chat import ChatScreen
 from .slash import COMMANDS
 
@@ -30,7 +30,7 @@ class SlashCommandProvider(Provider):
     async def discover(self) -> Hits:
         for command in COMMANDS:
             # "[name]" is what the command takes, not markup
-            yield DiscoveryHit(Content(command.usage), partial(self._run, command.name), help=command.help)
+            yield DiscoveryHit(literal(command.usage), partial(self._run, command.name), help=command.help)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)

@@ -30,7 +30,6 @@ from foldchat.engine import (
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.content import Content
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, TextArea
@@ -38,6 +37,7 @@ from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
 from ..heap import settle_heap
+from ..literal import literal
 from ..slash import BY_NAME, completions, folds, parse, pins
 from ..widgets import reply_turn
 from ..widgets.attachment_tray import AttachmentTray
@@ -288,7 +288,7 @@ class ChatScreen(Screen[None]):
         suggestions = self.query_one("#suggestions", OptionList)
         if matches or suggestions.option_count:  # most keystrokes: nothing to suggest, nothing to redo
             suggestions.clear_options()
-            suggestions.add_options([Option(Content(f"{c.usage:<24} {c.help}"), id=c.name) for c in matches])
+            suggestions.add_options([Option(literal(f"{c.usage:<24} {c.help}"), id=c.name) for c in matches])
         suggestions.display = bool(matches)
         if matches:
             suggestions.highlighted = 0

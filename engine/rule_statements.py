@@ -26,8 +26,9 @@ def standing_rules(text: str) -> list[str]:
     value of its own takes the one before when that one does ("Budget cap is $500 total. Never exceed
     without explicit approval." stays one rule with its $500); one that points back ("keep that format in
     mind", "please remember that one", "put that on your radar") takes what it points at, the sentences
-    before it in the message as far as `RULE_CHARS` allows; a bare label ("most important thing:") takes
-    the sentence after it. A question ("do you always …?") sets nothing, a request phrased as one ("can you
+    before it in the message as far as `RULE_CHARS` allows; one with no value that says "it" or "that"
+    ("treat it as a hard limit") holds to the message's last rule, across a question (`_holds_to_last`);
+    a bare label ("most important thing:") takes the sentence after it. A question ("do you always …?") sets nothing, a request phrased as one ("can you
     always …?") does; sentences longer than `RULE_CHARS` are not rules. Whitespace is normalised."""
     rules: list[str] = []
     before: list[str] = []  # the message's sentences so far, since its last question

@@ -102,7 +102,7 @@ _PLEASANTRY = re.compile(
     r"friend|too|really|all|now|:\)|:d))*)+[\s!.?,:)(]*$",
     re.I,
 )
-_WORD = re.compile(r"[\w'’-]+")
+WORD = re.compile(r"[\w'’-]+")
 
 
 # "I GAVE THE BAGEL TO A CHILD", "CELIAC — SEPARATE PREP": three words in capitals in a row are shouted
@@ -150,7 +150,7 @@ def is_pleasantry(text: str) -> bool:
 
 
 def words(text: str) -> int:
-    return len(_WORD.findall(text[:SCAN_CHARS]))
+    return len(WORD.findall(text[:SCAN_CHARS]))
 
 
 @functools.lru_cache(maxsize=65_536)

@@ -11,9 +11,8 @@ from __future__ import annotations
 import functools
 import re
 
-from .salience import SCAN_CHARS, values
-
-_WORD = re.compile(r"[\w'’-]+")
+from .facts import REPLACED_MARK
+from .salience import SCAN_CHARS, WORD, values
 
 _UPDATE_CUE = re.compile(
     # "actually" opens a correction ("oh wait, actually it's 7"), not "until she actually swallows"; "410
@@ -91,7 +90,7 @@ def topic(text: str) -> frozenset[str]:
     """The content words of a statement without its values: what two statements about one thing share."""
     value_text = " ".join(values(text)).lower()
     out = set()
-    for word in _WORD.findall(_NO_TIME.sub(" ", text[:SCAN_CHARS].lower())):
+    for word in WORD.findall(_NO_TIME.sub(" ", text[:SCAN_CHARS].lower())):
         word = word.strip("'’-")
         if len(word) >= 3 and word not in _STOP and not word[0].isdigit() and word not in value_text:
             out.add(word.rstrip("s") if len(word) > 4 else word)
@@ -109,7 +108,7 @@ def replaces(newer: str, older: str, cue: bool = False) -> bool:
     so in another sentence, "new phone number. … the callback number is …"), be about the same thing (a content
     word in common), and name a value the older one did not, of a kind the older one had (a price for a
     price, a time for a time; "from $500 to $650" names both)."""
-    if older.startswith("[replaced by") or not (cue or has_update_cue(newer)):
+    if older.startswith(REPLACED_MARK) or not (cue or has_update_cue(newer)):
         return False
     new_values, old_values = compared_values(newer), compared_values(older)
     changed = new_values - old_values

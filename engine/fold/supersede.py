@@ -14,8 +14,8 @@ import re
 from collections.abc import Callable
 from functools import partial
 
-from ..facts import CURRENT_MARK, REPLACED_MARK
-from ..references import body, numbers_in, rewrite
+from ..facts import CURRENT_MARK, REPLACED_MARK, is_standing_rule
+from ..references import body, numbers_in, rewrite, tag
 from ..salience import SCAN_CHARS, statements, values
 from ..snapshot import Snapshot
 from ..updates import compared_values, core, has_update_cue, kind_of, replaces, topic
@@ -83,7 +83,27 @@ def supersede(snapshot: Snapshot) -> Snapshot:
         if replaced:
             shown = ", ".join(f"#{n}" for n in sorted(replaced))
             lists[name][i] = rewrite(lists[name][i], partial(_marked_current, shown=shown))
+    lists["constraints_and_preferences"] = _rules_left_standing(lists["constraints_and_preferences"])
     return stale_values_marked(snapshot.model_copy(update=lists))
+
+
+def _rules_left_standing(items: list[str]) -> list[str]:
+    """A rule item part of which an update replaced, split in two: "[replaced by #17] Budget cap is $500
+    total." is history, "Never exceed without explicit approval." still holds (whole, the item was history
+    and the rule in it was lost with the old cap)."""
+    out: list[str] = []
+    for item in items:
+        if not body(item).startswith(REPLACED_MARK):  # a rule item the mark does not open still stands whole
+            out.append(item)
+            continue
+        parts = statements(body(item))
+        old = [p for p in parts if p.startswith(REPLACED_MARK)]
+        rest = " ".join(p for p in parts if not p.startswith(REPLACED_MARK))
+        if old and rest and is_standing_rule(rest):
+            out += [tag(" ".join(old), numbers_in(item)), tag(rest, numbers_in(item))]
+        else:
+            out.append(item)
+    return out
 
 
 def stale_values_marked(snapshot: Snapshot) -> Snapshot:

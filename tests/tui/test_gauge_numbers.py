@@ -55,3 +55,14 @@ async def test_past_the_trigger_the_gauge_says_what_the_next_send_does():
         assert "folds on next send" in said["folds"] and "asks to fold on next send" in said["asks"]
         assert "fold declined" in said["declined"] and "auto-fold off" in said["off"]
         assert all("folds on next send" not in said[m] for m in ("asks", "declined", "off"))
+
+
+async def test_one_turn_left_is_one_turn():
+    app = GaugeOnly()
+    async with app.run_test(size=(160, 3)):
+        # (6,553 - 5,700 - 512) // 300 = 1
+        shown = line(app, GaugeState(tokens=5700, window=8192, reserved=512, trigger=6553, per_turn=300))
+        assert "≈ 1 turn left" in shown, shown
+        assert "≈ 2 turns left" in line(
+            app, GaugeState(tokens=5400, window=8192, reserved=512, trigger=6553, per_turn=300)
+        )

@@ -106,7 +106,8 @@ class ContextGauge(Widget):
         elif s.typing + s.reserved > s.window:  # no fold makes room for what is typed: say it before Enter
             text.append(" · too big to send" if short else " · what is typed is too big to send", style="bold")
         elif left is not None:
-            turns = f"≈{left} turns" if short else f"≈ {left} turns left"
+            word = "turn" if left == 1 else "turns"
+            turns = f"≈{left} {word}" if short else f"≈ {left} {word} left"
             text.append(f" · {turns}" if s.used < s.trigger else f" · {_AT_TRIGGER[s.at_trigger][short]}")
         text.append(f" · ${s.cost:.4f}")
         if s.note:

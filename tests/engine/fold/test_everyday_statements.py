@@ -424,3 +424,17 @@ def test_what_you_want_asked_back_is_no_preference_and_what_someone_wants_is():
         assert standing_rules(chatter) == [], chatter
     for wish in ("she wants everything separate and touching nothing", "Marco wants to see who changed the count"):
         assert standing_rules(wish) == [wish], wish
+
+
+def test_a_rule_beside_a_replaced_value_keeps_standing():
+    """From a trial: raising the cap made "Budget cap is $500 total. Never exceed without explicit approval."
+    history whole, and the rule never to exceed it without approval was gone."""
+    snapshot = supersede(
+        Snapshot(
+            constraints_and_preferences=["Budget cap is $500 total. Never exceed without explicit approval. (#3)"],
+            user_requests=["actually raise the budget cap to $650 (#17)"],
+        )
+    )
+    rules = snapshot.constraints_and_preferences
+    assert "[replaced by #17] Budget cap is $500 total. (#3)" in rules, rules
+    assert "Never exceed without explicit approval. (#3)" in rules and is_pinned_rule(rules[1]), rules

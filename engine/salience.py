@@ -64,7 +64,7 @@ _MY_VALUE = re.compile(
 # a value named by what it is: codes, numbers, ids people come back for ("code 7315", "order #A-1183")
 _KEYED_VALUE = re.compile(
     r"\b(?:code|number|no\.|password|pin|address|account|id|reference|confirmation|booking|order|ticket|serial|"
-    r"model|flight|room|seat|gate|platform|locker|port|version|phone)\b[^.\n]{0,24}?\d",
+    r"model|flight|room|seat|gate|platform|locker|port|version|phone)\b[^.\n]{0,24}?(?:\d{2}|\d(?![.)]\s))",
     re.I,
 )
 _DECISION = re.compile(
@@ -186,10 +186,10 @@ def is_decision(text: str) -> bool:
 
 
 # people write lowercase: "it. what I'm trying…" is two statements; "e.g. this" and "vs. that" are one
-_SENTENCE_END = re.compile(
-    rf"(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\betc\.){TITLES}\s+(?=[\"'(\[]?\w)|\n+| · "
-)
-_LIST_MARK = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
+_SENTENCE_END = re.compile(rf"(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\betc\.){TITLES}\s+(?=[\"'(\[$€£]?\w)")
+# a line, a " · " between lines, and a "…" where statements were left out all end a statement
+_LINE_END = re.compile(r"\n+| · |(?:^|\s)…(?:\s|$)")
+_LIST_MARK = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])(?:\s+|$)")
 
 
 def statements(text: str) -> list[str]:
@@ -200,10 +200,11 @@ def statements(text: str) -> list[str]:
 @functools.lru_cache(maxsize=4096)
 def _statements(text: str) -> tuple[str, ...]:
     out = []
-    for piece in _SENTENCE_END.split(text):
-        flat = " ".join(_LIST_MARK.sub("", piece).split())
-        if flat:
-            out.append(flat)
+    for line in _LINE_END.split(text):  # a list item's mark is read before its "2." can end a sentence
+        for piece in _SENTENCE_END.split(_LIST_MARK.sub("", line)):
+            flat = " ".join(piece.split())
+            if flat:
+                out.append(flat)
     return tuple(out)
 
 
@@ -216,6 +217,24 @@ def plain(text: str) -> str:
     return _EMPHASIS.sub("", text) if ("*" in text or "#" in text) else text
 
 
+_ENDS_A_STATEMENT = (".", "!", "?", ":", ";", ",", "…")
+
+
+def joined(parts: list[str]) -> str:
+    """Statements on one line, kept apart where no punctuation ends them: "Window: 8:00 AM to 12:00 PM ·
+    Technician: Luis Ortega" stays two statements (`statements` splits at " · "), not one that runs on."""
+    out = ""
+    for part in filter(None, parts):
+        apart = not out or out.endswith(_ENDS_A_STATEMENT) or part.startswith("…")
+        out = part if not out else f"{out} {part}" if apart else f"{out} · {part}"
+    return out
+
+
+def one_line(text: str) -> str:
+    """`text` on one line (a snapshot item is one), its lines kept apart where no punctuation ends them."""
+    return joined([" ".join(line.split()) for line in text.splitlines()])
+
+
 def condense(text: str, limit: int) -> str:
     """`text` in at most about `limit` characters, keeping whole statements, the most informative first.
 
@@ -223,7 +242,7 @@ def condense(text: str, limit: int) -> str:
     A statement too long to keep whole keeps its clauses that carry a value; one is cut mid-way only when
     the single best alone is longer than `limit`.
     """
-    flat = " ".join(text.split())
+    flat = one_line(text)
     if len(flat) <= limit:
         return flat
     parts = statements(text)
@@ -241,7 +260,7 @@ def condense(text: str, limit: int) -> str:
             out.append("…")
         if i in gist:
             out += [gist[i], "…"]
-    return _ONE_GAP.sub("…", " ".join(out))
+    return _ONE_GAP.sub("…", joined(out))
 
 
 _ONE_GAP = re.compile(r"…(?: …)+")

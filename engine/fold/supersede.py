@@ -200,10 +200,14 @@ def _values_marked(item: str, stale: frozenset[str], at: int) -> str:
     """A values list with each stale value followed by `[replaced by #at]` (once)."""
 
     bare = {core(v) for v in stale}
+    renamed = tuple(f"{b}." for b in bare if "_" in b)  # `stock_items.id` went with the table `stock_items`
+
+    def is_stale(value: str) -> bool:
+        return core(value) in bare or (bool(renamed) and core(value).startswith(renamed))
 
     def mark(text: str) -> str:
         listed = text[len(VALUES) :].split(", ")
-        return VALUES + ", ".join(f"{v} {REPLACED_MARK} #{at}]" if core(v) in bare else v for v in listed)
+        return VALUES + ", ".join(f"{v} {REPLACED_MARK} #{at}]" if is_stale(v) else v for v in listed)
 
     return rewrite(item, mark)
 

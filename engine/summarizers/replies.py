@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from ..facts import DECISION, clip, first_sentence, identifiers, matching_sentences, sentences
-from ..salience import carries_value, condense, plain, salience, statements
+from ..salience import carries_value, condense, joined, plain, salience, statements
 
 STATED_CHARS = 500  # what one reply's statements may take in key_knowledge before the fit weighs them
 CODE_FACTS = 6  # definition lines kept from one reply's code blocks
@@ -49,7 +49,7 @@ def stated(text: str, limit: int) -> str:
     """The statements of `text` that carry a value (facts, numbers, names, choices), the most informative
     first within `limit` characters, put back in their order; questions and pleasantries are not stated."""
     kept = [s for s in statements(plain(text)) if not s.endswith("?") and carries_value(s) and salience(s) > 0]
-    return condense(" ".join(kept), limit) if kept else ""
+    return condense(joined(kept), limit) if kept else ""
 
 
 def _code_facts(text: str) -> list[str]:

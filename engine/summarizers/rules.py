@@ -44,6 +44,7 @@ from ..salience import (
     is_decision,
     is_overall_goal,
     is_pleasantry,
+    one_line,
     salience,
     statements,
 )
@@ -142,18 +143,6 @@ def _without_statements(text: str, said: list[str]) -> str:
     for statement in said:
         flat = flat.replace(statement, " ")
     return " ".join(flat.split())
-
-
-def one_line(text: str) -> str:
-    """`text` on one line (a snapshot item is one), its lines kept apart where no punctuation ends them:
-    "$1,060, nope · Also my TAP number is 40172236" stays two statements, so a later cut can keep the second."""
-    lines = [" ".join(line.split()) for line in text.splitlines()]
-    out = ""
-    for line in filter(None, lines):
-        out = (
-            line if not out else f"{out} {line}" if out.endswith((".", "!", "?", ":", ";", ",")) else f"{out} · {line}"
-        )
-    return out
 
 
 def _request_text(own: str) -> str:

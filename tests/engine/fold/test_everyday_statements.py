@@ -14,11 +14,10 @@ from foldchat.engine.fold.supersede import stale_values_marked, supersede
 from foldchat.engine.messages import Message, parse_messages
 from foldchat.engine.references import body, numbers_in, rewrite
 from foldchat.engine.rule_statements import standing_rules
-from foldchat.engine.salience import clauses, condense, values
+from foldchat.engine.salience import clauses, condense, one_line, statements, values
 from foldchat.engine.snapshot import Snapshot
 from foldchat.engine.summarizers import RulesSummarizer
 from foldchat.engine.summarizers.base import SummaryRequest
-from foldchat.engine.summarizers.rules import one_line
 from foldchat.engine.tokens import LiteLLMCounter
 from foldchat.engine.updates import has_update_cue
 
@@ -438,3 +437,49 @@ def test_a_rule_beside_a_replaced_value_keeps_standing():
     rules = snapshot.constraints_and_preferences
     assert "[replaced by #17] Budget cap is $500 total. (#3)" in rules, rules
     assert "Never exceed without explicit approval. (#3)" in rules and is_pinned_rule(rules[1]), rules
+
+
+BOOKED = """**Ticket TK-88213507**
+
+You're booked. Here are the details:
+
+- **Date:** Thursday, March 7
+- **Window:** 8:00 AM to 12:00 PM
+- **Technician:** Luis Ortega
+- **Appointment ID:** APT-30718
+"""
+
+
+def test_a_replys_list_fields_stay_statements_of_their_own():
+    from foldchat.engine.summarizers.replies import stated
+
+    kept = stated(BOOKED, 500)
+    assert "Window: 8:00 AM to 12:00 PM" in statements(kept)
+    assert "Technician: Luis Ortega" in statements(kept)
+    assert "Luis Ortega Appointment" not in values(kept)  # two fields no longer run into one name
+    assert "Appointment ID: APT-30718" in condense(kept, 60)  # a cut keeps a field whole, not a run-on
+
+
+def test_a_list_number_and_a_gap_mark_are_not_statements_and_an_amount_starts_one():
+    flights = one_line("Return MAD 12:05, lands BOS 16:40. $912 per person\n2. Iberia. BOS 18:30 → MAD 07:50.")
+    assert statements(flights) == [
+        "Return MAD 12:05, lands BOS 16:40.",
+        "$912 per person",
+        "Iberia.",
+        "BOS 18:30 → MAD 07:50.",
+    ]
+    cut = "… $845 per person … Also my TAP Miles&Go number is 40172236 if that matters, …"
+    assert statements(cut) == ["$845 per person", "Also my TAP Miles&Go number is 40172236 if that matters,"]
+    assert "40172236" in condense(f"Return MAD 12:05, … lands BOS 16:40. $912 per person {cut}", 80)
+
+
+def test_a_renamed_tables_columns_go_with_it():
+    items = Snapshot(
+        key_knowledge=["values: `qty`, `stock_items.id`, `users` (#44)"],
+        user_requests=[
+            "[replaced by #85] Just keep in mind that the main table is stock_items, not products. (#15)",
+            "So can we rename the stock_items table to inventory_items? [current; replaces #15] (#85)",
+        ],
+    )
+    marked = stale_values_marked(items).key_knowledge[0]
+    assert "`stock_items.id` [replaced by #85]" in marked and "`qty`," in marked and "`users` (#44)" in marked

@@ -126,16 +126,30 @@ def asks(text: str) -> bool:
     return is_question(text) and _STANDING_REQUEST.match(text) is None
 
 
+# "3. Spanish allergy card", "Sun 14:00 lunch (vegetarian place)": a diet word in a pasted list line
+# names a thing; "he's allergic to shellfish", "it needs to be gluten free" say what someone holds to
+_DIET = re.compile(r"allerg\w*|vegetarian|vegan|gluten|lactose|halal|kosher", re.I)
+_SAID_OF_SOMEONE = re.compile(
+    r"\b(?:i|i'm|me|us|please|we|we're|you|he|she|they|\w+'s|is|are|am|has|have|had|eats?|needs?|can't|cannot|no|avoid|only|free)\b",
+    re.I,
+)
+
+
 def states_rule(text: str) -> bool:
     scanned = text[:SENTENCE_SCAN_CHARS]
     found = STANDING_RULE.search(scanned) or PREFERENCE_RULE.search(scanned)
+    if found is not None and _DIET.fullmatch(found.group(0)) and not _SAID_OF_SOMEONE.search(scanned):
+        return False
     return (
         found is not None and not _DESCRIBES_SOMEONE.search(scanned, 0, found.end()) and not _NEVER_DID.search(scanned)
     )
 
 
 # "never heard of Brightloom", "I've never been": what did not happen, not a rule
-_NEVER_DID = re.compile(r"\bnever (?:heard|seen|met|been|tried|noticed|realized|realised|thought|knew|known)\b", re.I)
+_NEVER_DID = re.compile(
+    r"\bnever (?:heard|seen|met|been|tried|noticed|realized|realised|thought|knew|known|know|remember|understand|get)\b",
+    re.I,
+)
 
 
 # "she will never forward it", "he's always been curious", "I've never broken an hour", "I may never move

@@ -47,7 +47,7 @@ _VALUE = re.compile(
     r"|(?<![\w.\-/])\d+(?:[.,]\d+)*(?![\w.])"  # a bare number still says something
     # a capitalised word that does not start a sentence: a person, a place, a product (Theo, Lisbon)
     r"|(?<=[a-z,;:()] )(?!(?:I|I'm|I'd|I've|I'll|OK|Ok)\b)[A-Z][a-zà-ÿ]+"
-    rf"(?:(?:[ -](?:(?:{NAME_LINKS}) )*)[A-Z][a-zà-ÿ]+)*",
+    rf"(?:(?:[ -](?:(?:{NAME_LINKS}) )*)[A-Z][a-zà-ÿ]+)*(?: [A-HJ-Z]\b(?!['’]))?",  # Type F, Plan B
 )
 _FIRST_PERSON_FACT = re.compile(
     r"\b(?:I|we)(?:'m| am|'ve| have| had|'d| was| were| are| live| work| moved| got| just| started| left| "
@@ -62,11 +62,22 @@ _MY_VALUE = re.compile(
     re.I,
 )
 # a value named by what it is: codes, numbers, ids people come back for ("code 7315", "order #A-1183")
-_KEYED_VALUE = re.compile(
-    r"\b(?:code|number|no\.|password|pin|address|account|id|reference|confirmation|booking|order|ticket|serial|"
-    r"model|flight|room|seat|gate|platform|locker|port|version|phone)\b[^.\n]{0,24}?(?:\d{2}|\d(?![.)]\s))",
-    re.I,
+KEYS = (
+    r"code|number|no\.|password|pin|address|account|id|reference|confirmation|booking|order|ticket|serial|"
+    r"model|flight|room|seat|gate|platform|locker|port|version|phone"
 )
+_KEYED_VALUE = re.compile(rf"\b(?:{KEYS})\b[^.\n]{{0,24}}?(?:\d{{2}}|\d(?![.)]\s))", re.I)
+_KEY_BEFORE = re.compile(rf"\b({KEYS})\b(?: (?:is|was|are|=))?[: #]*$", re.I)
+
+
+def keyed(value: str, statement: str) -> str:
+    """`value` with the key word right before it in `statement` ("code 7315" of "the lockbox … code
+    7315"): what a value is, kept when a cut leaves only values."""
+    at = statement.find(value)
+    key = _KEY_BEFORE.search(statement[max(0, at - 16) : at].rstrip()) if at > 0 else None
+    return f"{key.group(1)} {value}" if key and not value.lower().startswith(key.group(1).lower()) else value
+
+
 _DECISION = re.compile(
     r"\b(?:let's go with|let's do|going with|decided|we'll take|i'll take|i'll go with|booked|confirmed|"
     r"settled on|agreed|the plan is|switch(?:ed)? to|instead of|we're doing|final answer)\b",

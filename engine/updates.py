@@ -12,7 +12,7 @@ import functools
 import re
 
 from .facts import REPLACED_MARK
-from .salience import SCAN_CHARS, WORD, values
+from .salience import KEYS, SCAN_CHARS, WORD, values
 
 _UPDATE_CUE = re.compile(
     # "actually" opens a correction ("oh wait, actually it's 7"), not "until she actually swallows"; "410
@@ -42,10 +42,13 @@ _PER = re.compile(r"(?:/[a-z]+| (?:a|per) [a-z]+)$")
 _NO_CENTS = re.compile(r"(?<=\d)\.0+$")
 
 
+_KEY_WORD = re.compile(rf"^(?:{KEYS}) (?=\S)", re.I)  # "code 7315" of a values list is 7315 (`keyed`)
+
+
 def core(value: str) -> str:
     """A value as compared with another: "$160 per week" is "$160", "$70.00" is "$70", `stock_items` is
     stock_items (an update names the old value in fewer words than it was stated in)."""
-    bare = value.strip("`")
+    bare = _KEY_WORD.sub("", value).strip("`")
     if bare[:1] in "$€£":
         bare = _NO_CENTS.sub("", _PER.sub("", bare))
     return bare

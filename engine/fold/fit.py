@@ -21,7 +21,7 @@ from ..references import body, merge_referenced, numbers_in, rewrite, tag
 from ..salience import salience, values
 from ..snapshot import Snapshot
 from ..summarizers.artifacts import RANK_CHANGED, terse, trail_rank
-from .item_cuts import MENTIONED, VALUES, condensed, said, values_only
+from .item_cuts import MENTIONED, VALUES, condensed, listed_once, said, values_only
 from .supersede import stale_values_marked
 
 Size = Callable[[Snapshot], int]
@@ -270,7 +270,7 @@ def _to_values(snapshot: Snapshot, budget: int, size: Size, carried: frozenset[s
         lists = {n: list(getattr(snapshot, n)) for n in STATEMENT_SECTIONS}
         for _, _, name, i in ranked[:count]:
             lists[name][i] = rewrite(lists[name][i], values_only)
-        return stale_values_marked(snapshot.model_copy(update=lists))
+        return stale_values_marked(snapshot.model_copy(update=listed_once(lists)))
 
     return cut(_fewest(len(ranked), lambda n: size(cut(n)) <= budget))
 

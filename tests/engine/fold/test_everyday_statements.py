@@ -483,3 +483,62 @@ def test_a_renamed_tables_columns_go_with_it():
     )
     marked = stale_values_marked(items).key_knowledge[0]
     assert "`stock_items.id` [replaced by #85]" in marked and "`qty`," in marked and "`users` (#44)" in marked
+
+
+def test_a_value_cut_from_its_statement_keeps_its_key_and_still_goes_stale():
+    cut = rewrite("the lockbox is on the side door by the recycling bins, code 7315. Seat 4 is ours (#35)", values_only)
+    assert cut.startswith("values: code 7315") and "Seat 4" in cut
+    later = Snapshot(
+        key_knowledge=[cut],
+        user_requests=["it's not 7315 anymore, the new code is 9046 (#105)"],
+    )
+    assert "code 7315 [replaced by #105]" in supersede(later).key_knowledge[0]
+
+
+def test_bare_small_numbers_leave_a_values_cut_unless_nothing_else_is_left():
+    assert values_only("Bring 2 adapters and 1 spare, Type F plugs at 230 V") == "values: Type F, 230 V"
+    assert values_only("we need 2") == "values: 2"
+
+
+def test_a_value_listed_in_many_lists_is_told_once_in_the_oldest():
+    from foldchat.engine.fold.item_cuts import listed_once
+
+    lists = {
+        "key_knowledge": [
+            "values: Porto, Casa dos Azulejos, €240 (#49)",
+            "values: Porto, 11:39 (#47)",
+            "values: Porto, Quinta do Corvo, €25 (#51)",
+            "values: Porto, €240 (#56)",
+            "values: Porto (#60)",
+            "values: Porto, $7,500 [replaced by #70] (#61)",
+        ],
+        "user_requests": ["we fly from Porto on the 17th (#55)"],
+    }
+    out = listed_once(lists)["key_knowledge"]
+    assert "values: Porto, 11:39 (#47)" in out  # said in the oldest list only
+    assert "values: Casa dos Azulejos, €240 (#49)" in out and "values: Porto, €240 (#56)" not in out
+    assert "values: €240 (#56)" in out  # listed twice: both stay
+    assert all("(#60)" not in item for item in out)  # nothing of its own left
+    assert "values: $7,500 [replaced by #70] (#61)" in out
+    assert listed_once(lists)["user_requests"] == lists["user_requests"]  # statements are not lists
+
+
+def test_an_item_cut_short_keeps_its_values_when_its_statements_would_lose_them():
+    from foldchat.engine.fold.item_cuts import condensed
+
+    wedding = (
+        "Wedding is Saturday September 20 in Seville. Ceremony is at 7pm at a place called Hacienda Santa "
+        "Clotilde, it's outside the city somewhere, Inés said like 20 min. … (Sept 11, Sept 25) … idk. (30s)"
+    )
+    cut = condensed(wedding, 120)
+    assert len(cut) <= 120
+    assert all(v in cut for v in ("Saturday September 20", "7pm", "Hacienda Santa Clotilde", "Sept 25"))
+    roomy = condensed(wedding, 190)  # with room for the statements that hold the values, words stay
+    assert roomy.startswith("Wedding is Saturday September 20 in Seville.") and "Hacienda Santa Clotilde" in roomy
+
+
+def test_a_diet_word_in_a_pasted_list_line_is_no_rule_and_said_of_someone_is():
+    itinerary = "Packing:\n3. Spanish allergy card\nSun 14:00 lunch (vegetarian place)\nI never know in Europe"
+    assert standing_rules(itinerary) == []
+    assert not is_constraint("I never know in Europe")
+    assert standing_rules("vegetarian for me, and Theo is allergic to shellfish") != []

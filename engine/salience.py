@@ -67,15 +67,23 @@ KEYS = (
     r"model|flight|room|seat|gate|platform|locker|port|version|phone"
 )
 _KEYED_VALUE = re.compile(rf"\b(?:{KEYS})\b[^.\n]{{0,24}}?(?:\d{{2}}|\d(?![.)]\s))", re.I)
-_KEY_BEFORE = re.compile(rf"\b({KEYS})\b(?: (?:is|was|are|=))?[: #]*$", re.I)
+_KEY_BEFORE = re.compile(
+    rf"\b({KEYS})\b(?: (?:is|was|are|=))?[: #]*$"
+    # "Ceremony is at 7pm", "the shuttle leaves at 17:00": the thing the value is of, right before it
+    r"|\b(?!(?:it|this|that|there|which|what|who|he|she|they|we|you|i|one|mine|ours)\b)([a-z]{3,})"
+    r" (?:is|was|are|starts|begins|leaves|departs|opens|closes|ends)(?: (?:at|on|in|from|until|by))?$",
+    re.I,
+)
+KEY_MARK = ": "  # "Ceremony: 7pm" in a values list: the key, then the value
 
 
 def keyed(value: str, statement: str) -> str:
-    """`value` with the key word right before it in `statement` ("code 7315" of "the lockbox … code
-    7315"): what a value is, kept when a cut leaves only values."""
+    """`value` with the key word right before it in `statement` ("code: 7315" of "the lockbox … code
+    7315", "Ceremony: 7pm" of "Ceremony is at 7pm"): what a value is, kept when a cut leaves only values."""
     at = statement.find(value)
-    key = _KEY_BEFORE.search(statement[max(0, at - 16) : at].rstrip()) if at > 0 else None
-    return f"{key.group(1)} {value}" if key and not value.lower().startswith(key.group(1).lower()) else value
+    found = _KEY_BEFORE.search(statement[max(0, at - 24) : at].rstrip()) if at > 0 else None
+    key = (found.group(1) or found.group(2)) if found else ""
+    return f"{key}{KEY_MARK}{value}" if key and not value.lower().startswith(key.lower()) else value
 
 
 _DECISION = re.compile(

@@ -12,7 +12,7 @@ import functools
 import re
 
 from .facts import REPLACED_MARK
-from .salience import KEYS, SCAN_CHARS, WORD, values
+from .salience import KEY_MARK, SCAN_CHARS, WORD, values
 
 _UPDATE_CUE = re.compile(
     # "actually" opens a correction ("oh wait, actually it's 7"), not "until she actually swallows"; "410
@@ -42,7 +42,13 @@ _PER = re.compile(r"(?:/[a-z]+| (?:a|per) [a-z]+)$")
 _NO_CENTS = re.compile(r"(?<=\d)\.0+$")
 
 
-_KEY_WORD = re.compile(rf"^(?:{KEYS}) (?=\S)", re.I)  # "code 7315" of a values list is 7315 (`keyed`)
+_KEY_WORD = re.compile(rf"^[a-z]+{KEY_MARK}(?=\S)", re.I)  # "code: 7315" of a values list is 7315 (`keyed`)
+
+
+def key_of(value: str) -> str:
+    """The key a values list gives a value ("ceremony" of "Ceremony: 7pm"), lowercase; "" when none."""
+    found = _KEY_WORD.match(value)
+    return found.group(0)[: -len(KEY_MARK)].lower() if found else ""
 
 
 def core(value: str) -> str:

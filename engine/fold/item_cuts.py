@@ -11,7 +11,7 @@ from functools import partial
 
 from ..facts import CURRENT_MARK, REPLACED_MARK
 from ..references import body, numbers_in, rewrite
-from ..salience import clauses, condense, keyed, statements, values
+from ..salience import KEY_MARK, clauses, condense, keyed, statements, values
 from ..updates import has_update_cue
 
 MENTIONED = "mentioned: "
@@ -44,12 +44,30 @@ def condensed(text: str, limit: int) -> str:
     current = CURRENT_END.search(text)
     if current is not None:
         return condense(text[: current.start()], limit) + current.group(0)
+    if text.startswith(VALUES):
+        return _fewer_values(text, limit)
     cut = condense(text, limit)
-    if cut == text or text.startswith(VALUES):
+    if cut == text:
         return cut
-    listed = values_only(text)
-    lost_many = len(values(cut)) < KEPT_VALUES_SHARE * len(values(listed))
+    listed = _fewer_values(values_only(text), limit)
+    lost_many = len(values(cut)) < KEPT_VALUES_SHARE * len(listed.split(", "))
     return listed if len(listed) <= limit and lost_many else cut
+
+
+def _fewer_values(text: str, limit: int) -> str:
+    """A values list in about `limit` characters: whole entries ("Ceremony: 7pm", never "… 7pm"), those
+    with a key or a mark first, then those with a digit, then names, put back in their order."""
+    listed = text[len(VALUES) :].split(", ")
+    ranked = sorted(
+        range(len(listed)),
+        key=lambda i: (KEY_MARK not in listed[i] and "[" not in listed[i], not any(c.isdigit() for c in listed[i]), i),
+    )
+    kept, used = set(), len(VALUES)
+    for i in ranked:
+        if used + len(listed[i]) + 2 <= limit or not kept:
+            kept.add(i)
+            used += len(listed[i]) + 2
+    return VALUES + ", ".join(v for i, v in enumerate(listed) if i in kept)
 
 
 def values_only(text: str) -> str:

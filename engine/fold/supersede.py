@@ -18,7 +18,7 @@ from ..facts import CURRENT_MARK, REPLACED_MARK, is_standing_rule
 from ..references import body, numbers_in, rewrite, tag
 from ..salience import SCAN_CHARS, statements, values
 from ..snapshot import Snapshot
-from ..updates import compared_values, core, has_update_cue, kind_of, replaces, topic
+from ..updates import compared_values, core, has_update_cue, key_of, kind_of, replaces, topic
 from .item_cuts import CURRENT_END, REPLACED_STATEMENT, VALUES
 
 SECTIONS = ("constraints_and_preferences", "key_knowledge", "decisions", "user_requests")
@@ -65,8 +65,10 @@ def supersede(snapshot: Snapshot) -> Snapshot:
             older_at = max(numbers_in(older), default=0)
             if not said or (other_name, j) == (name, i) or not at or not older_at or older_at >= at:
                 continue
-            if body(older).startswith(VALUES):  # no words left to share: only a value the update names as old
-                marked = _values_marked(lists[other_name][j], _named_as_old(said, values(body(older))), at)
+            if body(older).startswith(VALUES):  # no words left: a value the update names as old, or by its key
+                listed = tuple(body(older)[len(VALUES) :].split(", "))
+                stale = _named_as_old(said, listed) | _keyed_as_old(said, listed)
+                marked = _values_marked(lists[other_name][j], stale, at)
             elif not (topic(body(older)) & said_topic or compared_values(body(older)) & said_values):
                 continue
             else:
@@ -133,8 +135,10 @@ def stale_values_marked(snapshot: Snapshot) -> Snapshot:
 
 
 def _echoes(statement: str, stale: frozenset[str], about: frozenset[str]) -> bool:
-    """A statement naming a stale value about what the replaced statement was about."""
-    return bool(stale & compared_values(statement)) and bool(topic(statement) & about)
+    """A statement naming a stale value about what the replaced statement was about, or naming a renamed
+    identifier anywhere ("ALTER TABLE stock_items" after the table became inventory_items)."""
+    named = stale & compared_values(statement)
+    return bool(named) and (bool(topic(statement) & about) or any("_" in v for v in named))
 
 
 def _replaced_values(lists: dict[str, list[str]]) -> list[tuple[int, frozenset[str], frozenset[str]]]:
@@ -193,6 +197,20 @@ def _named_as_old(said: list[str], listed: tuple[str, ...]) -> frozenset[str]:
         named = compared_values(statement)
         changed_kinds = {kind_of(v) for v in named - {core(v) for v in listed}} - {"name"}
         stale.update(v for v in listed if core(v) in named and kind_of(core(v)) in changed_kinds)
+    return frozenset(stale)
+
+
+def _keyed_as_old(said: list[str], listed: tuple[str, ...]) -> frozenset[str]:
+    """The listed values whose key the update is about, beside a new value of their kind: "the ceremony
+    is moved to 6pm now instead of the original time" makes "Ceremony: 7pm" stale, not "Wedding: Saturday"."""
+    stale: set[str] = set()
+    for statement in said:
+        about, named = topic(statement), compared_values(statement)
+        kinds = {kind_of(v) for v in named}
+        for value in listed:
+            key = key_of(value)
+            if key and topic(key) <= about and topic(key) and kind_of(core(value)) in kinds - {"name"}:
+                stale.add(value) if core(value) not in named else None
     return frozenset(stale)
 
 

@@ -487,12 +487,12 @@ def test_a_renamed_tables_columns_go_with_it():
 
 def test_a_value_cut_from_its_statement_keeps_its_key_and_still_goes_stale():
     cut = rewrite("the lockbox is on the side door by the recycling bins, code 7315. Seat 4 is ours (#35)", values_only)
-    assert cut.startswith("values: code 7315") and "Seat 4" in cut
+    assert cut.startswith("values: code: 7315") and "Seat: 4" in cut
     later = Snapshot(
         key_knowledge=[cut],
         user_requests=["it's not 7315 anymore, the new code is 9046 (#105)"],
     )
-    assert "code 7315 [replaced by #105]" in supersede(later).key_knowledge[0]
+    assert "code: 7315 [replaced by #105]" in supersede(later).key_knowledge[0]
 
 
 def test_bare_small_numbers_leave_a_values_cut_unless_nothing_else_is_left():
@@ -542,3 +542,40 @@ def test_a_diet_word_in_a_pasted_list_line_is_no_rule_and_said_of_someone_is():
     assert standing_rules(itinerary) == []
     assert not is_constraint("I never know in Europe")
     assert standing_rules("vegetarian for me, and Theo is allergic to shellfish") != []
+
+
+def test_an_update_about_a_listed_values_key_replaces_it_without_naming_the_old_value():
+    wedding = rewrite(
+        "Wedding is Saturday September 20 in Seville. Ceremony is at 7pm at a place called Hacienda Santa "
+        "Clotilde. (#3)",
+        values_only,
+    )
+    assert "Ceremony: 7pm" in wedding and "Wedding: Saturday September 20" in wedding
+    later = Snapshot(
+        key_knowledge=[wedding],
+        user_requests=["ugh. plot twist. the ceremony is moved to 6pm now instead of the original time (#109)"],
+    )
+    marked = supersede(later).key_knowledge[0]
+    assert "Ceremony: 7pm [replaced by #109]" in marked
+    assert "Wedding: Saturday September 20," in marked  # another key, another kind: still current
+
+
+def test_a_values_list_cut_short_keeps_whole_entries_keyed_first():
+    from foldchat.engine.fold.item_cuts import condensed
+
+    listed = "values: Wedding: Saturday September 20, Seville, Hacienda Santa Clotilde, Ceremony: 7pm, Inés, 20 min"
+    cut = condensed(listed, 64)
+    kept = cut.removeprefix("values: ").split(", ")
+    assert len(cut) <= 64 and set(kept) < set(listed.removeprefix("values: ").split(", "))
+    assert {"Wedding: Saturday September 20", "Ceremony: 7pm", "20 min"} <= set(kept)
+
+
+def test_code_naming_a_renamed_table_is_history_wherever_it_is():
+    items = Snapshot(
+        key_knowledge=["assistant code: ALTER TABLE stock_items ADD CONSTRAINT sku_format (#16)"],
+        user_requests=[
+            "[replaced by #85] Just keep in mind that the main table is stock_items, not products. (#15)",
+            "So can we rename the stock_items table to inventory_items? [current; replaces #15] (#85)",
+        ],
+    )
+    assert stale_values_marked(items).key_knowledge[0].startswith("assistant code: [replaced by #85] ALTER TABLE")

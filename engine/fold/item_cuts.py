@@ -62,7 +62,8 @@ def _fewer_values(text: str, limit: int) -> str:
         range(len(listed)),
         key=lambda i: (KEY_MARK not in listed[i] and "[" not in listed[i], not any(c.isdigit() for c in listed[i]), i),
     )
-    kept, used = set(), len(VALUES)
+    kept: set[int] = set()
+    used = len(VALUES)
     for i in ranked:
         if used + len(listed[i]) + 2 <= limit or not kept:
             kept.add(i)

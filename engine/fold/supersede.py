@@ -67,8 +67,8 @@ def supersede(snapshot: Snapshot) -> Snapshot:
                 continue
             if body(older).startswith(VALUES):  # no words left: a value the update names as old, or by its key
                 listed = tuple(body(older)[len(VALUES) :].split(", "))
-                stale = _named_as_old(said, listed) | _keyed_as_old(said, listed)
-                marked = _values_marked(lists[other_name][j], stale, at)
+                named_old = _named_as_old(said, listed) | _keyed_as_old(said, listed)
+                marked = _values_marked(lists[other_name][j], named_old, at)
             elif not (topic(body(older)) & said_topic or compared_values(body(older)) & said_values):
                 continue
             else:
@@ -209,8 +209,9 @@ def _keyed_as_old(said: list[str], listed: tuple[str, ...]) -> frozenset[str]:
         kinds = {kind_of(v) for v in named}
         for value in listed:
             key = key_of(value)
-            if key and topic(key) <= about and topic(key) and kind_of(core(value)) in kinds - {"name"}:
-                stale.add(value) if core(value) not in named else None
+            same_kind = kind_of(core(value)) in kinds - {"name"} and core(value) not in named
+            if key and topic(key) and topic(key) <= about and same_kind:
+                stale.add(value)
     return frozenset(stale)
 
 

@@ -219,10 +219,12 @@ def _values_marked(item: str, stale: frozenset[str], at: int) -> str:
     """A values list with each stale value followed by `[replaced by #at]` (once)."""
 
     bare = {core(v) for v in stale}
-    renamed = tuple(f"{b}." for b in bare if "_" in b)  # `stock_items.id` went with the table `stock_items`
+    # `stock_items.id` and `list_stock_items` went with the table `stock_items` (a rename is a replace-all)
+    names = "|".join(re.escape(b) for b in sorted(bare) if "_" in b)
+    renamed = re.compile(rf"(?<![A-Za-z0-9])(?:{names})(?![A-Za-z0-9])") if names else None
 
     def is_stale(value: str) -> bool:
-        return core(value) in bare or (bool(renamed) and core(value).startswith(renamed))
+        return core(value) in bare or (renamed is not None and renamed.search(core(value)) is not None)
 
     def mark(text: str) -> str:
         listed = text[len(VALUES) :].split(", ")

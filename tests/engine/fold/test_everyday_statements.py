@@ -475,14 +475,15 @@ def test_a_list_number_and_a_gap_mark_are_not_statements_and_an_amount_starts_on
 
 def test_a_renamed_tables_columns_go_with_it():
     items = Snapshot(
-        key_knowledge=["values: `qty`, `stock_items.id`, `users` (#44)"],
+        key_knowledge=["values: `qty`, `stock_items.id`, `users`, list_stock_items, stock_itemsx (#44)"],
         user_requests=[
             "[replaced by #85] Just keep in mind that the main table is stock_items, not products. (#15)",
             "So can we rename the stock_items table to inventory_items? [current; replaces #15] (#85)",
         ],
     )
     marked = stale_values_marked(items).key_knowledge[0]
-    assert "`stock_items.id` [replaced by #85]" in marked and "`qty`," in marked and "`users` (#44)" in marked
+    assert "`stock_items.id` [replaced by #85]" in marked and "`qty`," in marked and "`users`," in marked
+    assert "list_stock_items [replaced by #85]" in marked and "stock_itemsx (#44)" in marked
 
 
 def test_a_value_cut_from_its_statement_keeps_its_key_and_still_goes_stale():

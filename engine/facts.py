@@ -130,7 +130,8 @@ def asks(text: str) -> bool:
 # names a thing; "he's allergic to shellfish", "it needs to be gluten free" say what someone holds to
 _DIET = re.compile(r"allerg\w*|vegetarian|vegan|gluten|lactose|halal|kosher", re.I)
 _SAID_OF_SOMEONE = re.compile(
-    r"\b(?:i|i'm|me|us|please|we|we're|you|he|she|they|\w+'s|is|are|am|has|have|had|eats?|needs?|can't|cannot|no|avoid|only|free)\b",
+    r"\b(?:i|i'm|me|us|please|we|we're|you|he|she|they|\w+'s|is|are|am|has|have|had|eats?|needs?|can't|cannot|"
+    r"no|avoid|only|free)\b",
     re.I,
 )
 

@@ -73,7 +73,7 @@ def _fewer_values(text: str, limit: int) -> str:
 
 def values_only(text: str) -> str:
     """An item cut to the values it names, in order: what is left of a statement before it is dropped.
-    A value keeps the key word right before it ("code 7315"); a bare number under 100 goes.
+    A value keeps the key right before it ("code: 7315", "Ceremony: 7pm"); a bare number under 100 goes.
 
     A value a later message replaced keeps its mark. An update keeps saying it is current, and keeps its
     statements that carry a value (the value it just changed is what the next reply most needs: "$300
@@ -88,7 +88,7 @@ def values_only(text: str) -> str:
     for statement in statements(what):
         mark = REPLACED_STATEMENT.match(statement)
         for value in values(statement[mark.end() :] if mark else statement):
-            named = keyed(value, statement)  # "code 7315", "seat 4": what the value is
+            named = keyed(value, statement)  # "code: 7315", "Seat: 4": what the value is
             found.setdefault(f"{named} {mark.group(0).strip()}" if mark else named, None)
     # "2, 1, 20, 22" away from their words say nothing (unless nothing else is left)
     kept = [v for v in found if not _BARE_SMALL_NUMBER.match(v)] or list(found)

@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Markdown, TextArea
+from textual.widgets import Button, Footer, Input, Label, Markdown, TextArea
 
 from ..literal import literal, md_literal
 
@@ -120,6 +120,7 @@ class FoldInspector(ModalScreen[InspectorAction | None]):
                 yield Button("Preview", id="preview")
                 yield Button("Close", id="close")
                 yield Button("Undo…", id="undo", variant="warning")
+        yield Footer()  # this screen's keys, not the chat's underneath
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         handlers = {"undo": self.action_undo, "edit": self.action_edit, "refold": self.action_refold,

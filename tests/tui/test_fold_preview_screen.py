@@ -5,6 +5,7 @@ from __future__ import annotations
 from foldchat.tui.screens.fold_inspector import FoldInspector
 from foldchat.tui.screens.fold_preview import FoldPreview
 from foldchat.tui.widgets.fold_marker import FoldMarker
+from textual.widgets import Footer
 
 from tui.conftest import wait_for
 from tui.test_chat_flows import chat, ready, send
@@ -20,6 +21,8 @@ async def test_preview_then_discard_then_apply_the_exact_result(app_factory, fak
         await send(pilot, "/resummarize --preview the bookings")
         preview = await wait_for(pilot, lambda: isinstance(app.screen, FoldPreview) and app.screen)
         assert preview.plan.report.compressed and "Would fold" in str(preview.query_one("#summary").render())
+        assert "Apply this fold" in {b.binding.description for b in preview.active_bindings.values()}
+        assert preview.query(Footer)  # its own keys shown, not the chat's ("Stop reply", "Regenerate")
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is screen)
         assert screen.backend.context.active_fold() is None and not screen.query(FoldMarker)

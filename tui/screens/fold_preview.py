@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Label, Markdown
+from textual.widgets import Footer, Label, Markdown
 
 from ..literal import literal, md_literal
 
@@ -64,6 +64,7 @@ class FoldPreview(ModalScreen[bool]):
             yield Label(literal(f"{preview_summary(self.plan)}\n{keys}"), id="summary")
             with VerticalScroll(id="body"):
                 yield Markdown(visible(preview_markdown(self.plan)))
+        yield Footer()  # this screen's keys, not the chat's underneath
 
     def action_answer(self, apply: bool) -> None:
         self.dismiss(apply and self.plan.report.compressed)

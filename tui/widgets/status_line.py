@@ -20,4 +20,17 @@ class StatusLine(Label):
         self._show()
 
     def _show(self) -> None:
-        self.update(f"{self.title} · {self.status}" if self.title else self.status, layout=False)
+        title = short_title(self.title)
+        self.update(f"{title} · {self.status}" if title else self.status, layout=False)
+
+
+TITLE_CHARS = 48  # room left on the line for what the app is doing
+
+
+def short_title(title: str) -> str:
+    """`title` in at most `TITLE_CHARS`, cut at a word with "…" (not "I'm already ov" at the edge)."""
+    if len(title) <= TITLE_CHARS:
+        return title
+    cut = title[: TITLE_CHARS - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > TITLE_CHARS // 2 else cut).rstrip(" ,.;:-") + "…"

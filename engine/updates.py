@@ -18,7 +18,7 @@ _UPDATE_CUE = re.compile(
     # "actually" opens a correction ("oh wait, actually it's 7"), not "until she actually swallows"; "410
     # updated" counts rows, it changes nothing
     r"(?:^|[.,;:!?—(]\s*|\b(?:oh|ok|okay|wait|no|um|hmm|so|but),? )actually\b|"
-    r"\b(?:instead|chang(?:e[sd]?|ing)|(?<!\d )updat(?:ed|ing)|update (?:the|my|our|it|that|this|to|from)|moved?|moving|no longer|rais(?:e[sd]?|ing)|"
+    r"\b(?:instead|chang(?:e[sd]?|ing)|(?<!\d )updat(?:ed|ing)|update (?:the|my|our|it|that|this|to)|moved?|moving|no longer|rais(?:e[sd]?|ing)|"
     r"increas(?:e[sd]?|ing)|bump(?:ed|ing)?|lower(?:ed|ing)?|reduc(?:e[sd]?|ing)|push(?:ed)? (?:back|to)|"
     r"postpone[sd]?|reschedul\w*|correction|scratch that|make it|switch(?:ed)? to|rather than|turns out|"
     r"replac(?:e[sd]?|ing)|renam\w*|from now on|going forward|anymore|"
@@ -53,11 +53,19 @@ def key_of(value: str) -> str:
 
 def core(value: str) -> str:
     """A value as compared with another: "$160 per week" is "$160", "$70.00" is "$70", `stock_items` is
-    stock_items (an update names the old value in fewer words than it was stated in)."""
+    stock_items, "1am" is 01:00 (an update names the old value in fewer words than it was stated in)."""
     bare = _KEY_WORD.sub("", value).strip("`")
     if bare[:1] in "$€£":
         bare = _NO_CENTS.sub("", _PER.sub("", bare))
+    clock = _CLOCK.fullmatch(bare)
+    if clock and (clock.group(2) or clock.group(3)):  # "22" alone is no time
+        hour, minute, half = int(clock.group(1)), clock.group(2) or "00", (clock.group(3) or "").lower()
+        hour = hour % 12 + (12 if half.startswith("p") else 0) if half else hour
+        bare = f"{hour:02d}:{minute}"
     return bare
+
+
+_CLOCK = re.compile(r"(\d{1,2})(?::(\d\d))?\s?(?:([ap])\.?m\.?)?", re.I)
 
 
 @functools.lru_cache(maxsize=65_536)  # supersede's first pass asks it of every item for every update
@@ -68,8 +76,14 @@ def compared_values(text: str) -> frozenset[str]:
 
 @functools.lru_cache(maxsize=65_536)  # supersede asks it for every value of every pair of statements
 def kind_of(value: str) -> str:
-    """What a value is a value of: money, time, date, number or name."""
-    return next((name for name, pattern in _KINDS if pattern.search(value)), "other")
+    """What a value is a value of: money, time, date, name, or a number of one shape: a phone number
+    replaces a phone number ("(999) 999-9999"), not a ticket ("aa-99999999") said beside the old one."""
+    kind = next((name for name, pattern in _KINDS if pattern.search(value)), "other")
+    return f"number {_DIGIT.sub('9', _LETTER.sub('a', value))}" if kind == "number" else kind
+
+
+_DIGIT = re.compile(r"\d")
+_LETTER = re.compile(r"[^\W\d_]")
 
 
 _STOP_WORDS = """
@@ -107,7 +121,12 @@ def topic(text: str) -> frozenset[str]:
 
 
 def has_update_cue(text: str) -> bool:
-    return _UPDATE_CUE.search(text[:SCAN_CHARS]) is not None
+    """Whether `text` says it changes something; words in quotes are someone's words, not the change
+    ("he says he's "not 22 anymore"" changes nothing)."""
+    return _UPDATE_CUE.search(_QUOTED.sub(" ", text[:SCAN_CHARS])) is not None
+
+
+_QUOTED = re.compile(r"\"[^\"\n]{1,80}\"|“[^”\n]{1,80}”")
 
 
 def replaces(newer: str, older: str, cue: bool = False) -> bool:
@@ -129,7 +148,7 @@ def replaces(newer: str, older: str, cue: bool = False) -> bool:
     # a name for a name only when this statement itself says it changes something: "a change of plan" two
     # sentences earlier does not make every name the message mentions a replacement
     same_kind = any(kind_of(v) in old_kinds and kind_of(v) != "name" for v in changed)
-    if not same_kind and not (_renamed(changed, old_values) and has_update_cue(newer)):
+    if not same_kind and not (_renamed(changed, old_values) and _NAME_CHANGE.search(newer[:SCAN_CHARS])):
         return False
     kinds = {kind_of(v) for v in changed} - {"name"}
     if any(kind_of(v) in kinds for v in new_values & old_values):  # "replacing the $70 one", "not 7315 anymore"
@@ -144,10 +163,15 @@ def replaces(newer: str, older: str, cue: bool = False) -> bool:
 
 # what a value is a value of: one of these in common is enough to call two statements about one thing
 _SLOTS_WORDS = """
-    cap budget limit code number date time address name price cost fee rent salary port deadline phone
-    email flight train hotel room table plan password pin day
+    cap budget limit code number address name price cost fee rent salary port deadline phone
+    email flight train hotel room table plan password pin
 """
 _SLOTS = frozenset(_SLOTS_WORDS.split())
+
+
+# a name replaces a name only when switched, renamed or chosen instead: "they're moving me to the hiring
+# manager interview with Dev Malhotra" changes no name said before
+_NAME_CHANGE = re.compile(r"\b(?:switch\w*|instead|renam\w*|replac\w*|chang\w*|rather than)\b", re.I)
 
 
 def _renamed(changed: frozenset[str], old_values: frozenset[str]) -> bool:

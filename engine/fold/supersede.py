@@ -23,6 +23,7 @@ from .item_cuts import CURRENT_END, REPLACED_STATEMENT, VALUES
 
 SECTIONS = ("constraints_and_preferences", "key_knowledge", "decisions", "user_requests")
 MAX_UPDATES = 120
+UNIQUE_DIGITS = 6  # a value with this many digits (a phone, an account) names one thing wherever it is
 MAX_ITEMS = 2000  # beyond this a snapshot is an agent log, not a chat: comparing every pair costs too much
 
 
@@ -135,10 +136,15 @@ def stale_values_marked(snapshot: Snapshot) -> Snapshot:
 
 
 def _echoes(statement: str, stale: frozenset[str], about: frozenset[str]) -> bool:
-    """A statement naming a stale value about what the replaced statement was about, or naming a renamed
-    identifier anywhere ("ALTER TABLE stock_items" after the table became inventory_items)."""
+    """A statement naming a stale value about what the replaced statement was about, or naming anywhere a
+    value that means one thing only: a renamed identifier ("ALTER TABLE stock_items" after the table became
+    inventory_items), a phone or account number ("Luis will call (617) 555-0148")."""
     named = stale & compared_values(statement)
-    return bool(named) and (bool(topic(statement) & about) or any("_" in v for v in named))
+    return bool(named) and (bool(topic(statement) & about) or any(_unique(v) for v in named))
+
+
+def _unique(value: str) -> bool:
+    return "_" in value or sum(c.isdigit() for c in value) >= UNIQUE_DIGITS
 
 
 def _replaced_values(lists: dict[str, list[str]]) -> list[tuple[int, frozenset[str], frozenset[str]]]:

@@ -218,12 +218,16 @@ def statements(text: str) -> list[str]:
 
 @functools.lru_cache(maxsize=4096)
 def _statements(text: str) -> tuple[str, ...]:
-    out = []
+    out: list[str] = []
     for line in _LINE_END.split(text):  # a list item's mark is read before its "2." can end a sentence
+        opened = False
         for piece in _SENTENCE_END.split(_LIST_MARK.sub("", line)):
             flat = " ".join(piece.split())
-            if flat:
+            if flat and opened and ")" in flat:  # "(finally!!! after 2 years)": one aside, not two sentences
+                out[-1] = f"{out[-1]} {flat}"
+            elif flat:
                 out.append(flat)
+            opened = bool(out) and out[-1].count("(") > out[-1].count(")")
     return tuple(out)
 
 

@@ -249,11 +249,15 @@ def _by_salience(
 def left_out_merged(requests: list[str], dropped: list[int]) -> list[str]:
     """One line, first, naming every request left out (this fit's and earlier folds'), by message number."""
     earlier = [r for r in requests if body(r).endswith(LEFT_OUT)]
-    numbers = sorted({*dropped, *(n for r in earlier for n in numbers_in(r))})
+    shown = {n for r in earlier for n in numbers_in(r)}
+    numbers = sorted({*dropped, *shown})
     rest = [r for r in requests if not body(r).endswith(LEFT_OUT)]
     if not numbers:
         return rest
-    return [tag(f"{len(numbers)} {LEFT_OUT}", numbers), *rest]
+    # an earlier line's reference shows some of its numbers ("#1, #3, …, #161"): its count says how many
+    counted = sum(int(body(r).split(" ", 1)[0]) for r in earlier if body(r).split(" ", 1)[0].isdigit())
+    count = max(len(numbers), counted + len(set(dropped) - shown))
+    return [tag(f"{count} {LEFT_OUT}", numbers), *rest]
 
 
 def _to_values(snapshot: Snapshot, budget: int, size: Size, carried: frozenset[str] = frozenset()) -> Snapshot:

@@ -580,3 +580,58 @@ def test_code_naming_a_renamed_table_is_history_wherever_it_is():
         ],
     )
     assert stale_values_marked(items).key_knowledge[0].startswith("assistant code: [replaced by #85] ALTER TABLE")
+
+
+def test_false_updates_from_a_users_trial_replace_nothing():
+    from foldchat.engine.updates import core, kind_of, replaces
+
+    assert core("1am") == core("01:00") and core("7pm") == "19:00" and core("22") == "22"
+    # a phone number replaces a phone number, not the ticket said beside it
+    assert kind_of("(617) 555-0148") == kind_of("(617) 555-0193") != kind_of("TK-88213507")
+    assert not replaces(
+        "from now on the callback number is (617) 555-0193.", "I opened ticket TK-88213507 for this case."
+    )
+    # a cue in someone's quoted words changes nothing
+    assert not replaces('also the 1am shuttle is happening, he says he\'s "not 22 anymore" lol', "shuttle at 22")
+    # "the original time" and "closer to the time" share only the kind of value, not what it is of
+    assert not replaces(
+        "the ceremony is moved to 6pm now instead of the original time",
+        "I'll book the 16:00 at Quinta do Corvo closer to the time.",
+    )
+    assert not replaces("Update from Granada: Theo made it to the 04:30 shuttle.", "the shuttle leaves at 17:00")
+    # a name for a name only when switched: moving someone on names no replacement
+    assert not replaces(
+        "Priya said they're moving me to the hiring manager interview with Dev Malhotra, Head of Product.",
+        "Perfect, your interview with Lena Vasquez at Tessellate is the product manager one.",
+    )
+    assert replaces(
+        "can we switch the Seville hotel to Patio de las Naranjas instead?", "our Seville hotel is Casa Bécquer Arenal."
+    )
+
+
+def test_a_stale_phone_number_is_history_wherever_it_is_said():
+    items = Snapshot(
+        key_knowledge=["assistant: Luis will call (617) 555-0148 about 30 minutes before he's on his way. (#48)"],
+        constraints_and_preferences=[
+            "[replaced by #99] best callback number is my cell, (617) 555-0148, please use that one. (#5)"
+        ],
+        user_requests=["from now on the callback number is (617) 555-0193. [current; replaces #5] (#99)"],
+    )
+    assert "[replaced by #99] Luis will call" in stale_values_marked(items).key_knowledge[0]
+
+
+def test_requests_left_out_are_counted_across_folds_though_their_reference_shows_a_few():
+    from foldchat.engine.fold.fit import left_out_merged
+
+    earlier = "44 requests left out of this snapshot (recall them by number) (#1, #3, …, #161)"
+    merged = left_out_merged([earlier, "hello (#170)"], [171, 172])
+    assert merged[0].startswith("46 requests left out") and merged[1] == "hello (#170)"
+
+
+def test_an_aside_in_brackets_does_not_end_a_statement():
+    said = (
+        "Theo got a retention bonus (finally!!! after 2 years of short staffing) and we're raising the cap to $8,200."
+    )
+    assert statements(said) == [said]
+    # a bracket never closed (code, a smiley) does not swallow the statements after it
+    assert statements("Call f( with 2 args. Next thing. Last.") == ["Call f( with 2 args.", "Next thing.", "Last."]

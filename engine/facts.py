@@ -17,7 +17,7 @@ _MONTHS = (
 )
 WEEKDAY = r"(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day"
 _TITLES = "Dr|Mr|Mrs|Ms|Prof"  # a title before a name: "Dr. Haskell"
-NAME_LINKS = "van|von|de|del|della|des|der|den|dem|di|du|da|das|do|dos|la|le|las|los|y|zum|zur|am|im|of"
+NAME_LINKS = "van|von|de|del|della|des|der|den|dem|di|du|da|das|do|dos|la|le|las|los|y|zum|zur|am|im|of|of the"
 IDENTIFIER = re.compile(
     "|".join(
         [

@@ -635,3 +635,8 @@ def test_an_aside_in_brackets_does_not_end_a_statement():
     assert statements(said) == [said]
     # a bracket never closed (code, a smiley) does not swallow the statements after it
     assert statements("Call f( with 2 args. Next thing. Last.") == ["Call f( with 2 args.", "Next thing.", "Last."]
+
+
+def test_a_place_named_of_the_something_is_one_value():
+    found = values("we saw the Court of the Lions and the Hall of the Ambassadors after lunch")
+    assert found == ("Court of the Lions", "Hall of the Ambassadors")

@@ -173,8 +173,16 @@ def _replaced_values(lists: dict[str, list[str]]) -> list[tuple[int, frozenset[s
         new = compared_values(current[at]) - old_values
         kinds = {kind_of(v) for v in new}
         renamed = _renames([v for v in values(current[at]) if core(v) not in old_values], olds)
-        stale = frozenset(v for v in old_values if (kind_of(v) in kinds and kind_of(v) != "name") or v in renamed)
-        stale |= listed.get(at, set())
+        # "raising the cap from $7,500 to $8,200" names what it made history: $7,500, not the €480 of a
+        # tally that also named the cap
+        said_old = {core(v) for v in values(current[at]) if _said_as_old(current[at], v)}
+        named_old = {v for v in old_values & said_old if kind_of(v) in kinds}
+        of_kind = {v for v in old_values if kind_of(v) in kinds and kind_of(v) != "name"}
+        # what the update states is current, though an older statement said it too (the new 6pm is the
+        # old shuttle's 18:00); values listed stale only because their whole statement was (the booking
+        # code beside the old cap) do not spread
+        now = compared_values(current[at]) - said_old
+        stale = frozenset(((named_old or of_kind) | (renamed & old_values)) - now)
         if stale:
             out.append((at, stale, frozenset().union(*(topic(old) for old in olds))))
     return out
@@ -202,8 +210,22 @@ def _named_as_old(said: list[str], listed: tuple[str, ...]) -> frozenset[str]:
     for statement in said:
         named = compared_values(statement)
         changed_kinds = {kind_of(v) for v in named - {core(v) for v in listed}} - {"name"}
-        stale.update(v for v in listed if core(v) in named and kind_of(core(v)) in changed_kinds)
+        old = {core(v) for v in values(statement) if _said_as_old(statement, v)}
+        stale.update(v for v in listed if core(v) in old and kind_of(core(v)) in changed_kinds)
     return frozenset(stale)
+
+
+def _said_as_old(statement: str, value: str) -> bool:
+    """ "not 7315 anymore", "from $7,500 to", "replacing the $70 one": `value` named as the old one (the
+    6pm of "moved to 6pm" is the new one, though an unrelated list says 18:00)."""
+    said = re.escape(value)
+    return (
+        re.search(rf"\b(?:{_OLD_BEFORE})\s+(?:the\s+)?{said}|{said}\s+(?:anymore|any more|no more)", statement, re.I)
+        is not None
+    )
+
+
+_OLD_BEFORE = "not|from|instead of|replacing|was|no longer|old|used to be|renam\\w*|chang\\w*|switch\\w*|mov\\w*"
 
 
 def _keyed_as_old(said: list[str], listed: tuple[str, ...]) -> frozenset[str]:

@@ -640,3 +640,28 @@ def test_an_aside_in_brackets_does_not_end_a_statement():
 def test_a_place_named_of_the_something_is_one_value():
     found = values("we saw the Court of the Lions and the Hall of the Ambassadors after lunch")
     assert found == ("Court of the Lions", "Hall of the Ambassadors")
+
+
+def test_an_update_makes_history_of_what_it_names_as_old_not_of_everything_beside_it():
+    items = Snapshot(
+        key_knowledge=[
+            "values: TAP, KX7R2P [replaced by #101], $1,824 [replaced by #101], $7,500 [replaced by #101] (#20)",
+            "values: $1,824, Classic, code: KX7R2P (#19)",
+            "values: siesta: 15:00, 18:00, €20 (#28)",
+            "booked Casa Alecrim for Sept 12-15, 3 nights, €480 total. (#33)",
+        ],
+        constraints_and_preferences=["[replaced by #101] our hard cap is $7,500 total for both of us. (#5)"],
+        user_requests=[
+            "[replaced by #109] Ceremony is at 7pm, the shuttle leaves at 18:00. (#3)",
+            "assistant: [replaced by #109] 18:00 departure gets you there for a 19:00 ceremony. (#70)",
+            "we're raising the cap from $7,500 to $8,200. [current; replaces #20] (#101)",
+            "the ceremony is moved to 6pm now instead of the original time [current; replaces #3] (#109)",
+        ],
+    )
+    marked = stale_values_marked(items)
+    assert marked.key_knowledge[1:] == items.key_knowledge[1:]  # the booking code, the siesta's 18:00, €480
+    from foldchat.engine.fold.supersede import _said_as_old
+
+    assert _said_as_old("it's not 7315 anymore, the new code is 9046", "7315")
+    assert _said_as_old("So can we rename the stock_items table to inventory_items?", "stock_items")
+    assert not _said_as_old("the ceremony is moved to 6pm now", "6pm")

@@ -68,13 +68,15 @@ def fold_view(session: Session, fold_id: int) -> FoldView:
     by_id = {m.id: m for m in session.context.transcript()}
     covered_ids = session.chain.covered_ids(fold)
     preview = [f"{numbers[i]} · {by_id[i].message.role}: {excerpt(by_id[i].message.text)}" for i in covered_ids[:200]]
-    chain = [f"#{f.id} ({f.trigger}, {f.tokens_after:,} tok)" for f in session.chain.folds() if f.id <= fold.id]
+    earlier = [f for f in session.chain.folds() if f.id <= fold.id]
+    chain = [f"#{n} ({f.trigger}, {f.tokens_after:,} tok)" for n, f in enumerate(earlier, start=1)]
     return FoldView(
         fold_id=fold.id, sections=sections, snapshot_text=text, edited=fold.edited_text is not None,
         covers=(numbers.get(fold.first_message_id, 0), numbers.get(fold.last_message_id, 0)),
         covered_count=len(covered_ids),
         tokens_before=fold.tokens_before, tokens_after=fold.tokens_after, summarizer=fold.summarizer,
         trigger=fold.trigger, chain=chain, covered=preview, rules=session.chain.standing_rules(fold),
+        number=len(earlier),
     )  # fmt: skip
 
 

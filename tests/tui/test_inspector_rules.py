@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from foldchat.tui.screens.fold_inspector import FoldInspector
+from foldchat.tui.screens.fold_inspector import FoldInspector, snapshot_markdown
 from foldchat.tui.widgets.fold_marker import FoldMarker
 
 from tui.conftest import wait_for
@@ -23,6 +23,14 @@ async def test_the_inspector_lists_rules_and_x_drops_one(app_factory, fake):
         await pilot.press("enter")
         inspector = await wait_for(pilot, lambda: isinstance(app.screen, FoldInspector) and app.screen)
         assert inspector.view.rules == ["From now on, answer in German. (#1)", "Call me Sam. (#1)"]
+        shown = snapshot_markdown(inspector.view)
+        constraints = (
+            shown.split("constraints and preferences")[1].split("###")[0] if "constraints and" in shown else ""
+        )
+        assert (
+            "Call me Sam" not in constraints
+        )  # numbered once above, not listed again under constraints  # numbered once, not listed again under constraints
+        assert inspector.view.number == 1  # the conversation's first fold, whatever the store's id
         await pilot.press("x")
         inspector.query_one("#drop").value = "2"
         await pilot.press("enter")

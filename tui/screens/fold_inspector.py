@@ -35,6 +35,8 @@ class FoldView:
     """One line per covered message (role: first words), oldest first."""
     rules: list[str] = field(default_factory=list)
     """The user's standing rules the fold carries, numbered for `x` (drop one)."""
+    number: int = 0
+    """Which fold of this conversation it is (1 for its first); `fold_id` is the store's id."""
 
 
 @dataclass(frozen=True)
@@ -56,9 +58,12 @@ def snapshot_markdown(view: FoldView) -> str:
         lines.append("### your standing rules (kept word for word in every fold; x drops one)")
         lines += [_lines(f"{n}\\. {md_literal(rule)}" for n, rule in enumerate(view.rules, start=1)), ""]
     for name, items in view.sections:
+        title = name.replace("_", " ")
+        if name == "constraints_and_preferences" and view.rules:  # the rules are listed above, numbered
+            items, title = [i for i in items if i not in view.rules], f"other {title}"
         if not items:
             continue
-        lines.append(f"### {name.replace('_', ' ')}")
+        lines.append(f"### {title}")
         lines += [_lines(f"• {md_literal(item)}" for item in items), ""]
     if view.covered:
         lines.append(f"### the {view.covered_count} messages it covers (still in the transcript)")
@@ -99,7 +104,7 @@ class FoldInspector(ModalScreen[InspectorAction | None]):
     def compose(self) -> ComposeResult:
         v = self.view
         with Vertical():
-            yield Label(literal(f"Fold {v.fold_id}{' (edited)' if v.edited else ''}"), classes="title")
+            yield Label(literal(f"Fold {v.number or v.fold_id}{' (edited)' if v.edited else ''}"), classes="title")
             yield Label(
                 literal(
                     f"covers messages {v.covers[0]}..{v.covers[1]} ({v.covered_count} messages) · "

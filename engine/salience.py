@@ -240,7 +240,7 @@ def plain(text: str) -> str:
     return _EMPHASIS.sub("", text) if ("*" in text or "#" in text) else text
 
 
-_ENDS_A_STATEMENT = (".", "!", "?", ":", ";", ",", "…")
+_ENDS_A_STATEMENT = (".", "!", "?", "…")  # "details:" or "the bins," at a line's end: the next line is another
 
 
 def joined(parts: list[str]) -> str:

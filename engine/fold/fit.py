@@ -311,7 +311,7 @@ def _without_repeats(snapshot: Snapshot) -> Snapshot:
     merged = merge_referenced(snapshot.user_requests)
     requests = [rewrite(r, lambda text: f"{text} (×{counts[text]})") if counts[body(r)] > 1 else r for r in merged]
     update = {"overall_goal": goal, "user_requests": requests}
-    for name in ("key_knowledge", "decisions"):
+    for name in ("key_knowledge", "decisions", "constraints_and_preferences"):  # a rule said thrice is one rule
         update[name] = _near_duplicates_merged(getattr(snapshot, name))
     return snapshot.model_copy(update=update)
 

@@ -16,7 +16,7 @@ from functools import partial
 
 from ..facts import CURRENT_MARK, REPLACED_MARK, is_standing_rule
 from ..references import body, numbers_in, rewrite, tag
-from ..salience import SCAN_CHARS, statements, values
+from ..salience import SCAN_CHARS, joined, statements, values
 from ..snapshot import Snapshot
 from ..updates import compared_values, core, has_update_cue, key_of, kind_of, replaces, topic
 from .item_cuts import CURRENT_END, REPLACED_STATEMENT, VALUES
@@ -101,9 +101,9 @@ def _rules_left_standing(items: list[str]) -> list[str]:
             continue
         parts = statements(body(item))
         old = [p for p in parts if p.startswith(REPLACED_MARK)]
-        rest = " ".join(p for p in parts if not p.startswith(REPLACED_MARK))
+        rest = joined([p for p in parts if not p.startswith(REPLACED_MARK)])
         if old and rest and is_standing_rule(rest):
-            out += [tag(" ".join(old), numbers_in(item)), tag(rest, numbers_in(item))]
+            out += [tag(joined(old), numbers_in(item)), tag(rest, numbers_in(item))]
         else:
             out.append(item)
     return out
@@ -287,7 +287,7 @@ def _mark_statements(item: str, stale: Callable[[str], bool], at: int) -> str:
         for statement in statements(text[len(prefix) :]):
             replaced = not statement.startswith(REPLACED_MARK) and stale(statement)
             out.append(f"{REPLACED_MARK} #{at}] {statement}" if replaced else statement)
-        return prefix + " ".join(out)
+        return prefix + joined(out)
 
     marked = rewrite(item, mark)
     return marked if marked.count(REPLACED_MARK) > item.count(REPLACED_MARK) else item

@@ -136,13 +136,14 @@ class RulesSummarizer:
 
 
 def _without_statements(text: str, said: list[str]) -> str:
-    """`text` without the statements already carried in `said` (whitespace normalised)."""
+    """`text` without the statements already carried in `said` (spaces normalised, lines kept: a line is
+    where one statement ends, "code 7315" and "at 7am and 6pm" are two)."""
     if not said:
         return text
-    flat = " ".join(text.split())
+    flat = "\n".join(" ".join(line.split()) for line in text.splitlines())
     for statement in said:
         flat = flat.replace(statement, " ")
-    return " ".join(flat.split())
+    return "\n".join(" ".join(line.split()) for line in flat.splitlines() if line.strip())
 
 
 def _request_text(own: str) -> str:

@@ -665,3 +665,39 @@ def test_an_update_makes_history_of_what_it_names_as_old_not_of_everything_besid
     assert _said_as_old("it's not 7315 anymore, the new code is 9046", "7315")
     assert _said_as_old("So can we rename the stock_items table to inventory_items?", "stock_items")
     assert not _said_as_old("the ceremony is moved to 6pm now", "6pm")
+
+
+def test_a_rule_said_three_times_is_carried_once_and_the_old_rules_stay():
+    rules = [
+        "Leo has a peanut allergy, anaphylaxis, we carry an EpiPen. (#1)",
+        "Never suggest anything with peanuts. (#3)",
+        "Please keep Leo's peanut allergy in mind for every recipe. (#139)",
+        "please keep Leo's peanut allergy in mind for every recipe (#141)",
+        "Please keep Leo's peanut allergy in mind for every recipe! (#143)",
+    ]
+    once = [*rules[:2], "Please keep Leo's peanut allergy in mind for every recipe. (#139, #141, #143)"]
+    budget = size(Snapshot(constraints_and_preferences=once))
+    assert size(Snapshot(constraints_and_preferences=rules)) > budget  # said three times, they would not fit
+    assert fit_snapshot(Snapshot(constraints_and_preferences=rules), budget, size).constraints_and_preferences == once
+
+
+def test_an_update_replaces_the_line_that_held_the_old_value_not_the_lines_beside_it():
+    details = (
+        "she judges everyone, it's not personal. ok details:\n"
+        "- the lockbox is on the side door by the recycling bins, code 7315\n"
+        "- she gets half a can of the salmon pâté at 7am and the other half at 6pm"
+    )
+    reply = "Saving this in my notes:\n- Side door lockbox, code 7315\n- Half a can at 7am, the other half at 6pm"
+    messages = parse_messages(
+        [
+            {"role": "user", "content": details},
+            {"role": "assistant", "content": reply},
+            {"role": "user", "content": "it's not 7315 anymore, the new code is 9046."},
+        ]
+    )
+    summary = RulesSummarizer().summarize(SummaryRequest(messages=messages))
+    said = [*summary.user_requests, *summary.key_knowledge]
+    lockbox = [s for item in said for s in statements(body(item)) if "7315" in s and "9046" not in s]
+    feeding = [s for item in said for s in statements(body(item)) if "7am" in s]
+    assert lockbox and all("[replaced by #3] " in s for s in lockbox)
+    assert feeding and not any("replaced" in s for s in feeding)

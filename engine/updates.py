@@ -155,10 +155,23 @@ def replaces(newer: str, older: str, cue: bool = False) -> bool:
         return True
     if any(_CODE.search(v) for v in new_values & old_values):  # the same booking moved: "GP-7731 to 19:30"
         return True
-    shared = topic(newer) & topic(older)
+    # a slot word naming another thing ("a budget airline", "the phone charger") is no slot both fill
+    shared = {
+        w for w in topic(newer) & topic(older) if w not in _SLOTS or not (_describes(w, older) or _describes(w, newer))
+    }
     if not has_update_cue(newer):  # the cue is another sentence's: what both name must be a slot they fill
         return bool(shared & _SLOTS)  # ("be there at 9am with coffee" changes no "coffee maker ... 6pm")
     return len(shared) >= 2 or any(w in _SLOTS or len(w) >= 6 for w in shared)
+
+
+_FOLLOWS_A_SLOT = "is|was|are|to|of|cap|limit|from|for|at|now|and|or|in|on|by|with|number|code|date|time"
+
+
+def _describes(slot: str, text: str) -> bool:
+    """Whether `slot` is only ever said before another noun in `text` ("budget airline"), never as the
+    thing itself ("the budget is", "raise the budget to", "budget: $240")."""
+    uses = re.findall(rf"\b{slot}s?\b(\s+[a-z]+)?", text[:SCAN_CHARS], re.I)
+    return bool(uses) and all(after and not re.fullmatch(rf"\s+(?:{_FOLLOWS_A_SLOT})", after, re.I) for after in uses)
 
 
 # what a value is a value of: one of these in common is enough to call two statements about one thing

@@ -701,3 +701,11 @@ def test_an_update_replaces_the_line_that_held_the_old_value_not_the_lines_besid
     feeding = [s for item in said for s in statements(body(item)) if "7am" in s]
     assert lockbox and all("[replaced by #3] " in s for s in lockbox)
     assert feeding and not any("replaced" in s for s in feeding)
+
+
+def test_a_slot_word_naming_another_thing_links_no_update():
+    from foldchat.engine.updates import replaces
+
+    bump = "so let's bump the joint budget to $300 total, $150 each."
+    assert not replaces(bump, "Sam found a $109 round trip on a budget airline in November.")
+    assert replaces(bump, "so the joint gift budget is $240 total, $120 each")

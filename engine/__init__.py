@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (`X 
         ToolCallsAnswered as ToolCallsAnswered,
     )
     from .export import status_suffix as status_suffix
+    from .facts import is_standing_rule as is_standing_rule
     from .fold.chain import FoldPlan as FoldPlan
     from .fold.compress import CompressOptions as CompressOptions, compress_messages as compress_messages
     from .fold.pipeline import FoldRequest as FoldRequest, FoldResult as FoldResult, fold_context as fold_context
@@ -201,6 +202,7 @@ _EXPORTS = {
     "decide": "policy",
     "Snapshot": "snapshot",
     "is_snapshot_message": "snapshot",
+    "is_standing_rule": "facts",
     "RulesSummarizer": "summarizers",
     "Summarizer": "summarizers",
     "SummaryRequest": "summarizers",

@@ -58,6 +58,7 @@ EXPECTED = {
     "ToolCalling",
     "ToolCallsAnswered",
     "is_snapshot_message",
+    "is_standing_rule",
     "status_suffix",
     "load_settings",
     "save_unsaved_text",

@@ -40,7 +40,8 @@ async def test_preview_then_discard_then_apply_the_exact_result(app_factory, fak
         await wait_for(pilot, lambda: isinstance(app.screen, FoldInspector))
         await pilot.press("v")  # the inspector's Preview action
         await wait_for(pilot, lambda: isinstance(app.screen, FoldPreview))
-        await pilot.press("escape")
+        await pilot.press("escape")  # backs out one level: to the inspector it came from, not the chat
+        await wait_for(pilot, lambda: isinstance(app.screen, FoldInspector))
 
 
 async def test_a_preview_of_nothing_to_fold_offers_nothing_to_apply(app_factory, fake):

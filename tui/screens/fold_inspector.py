@@ -52,19 +52,26 @@ def _lines(lines: Iterable[str]) -> str:
     return "  \n".join(lines)
 
 
-def snapshot_markdown(view: FoldView) -> str:
+def sections_markdown(sections: list[tuple[str, list[str]]], rules: list[str], drop_hint: bool = True) -> list[str]:
+    """A snapshot's sections, its standing rules first and numbered (listed once, not again under constraints)."""
     lines = []
-    if view.rules:
-        lines.append("### your standing rules (kept word for word in every fold; x drops one)")
-        lines += [_lines(f"{n}\\. {md_literal(rule)}" for n, rule in enumerate(view.rules, start=1)), ""]
-    for name, items in view.sections:
+    if rules:
+        hint = "; x drops one" if drop_hint else ""
+        lines.append(f"### your standing rules (kept word for word in every fold{hint})")
+        lines += [_lines(f"{n}\\. {md_literal(rule)}" for n, rule in enumerate(rules, start=1)), ""]
+    for name, items in sections:
         title = name.replace("_", " ")
-        if name == "constraints_and_preferences" and view.rules:  # the rules are listed above, numbered
-            items, title = [i for i in items if i not in view.rules], f"other {title}"
+        if name == "constraints_and_preferences" and rules:  # the rules are listed above, numbered
+            items, title = [i for i in items if i not in rules], f"other {title}"
         if not items:
             continue
         lines.append(f"### {title}")
         lines += [_lines(f"• {md_literal(item)}" for item in items), ""]
+    return lines
+
+
+def snapshot_markdown(view: FoldView) -> str:
+    lines = sections_markdown(view.sections, view.rules)
     if view.covered:
         lines.append(f"### the {view.covered_count} messages it covers (still in the transcript)")
         lines.append(_lines(f"• {md_literal(line)}" for line in view.covered))

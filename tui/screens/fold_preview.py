@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from foldchat.engine import SNAPSHOT_SECTIONS, visible
+from foldchat.engine import SNAPSHOT_SECTIONS, is_standing_rule, visible
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, Markdown
 
-from ..literal import literal, md_literal
+from ..literal import literal
+from .fold_inspector import sections_markdown
 
 if TYPE_CHECKING:
     from foldchat.engine import FoldPlan
@@ -33,13 +34,13 @@ def preview_markdown(plan: FoldPlan) -> str:
     snapshot = plan.snapshot
     if snapshot is None:
         return "_(no snapshot: only tool outputs would be pruned)_"
-    lines = []
+    sections = []
     for name in SNAPSHOT_SECTIONS:
         value = getattr(snapshot, name)
-        items = [value] if isinstance(value, str) and value else list(value or [])
-        if items:
-            lines += [f"### {name.replace('_', ' ')}", *(f"- {md_literal(item)}" for item in items), ""]
-    return "\n".join(lines) or "_(empty snapshot)_"
+        sections.append((name, [value] if isinstance(value, str) and value else list(value or [])))
+    rules = [r for r in snapshot.constraints_and_preferences if is_standing_rule(r)]
+    # as the inspector shows a fold: one paragraph per section (a widget per item took seconds to open)
+    return "\n".join(sections_markdown(sections, rules, drop_hint=False)) or "_(empty snapshot)_"
 
 
 class FoldPreview(ModalScreen[bool]):

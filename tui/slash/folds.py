@@ -36,13 +36,14 @@ async def fold_mode(screen: ChatScreen, arg: str) -> None:
     screen.notify(f"Automatic folds: {AUTO_LABELS[screen.session.auto.mode]}")
 
 
-def preview(screen: ChatScreen, focus: str | None) -> None:
+def preview(screen: ChatScreen, focus: str | None, back_to: int | None = None) -> None:
     """Compute the fold, show it, and apply exactly that result only if the user says so (a worker of its
-    own, in the fold group: a preview and a fold never run at once)."""
-    screen.run_worker(_preview(screen, focus), group="fold", exit_on_error=False)
+    own, in the fold group: a preview and a fold never run at once). `back_to`: the fold whose inspector
+    asked for it, shown again when the preview is discarded (Esc backs out one level)."""
+    screen.run_worker(_preview(screen, focus, back_to), group="fold", exit_on_error=False)
 
 
-async def _preview(screen: ChatScreen, focus: str | None) -> None:
+async def _preview(screen: ChatScreen, focus: str | None, back_to: int | None = None) -> None:
     from ..screens.fold_preview import FoldPreview
 
     session = screen.session
@@ -54,6 +55,8 @@ async def _preview(screen: ChatScreen, focus: str | None) -> None:
         if not await screen.app.push_screen_wait(FoldPreview(plan)):
             told = "Fold preview discarded" if plan.report.compressed else f"Nothing folded: {plan.report.reason}"
             screen.notify(f"{told}: nothing changed" if plan.report.compressed else told)
+            if back_to is not None:
+                await inspect(screen, back_to)
             return
         report = await asyncio.to_thread(session.apply_fold, plan)
     except FoldchatError as error:
@@ -120,7 +123,7 @@ async def _inspector_done(screen: ChatScreen, action: InspectorAction) -> None:
     elif action.action == "refold":
         await resummarize(screen, action.text)
     elif action.action == "preview":
-        preview(screen, action.text or None)
+        preview(screen, action.text or None, back_to=action.fold_id)
     elif action.action == "drop_rule":
         await _drop_rule(screen, action.fold_id, action.text)
 

@@ -18,6 +18,7 @@ from typing import Any
 from .errors import UsageError
 from .messages import Message, parse_messages
 from .store import Store
+from .store.records import title_of
 
 _CHATGPT_KEYS = ("mapping", "current_node")
 
@@ -75,7 +76,7 @@ def read_conversations(data: Any) -> list[ImportedConversation]:
     if isinstance(data, list):
         parse_messages(data)  # validates, with the first problem named
         first_user = next((m for m in data if m.get("role") == "user" and isinstance(m.get("content"), str)), None)
-        title = " ".join(str(first_user["content"]).split())[:60] if first_user else "Imported conversation"
+        title = title_of(str(first_user["content"])) if first_user else "Imported conversation"
         return [ImportedConversation(title, data)]
     raise UsageError("expected a JSON array of chat messages or a ChatGPT export (conversations.json)")
 

@@ -63,9 +63,17 @@ class StoredFold:
     undone_at: float | None
 
 
+TITLE_CHARS = 60
+
+
 def title_of(text: str) -> str:
+    """A conversation's title from its first message: one line, cut at a word with "…" (not "rip b")."""
     line = " ".join(text.split())
-    return line[:60] + ("…" if len(line) > 60 else "")
+    if len(line) <= TITLE_CHARS:
+        return line
+    cut = line[:TITLE_CHARS]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > TITLE_CHARS // 2 else cut).rstrip(" ,.;:-") + "…"
 
 
 def conversation_of(row: sqlite3.Row) -> Conversation:

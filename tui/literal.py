@@ -25,3 +25,12 @@ def md_literal(text: str) -> str:
     """`text` shown as written in Markdown: every character Markdown reads as syntax is escaped
     (`__future__` stayed "future" in bold; a snapshot item is data, not formatting)."""
     return _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
+
+
+def excerpt(text: str, limit: int = 100) -> str:
+    """The start of `text` on one line, cut at a word (not mid-word) with an ellipsis when it goes on."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: limit + 1].rsplit(" ", 1)[0] if " " in flat[:limit] else flat[:limit]
+    return cut.rstrip(",;:") + "…"

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from foldchat.engine import SNAPSHOT_SECTIONS, Session, is_snapshot_message, missing_key
 
+from .literal import excerpt
 from .screens.fold_inspector import FoldView
 from .screens.model_picker import ModelChoice
 from .slash import COMMANDS
@@ -45,15 +46,6 @@ def transcript_state(session: Session) -> TranscriptState:
         folded_upto=folds[-1].last_message_id if folds else 0,
         cost=session.replies.total_cost(),
     )
-
-
-def excerpt(text: str, limit: int = 100) -> str:
-    """The start of `text` on one line, cut at a word (not mid-word) with an ellipsis when it goes on."""
-    flat = " ".join(text.split())
-    if len(flat) <= limit:
-        return flat
-    cut = flat[: limit + 1].rsplit(" ", 1)[0] if " " in flat[:limit] else flat[:limit]
-    return cut.rstrip(",;:") + "…"
 
 
 def fold_view(session: Session, fold_id: int) -> FoldView:

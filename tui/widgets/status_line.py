@@ -5,6 +5,8 @@ from __future__ import annotations
 from textual.reactive import reactive
 from textual.widgets import Label
 
+from ..literal import excerpt
+
 
 class StatusLine(Label):
     """Bound to the chat screen's `conversation_title` and `status` (`data_bind`); one line of fixed size
@@ -29,8 +31,4 @@ TITLE_CHARS = 48  # room left on the line for what the app is doing
 
 def short_title(title: str) -> str:
     """`title` in at most `TITLE_CHARS`, cut at a word with "…" (not "I'm already ov" at the edge)."""
-    if len(title) <= TITLE_CHARS:
-        return title
-    cut = title[: TITLE_CHARS - 1]
-    space = cut.rfind(" ")
-    return (cut[:space] if space > TITLE_CHARS // 2 else cut).rstrip(" ,.;:-") + "…"
+    return excerpt(title, TITLE_CHARS - 1)

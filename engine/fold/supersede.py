@@ -10,6 +10,7 @@ so a snapshot never presents both values as current.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from functools import partial
@@ -175,7 +176,7 @@ def _replaced_values(lists: dict[str, list[str]]) -> list[tuple[int, frozenset[s
         renamed = _renames([v for v in values(current[at]) if core(v) not in old_values], olds)
         # "raising the cap from $7,500 to $8,200" names what it made history: $7,500, not the €480 of a
         # tally that also named the cap
-        said_old = {core(v) for v in values(current[at]) if _said_as_old(current[at], v)}
+        said_old = _said_as_old(current[at])
         named_old = {v for v in old_values & said_old if kind_of(v) in kinds}
         of_kind = {v for v in old_values if kind_of(v) in kinds and kind_of(v) != "name"}
         # what the update states is current, though an older statement said it too (the new 6pm is the
@@ -210,22 +211,25 @@ def _named_as_old(said: list[str], listed: tuple[str, ...]) -> frozenset[str]:
     for statement in said:
         named = compared_values(statement)
         changed_kinds = {kind_of(v) for v in named - {core(v) for v in listed}} - {"name"}
-        old = {core(v) for v in values(statement) if _said_as_old(statement, v)}
+        old = _said_as_old(statement)
         stale.update(v for v in listed if core(v) in old and kind_of(core(v)) in changed_kinds)
     return frozenset(stale)
 
 
-def _said_as_old(statement: str, value: str) -> bool:
-    """ "not 7315 anymore", "from $7,500 to", "replacing the $70 one": `value` named as the old one (the
-    6pm of "moved to 6pm" is the new one, though an unrelated list says 18:00)."""
-    said = re.escape(value)
-    return (
-        re.search(rf"\b(?:{_OLD_BEFORE})\s+(?:the\s+)?{said}|{said}\s+(?:anymore|any more|no more)", statement, re.I)
-        is not None
-    )
+@functools.lru_cache(maxsize=4096)  # asked of every update statement for every values list it meets
+def _said_as_old(statement: str) -> frozenset[str]:
+    """The values `statement` names as the old ones ("not 7315 anymore", "from $7,500 to", "replacing the
+    $70 one"), by their core; the 6pm of "moved to 6pm" is the new one, though an unrelated list says 18:00."""
+    old = set()
+    for value in values(statement):
+        said = re.escape(value)
+        if re.search(rf"\b(?:{_OLD_BEFORE})\s+(?:the\s+)?{said}|{said}\s+(?:{_OLD_AFTER})", statement, re.I):
+            old.add(core(value))
+    return frozenset(old)
 
 
 _OLD_BEFORE = "not|from|instead of|replacing|was|no longer|old|used to be|renam\\w*|chang\\w*|switch\\w*|mov\\w*"
+_OLD_AFTER = "anymore|any more|no more"
 
 
 def _keyed_as_old(said: list[str], listed: tuple[str, ...]) -> frozenset[str]:

@@ -19,6 +19,7 @@ thread-safe enough to run in a worker thread; `reply` and `turn` are async itera
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections.abc import AsyncIterator, Sequence
@@ -62,6 +63,7 @@ class Session:
         self.registry = workspace.registry
         self.folding = threading.RLock()
         """One fold at a time, whichever conversation's chain makes it (`FoldChain.folding`)."""
+        self._auto_recall = self.settings.fold.auto_recall
         self.context, self.chain, self.replies = self._parts_for(conversation_id)
         self.model_name = model_name
         self._target: ModelTarget | None = None
@@ -98,6 +100,7 @@ class Session:
         context = Context(self.store, self.registry, self.settings, conversation_id)
         replies = Replies(context)
         replies.read_estimate = self._read_estimate
+        replies.auto_recall = self._auto_recall
         return context, FoldChain(context, self.folding), replies
 
     @property
@@ -178,7 +181,9 @@ class Session:
         return target, self.context.usage(target)
 
     def switch_model(self, target: ModelTarget) -> None:
-        """Talk to `target` from now on; the next fold check re-evaluates for its window."""
+        """Talk to `target` from now on; the next fold check re-evaluates for its window. A read-ahead
+        for the model left behind is set aside: no send waits for a model it does not use."""
+        self.warmer.set_aside()  # read_ahead below starts the new model's own, if it is local
         self.target = target
         self.auto.switched = True
         if self.conversation_id is not None:  # a new one gets the model when it is stored
@@ -205,7 +210,10 @@ class Session:
         return self.registry.counter(self.target)
 
     def usage(self, target: ModelTarget | None = None) -> Usage:
-        return self.context.usage(target or self.target)
+        """What the gauge shows: the context's usage, with what recall added to the latest request."""
+        usage = self.context.usage(target or self.target)
+        recalled = self.replies.latest_recall()
+        return usage if recalled is None else dataclasses.replace(usage, recalled=recalled.tokens)
 
     def typed_tokens(self, text: str) -> int:
         """What `text`, sent as the next user message, would add to the context (not cached: see
@@ -247,8 +255,9 @@ class Session:
         return self._after_read_ahead(self.replies.reply(self.target, regenerate=regenerate))
 
     async def _after_read_ahead(self, events: AsyncIterator[ReplyEvent]) -> AsyncIterator[ReplyEvent]:
-        # the server reads one request at a time: the reply goes after the read-ahead it builds on
-        if self.warmer.running:
+        # the server reads one request at a time: the reply goes after the read-ahead it builds on (only
+        # when the reply is asked of that server: a hosted model never waits for the local read)
+        if self.warmer.reading_for(self.target):
             import asyncio
 
             yield Waiting("the model is still reading the conversation ahead of this reply")
@@ -288,6 +297,15 @@ class Session:
     def recall(self, query: str | None = None, message: int | None = None, offset: int = 0) -> str:
         """The verbatim originals behind the folds (what the `recall` tool answers), bounded in size."""
         return self.replies.recall(self._target, query, message, offset)
+
+    @property
+    def auto_recall(self) -> bool:
+        """Recall at every send (`[fold] auto_recall`), for this session: /recall on|off sets it."""
+        return self._auto_recall
+
+    @auto_recall.setter
+    def auto_recall(self, on: bool) -> None:
+        self._auto_recall = self.replies.auto_recall = on
 
     def drop_rule(self, fold_id: int, number: int) -> str:
         """Drop the fold's standing rule `number` (1-based, as `standing_rules` lists them); returns it.

@@ -58,6 +58,7 @@ class PrefixWarmer:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._pending: tuple[ModelTarget, list[dict[str, Any]]] | None = None
+        self._active: ModelTarget | None = None
         self._idle = threading.Event()
         self._idle.set()
         self.seconds: float | None = None
@@ -100,10 +101,25 @@ class PrefixWarmer:
     def running(self) -> bool:
         return not self._idle.is_set()
 
+    def reading_for(self, target: ModelTarget) -> bool:
+        """A warm-up runs (or waits) on `target`'s server: a request to it goes after that read. A request
+        to any other model never waits for it (a switch to a hosted model waited 62 s for the local read)."""
+        with self._lock:
+            bases = {t.api_base for t in (self._pending[0] if self._pending else None, self._active) if t}
+        return self.running and target.is_local and target.api_base in bases
+
+    def set_aside(self) -> None:
+        """Drop the warm-ups not started yet (the model they were for is no longer the one sent to); the
+        running one ends on its own and is never waited for by a request to another model."""
+        with self._lock:
+            self._pending = None
+            self.server_read = []
+
     def _run(self) -> None:
         while True:
             with self._lock:
                 pending, self._pending = self._pending, None
+                self._active = None if pending is None else pending[0]
                 if pending is None:
                     self._idle.set()
                     return

@@ -53,7 +53,7 @@ from ..widgets.transcript import Transcript
 from . import editing
 from .attaching import attachments_for, complete_path, keep, offer_pasted
 from .fold_consent import FoldConsent
-from .refusals import refuse_last_message, refuse_up_front, surely_fits
+from .refusals import refuse_last_message, refuse_up_front, refuse_while_replying, surely_fits
 
 if TYPE_CHECKING:  # the session module loads pydantic and SQLite: measured 250 ms before the first frame
     from foldchat.engine import Conversation, FoldReport, Session, Usage
@@ -255,7 +255,7 @@ class ChatScreen(Screen[None]):
         self.gauge_state = GaugeState(
             tokens=usage.tokens, window=usage.window, reserved=usage.reserved, trigger=usage.trigger,
             typing=old.typing, cost=old.cost if cost is None else cost, model=session.target.name,
-            per_turn=usage.per_turn, fold_paused=old.fold_paused,
+            per_turn=usage.per_turn, fold_paused=old.fold_paused, recalled=usage.recalled,
             at_trigger=session.auto.at_trigger(usage),
         )  # fmt: skip
 
@@ -325,6 +325,9 @@ class ChatScreen(Screen[None]):
         self.prompted = True
         if self.editing is not None:
             await editing.resend(self, self.editing, text)
+            return
+        if self.model_ready and self.reply_underway():
+            refuse_while_replying(self, text)
             return
         attachments = await attachments_for(self, text)
         if attachments is None:

@@ -82,3 +82,46 @@ def test_ask_says_before_a_long_read_that_the_local_model_reads_the_context_firs
     assert done.returncode == 0, done.stderr
     said = next(line for line in done.stderr.splitlines() if "reads" in line)
     assert said.startswith("foldchat: the local model reads ") and "tokens of context first, about" in said
+
+
+def test_a_send_to_another_model_never_waits_for_the_local_read(fake, tmp_path, monkeypatch):
+    """A resumed conversation switched to a hosted model waited 62 s for the local model's read-ahead."""
+    import asyncio
+    import time
+
+    from foldchat.engine.providers.events import Finished, Waiting
+    from test_session_folds import open_session
+
+    slow_local = type(fake)().start()
+    slow_local.answer_delay = 30  # a read-ahead that takes half a minute
+    try:
+        with open_session(fake, tmp_path, monkeypatch, 16_000) as session:
+            session.add_user_message("where were we?")
+            hosted = session.target
+            session.target = local_target(slow_local)
+            session.read_ahead()
+            assert session.warmer.running and session.warmer.reading_for(session.target)
+            session.switch_model(hosted)
+            assert not session.warmer.reading_for(session.target)
+
+            async def reply() -> list[object]:
+                return [event async for event in session.reply()]
+
+            started = time.monotonic()
+            events = asyncio.run(reply())
+            assert time.monotonic() - started < 10
+            assert not any(isinstance(e, Waiting) for e in events)
+            assert isinstance(events[-1], Finished)
+    finally:
+        slow_local.stop()
+
+
+def test_a_send_to_the_local_model_goes_after_its_own_read(fake):
+    warmer = PrefixWarmer()
+    fake.answer_delay = 0.5
+    target = local_target(fake)
+    warmer.start(target, [{"role": "user", "content": "hi"}])
+    assert warmer.reading_for(target)
+    other = local_target(type(fake)())  # another server (not started): no wait for it
+    assert not warmer.reading_for(other)
+    assert warmer.wait(10) and not warmer.reading_for(target)

@@ -1,0 +1,44 @@
+"""One send at a time: Enter while a reply is on its way never makes a second user turn in a row."""
+
+from __future__ import annotations
+
+from foldchat.tui.widgets.composer import Composer
+
+from tui.conftest import wait_for
+from tui.test_chat_flows import chat, ready
+from tui.test_daily_use import notes
+
+
+async def test_enter_while_a_reply_is_coming_keeps_the_message_in_the_composer(app_factory, fake):
+    fake.script = ["held"]
+    fake.hold_after = 2
+    fake.answer_gate.clear()  # the first reply is held back after two words
+    app = app_factory(request_timeout=60)
+    try:
+        await _enter_twice(app, fake)
+    finally:
+        fake.answer_gate.set()
+
+
+async def _enter_twice(app, fake) -> None:
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        composer = screen.query_one(Composer)
+        composer.text = "first question"
+        composer.focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen.reply_underway() and len(fake.requests) >= 1)
+        composer.text = "second question"
+        await pilot.press("enter")
+        await pilot.pause()
+        users = [s for s in screen.backend.context.transcript() if s.message.role == "user"]
+        assert [u.message.text for u in users] == ["first question"]
+        assert composer.text == "second question"
+        assert any("still coming" in n for n in notes(app))
+        fake.answer_gate.set()
+        await wait_for(pilot, lambda: not screen.reply_underway())
+        await pilot.press("enter")  # now it goes, once
+        await wait_for(pilot, lambda: not screen.reply_underway() and len(fake.requests) == 2)
+        roles = [s.message.role for s in screen.backend.context.transcript()]
+        assert roles == ["user", "assistant", "user", "assistant"]

@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (`X 
         FoldFailed as _FoldFailedEvent,
         FoldProgress as FoldProgress,
         FoldStarted as FoldStarted,
+        PassagesRecalled as PassagesRecalled,
         ToolCalling as ToolCalling,
         ToolCallsAnswered as ToolCallsAnswered,
     )
@@ -80,6 +81,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (`X 
         Waiting as Waiting,
     )
     from .providers.target import ModelTarget as ModelTarget
+    from .recall_passages import Recalled as Recalled
     from .recovery import save_unsaved_text as save_unsaved_text
     from .replies import ReplyEvent as ReplyEvent
     from .session import Session as Session
@@ -160,6 +162,8 @@ _EXPORTS = {
     "ReplyAsked": "turn_events",
     "ToolCalling": "events",
     "ToolCallsAnswered": "events",
+    "PassagesRecalled": "events",
+    "Recalled": "recall_passages",
     "status_suffix": "export",
     "load_settings": "config",
     "save_unsaved_text": "recovery",

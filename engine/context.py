@@ -35,6 +35,9 @@ class Usage:
     per_turn: int = 0
     """What one of the last few turns (a prompt and what answered it) added to the context, on average;
     0 before the first turn. The gauge's "turns left" divides by it."""
+    recalled: int = 0
+    """What automatic recall added to the request for the latest prompt (recall_at_send.py); not part of
+    `tokens` (it is found again at every send), shown beside them."""
 
     @property
     def used(self) -> int:
@@ -111,7 +114,12 @@ class Context:
     def adapted_context(self, target: ModelTarget, exclude: frozenset[int] = frozenset()) -> list[Message]:
         """The context as `target` accepts it (ids, reasoning, images; docs/design.md §8)."""
         transcript = self.transcript()
-        context = self.messages(transcript, exclude, target)
+        return self.adapted(target, self.messages(transcript, exclude, target), transcript)
+
+    def adapted(
+        self, target: ModelTarget, context: list[Message], transcript: Sequence[StoredMessage]
+    ) -> list[Message]:
+        """`context` (built from `transcript`) as `target` accepts it."""
         producers = {s.id: s.model for s in transcript}
         origins = [self._provider_of(producers.get(m.key) if m.key is not None else None) for m in context]
         adapted, _ = adapt(context, self.rules(target), origins)

@@ -12,6 +12,7 @@ from typing import Any
 
 from .fold.report import FoldReport
 from .messages import Message, ToolCall
+from .recall_passages import Recalled
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,16 @@ class ToolCallsAnswered:
     room_left: bool = True
 
 
-ToolEvent = ToolCalling | ToolCallsAnswered
+@dataclass(frozen=True)
+class PassagesRecalled:
+    """Automatic recall put `recalled` into the request that answers user message `message_id` (stored
+    with it; a face shows "recalled #12, #48 · 312 tokens" under that message)."""
+
+    message_id: int
+    recalled: Recalled
+
+
+ToolEvent = ToolCalling | ToolCallsAnswered | PassagesRecalled
 
 
 STOPPED = "stopped before the end"

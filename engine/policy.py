@@ -64,6 +64,13 @@ class FoldPolicy(BaseModel):
     recall: bool = True
     """Offer models that support tool calls a `recall` tool that gets folded or pruned originals back
     verbatim (never the local model)."""
+    auto_recall: bool = True
+    """Recall at every send: the passages of folded messages a new message is about go into its request,
+    word for word (docs/design.md §13). /recall on|off changes it for the session."""
+    recall_budget: float = Field(0.08, ge=0, le=0.5)
+    """Most the recalled passages of one send may take, as a share of the window."""
+    local_recall_budget: float = Field(0.02, ge=0, le=0.5)
+    """The same for the embedded local model, which reads every token on two cores (~180 tokens a second)."""
 
     @model_validator(mode="after")
     def _target_below_trigger(self) -> Self:
@@ -102,6 +109,10 @@ class FoldPolicy(BaseModel):
     def snapshot_cap(self, window: int) -> int:
         """Most tokens the snapshot may take."""
         return int(self.snapshot_ratio * window)
+
+    def recall_at(self, window: int, local: bool = False) -> int:
+        """Most tokens recalled passages may add to one request."""
+        return int((self.local_recall_budget if local else self.recall_budget) * window)
 
     def prune_keep_at(self, window: int) -> int:
         """Tokens of the newest tool outputs kept whole before summarizing."""

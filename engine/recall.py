@@ -4,19 +4,16 @@ A fold changes what is sent, never what is kept; recall is how the model (throug
 models that support tool calls) or the user gets a folded or pruned original back word for word.
 Only messages the context no longer holds verbatim are searched (folded into the snapshot, pruned to a
 stub or condensed), so recall never repeats what the model already sees. A text query is ranked
-full-text search (SQLite FTS5, bm25, Porter stems): the words a model asks with ("charity race
-awareness") find the message that says them in other forms ("the charity race raised awareness"), best
-match first, with the numbers of the next best. Answers are bounded to
+full-text search (recall_index.py, the ranking automatic recall uses): the words a model asks with
+("charity race awareness") find the message that says them in other forms ("the charity race raised
+awareness"); the best three come back, with the numbers of the next best. Answers are bounded to
 `RECALL_CHARS` characters and end with how to ask for the rest. Message numbers are the
 conversation's own (1-based transcript positions, the numbers snapshots and stubs name).
 """
 
 from __future__ import annotations
 
-import contextlib
-import re
-import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +21,7 @@ from . import untrusted_json
 from .attachments import names
 from .messages import Message, ToolCall
 from .providers.target import ModelTarget
+from .recall_index import RecallIndex, query_for
 
 RECALL_CHARS = 4_000
 MAX_MATCHES = 20
@@ -56,12 +54,18 @@ class Original:
 
     number: int
     message: Message
+    at: float | None = None
+    """When it was said (the transcript's time), for the day a recalled passage names."""
 
 
-def recallable(transcript: Sequence[tuple[int, Message]], context: Sequence[Message]) -> list[Original]:
-    """Transcript messages (numbered) that the context does not send word for word."""
+def recallable(
+    transcript: Sequence[tuple[int, Message]], context: Sequence[Message], dates: Mapping[int, float] | None = None
+) -> list[Original]:
+    """Transcript messages (numbered) that the context does not send word for word; `dates`: when each
+    number was said."""
     sent = {m.key: m.text for m in context if m.key is not None}
-    return [Original(n, m) for n, m in transcript if m.key is None or sent.get(m.key) != m.text]
+    when = dates or {}
+    return [Original(n, m, when.get(n)) for n, m in transcript if m.key is None or sent.get(m.key) != m.text]
 
 
 def recall(
@@ -70,9 +74,10 @@ def recall(
     message: int | None = None,
     offset: int = 0,
     limit: int = RECALL_CHARS,
+    index: RecallIndex | None = None,
 ) -> str:
     """The answer to one `recall` call: a message's verbatim text (a part of at most `limit` characters),
-    or what matched."""
+    or the best matches (their first `limit` characters together)."""
     if message is not None:
         found = next((o for o in originals if o.number == message), None)
         if found is None:
@@ -81,53 +86,42 @@ def recall(
         return _part(found, max(0, offset), limit)
     if not query or not query.strip():
         return "recall needs a query or a message number"
-    matches = search(originals, query, MAX_MATCHES)
+    matches = search(originals, query, MAX_MATCHES, index)
     if not matches:
         return f"no folded or pruned message matches {query.strip()[:200]!r}"
-    others = ", ".join(str(o.number) for o in matches[1:])
+    best, others = matches[:TOOL_HITS], ", ".join(str(o.number) for o in matches[TOOL_HITS:])
     also = f"\n(next best matches: messages {others}; call recall with message=N)" if others else ""
-    return _part(matches[0], 0, limit) + also
+    return "\n\n".join(_part(o, 0, max(1, limit // len(best))) for o in best) + also
 
 
-_WORD = re.compile(r"[^\W_]+")
-QUERY_WORDS = 32  # a query is words to look for, not a document: a 1 MB query is cut to its first words
-INDEXED_CHARS = 200_000  # of each message: enough for any conversation text, bounded for a pasted dump
+TOOL_HITS = 3  # a text query answers with its best three matches in full (top 1 held the evidence for 0.24)
 
 
-def search(originals: Sequence[Original], query: str, limit: int = MAX_MATCHES) -> list[Original]:
-    """The originals that best match `query`'s words (any of them; bm25 ranks messages holding more of
-    the rarer words first), best first. A phrase written exactly also matches: its words are in it."""
-    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(query)))[:QUERY_WORDS]
-    if not words or not originals:
+def search(
+    originals: Sequence[Original], query: str, limit: int = MAX_MATCHES, index: RecallIndex | None = None
+) -> list[Original]:
+    """The originals that best match `query`'s words, best first: an attachment named exactly first, then
+    the ranking automatic recall uses (recall_index.py: bm25 over any of the words and their stems, names
+    and numbers counted again, the newer first on a tie). `index`: the conversation's, when it has one."""
+    if not query.strip() or not originals:
         return []
     named = [o for o in reversed(originals) if query.strip() in names([o.message])]  # an attachment, by its name
-    return [*named, *(o for o in _ranked(originals, words, limit) if o not in named)][:limit]
+    by_number = {o.number: o for o in originals}
+    own = index is None
+    index = index or RecallIndex()
+    try:
+        if own:
+            index.sync((o.number, o.message.text) for o in originals)
+        ranked = [by_number[n] for n, _ in index.ranked(query_for(query), by_number.keys(), limit)]
+    finally:
+        if own:
+            index.close()
+    return [*named, *(o for o in ranked if o not in named)][:limit]
 
 
-STEMMED_WEIGHT = 0.35
-"""How much a match of a word's stem counts beside the word itself: "raising" finds "raised", but the
-message that uses the asker's own words ranks first (stems alone let "coming" and "kids" outrank "Ivy")."""
-
-
-def _ranked(originals: Sequence[Original], words: list[str], limit: int) -> list[Original]:
-    """The originals holding any of `words` or of their stems, best bm25 first."""
-    match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
-    scores: dict[int, float] = {}
-    with contextlib.closing(sqlite3.connect(":memory:")) as db:
-        for table, tokenizer, weight in (("exact", "unicode61", 1.0), ("stems", "porter unicode61", STEMMED_WEIGHT)):
-            db.execute(f"CREATE VIRTUAL TABLE {table} USING fts5(body, tokenize = '{tokenizer}')")
-            db.executemany(
-                f"INSERT INTO {table} (rowid, body) VALUES (?, ?)",
-                ((i, o.message.text[:INDEXED_CHARS]) for i, o in enumerate(originals)),
-            )
-            rows = db.execute(f"SELECT rowid, bm25({table}) FROM {table} WHERE {table} MATCH ?", (match,))
-            for row, score in rows:  # bm25() is negative: the lower, the better
-                scores[row] = scores.get(row, 0.0) + weight * score
-    best = sorted(scores, key=lambda row: (scores[row], row))[:limit]
-    return [originals[row] for row in best]
-
-
-def answer_tool_call(call: ToolCall, originals: Sequence[Original], limit: int = RECALL_CHARS) -> str:
+def answer_tool_call(
+    call: ToolCall, originals: Sequence[Original], limit: int = RECALL_CHARS, index: RecallIndex | None = None
+) -> str:
     """The tool result for one call the model made: recall's answer, or an error it can act on.
 
     Never raises: a call to a tool we did not offer, or arguments that are not what the schema says,
@@ -142,7 +136,7 @@ def answer_tool_call(call: ToolCall, originals: Sequence[Original], limit: int =
     query = arguments.get("query")
     message = _integer(arguments.get("message"))
     offset = _integer(arguments.get("offset")) or 0
-    return recall(originals, query if isinstance(query, str) else None, message, offset, limit)
+    return recall(originals, query if isinstance(query, str) else None, message, offset, limit, index)
 
 
 MAX_CALLS_PER_ROUND = 8  # a model asking for 200 recalls at once gets the first few answered
@@ -152,7 +146,11 @@ TOO_MANY = f"error: not run: at most {MAX_CALLS_PER_ROUND} recall calls are answ
 
 
 def answer_within(
-    calls: Sequence[ToolCall], originals: Sequence[Original], room: int, count_text: Callable[[str], int]
+    calls: Sequence[ToolCall],
+    originals: Sequence[Original],
+    room: int,
+    count_text: Callable[[str], int],
+    index: RecallIndex | None = None,
 ) -> tuple[list[str], bool]:
     """One answer per call whose texts together take at most `room` tokens (of the window, after the prompt
     and the reply's reserve), and whether any room is left for another round.
@@ -166,19 +164,25 @@ def answer_within(
     share = room // max(1, len(answered))
     if share < MIN_ANSWER_TOKENS:
         return [NO_ROOM] * len(answered) + refusals, False
-    answers = [_answer_in(call, originals, share, count_text) for call in answered]
+    answers = [_answer_in(call, originals, share, count_text, index) for call in answered]
     left = room - sum(count_text(text) for text in answers)
     return answers + refusals, left >= MIN_ANSWER_TOKENS
 
 
-def _answer_in(call: ToolCall, originals: Sequence[Original], share: int, count_text: Callable[[str], int]) -> str:
+def _answer_in(
+    call: ToolCall,
+    originals: Sequence[Original],
+    share: int,
+    count_text: Callable[[str], int],
+    index: RecallIndex | None = None,
+) -> str:
     limit = RECALL_CHARS
-    answer = answer_tool_call(call, originals, limit)
+    answer = answer_tool_call(call, originals, limit, index)
     while (tokens := count_text(answer)) > share:
         if limit <= 50:
             return NO_ROOM
         limit = max(50, int(limit * share / tokens * 0.9))
-        answer = answer_tool_call(call, originals, limit)
+        answer = answer_tool_call(call, originals, limit, index)
     return answer
 
 

@@ -10,18 +10,22 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from .context import Context, sendable
-from .events import STOPPED, ToolCalling, ToolCallsAnswered, ToolEvent
+from .events import STOPPED, PassagesRecalled, ToolCalling, ToolCallsAnswered, ToolEvent
 from .messages import Message
 from .providers.adapt import images_left_out
 from .providers.events import Failed, Finished, Notice, ProviderEvent, TextDelta, Waiting
 from .providers.stream import stream_reply
 from .providers.target import ModelTarget
 from .recall import RECALL_TOOL, Original, answer_within, recall, recallable, supports_recall
+from .recall_at_send import SendRecall, with_recalled
+from .recall_index import RecallIndex
+from .recall_passages import Recalled
+from .store import StoredMessage
 
 SAVE_INTERVAL = 0.3
 MAX_TOOL_ROUNDS = 3
@@ -47,6 +51,11 @@ class _Request:
     context: list[Message]
     messages: list[dict[str, Any]]  # the context in the wire format
     tokens: int
+    recalled: Recalled | None = None
+    """The passages automatic recall put in (recall_at_send.py), found on a reply's first request and
+    sent again unchanged with its tool rounds."""
+    prompt_id: int | None = None
+    """The stored user message the request answers (what the recall is stored with)."""
 
 
 class Replies:
@@ -58,6 +67,10 @@ class Replies:
         self.reply_id: int | None = None
         """The stored id of the latest reply `reply` started (a face shows it before it has one)."""
         self._calls_tools: dict[tuple[str, bool], bool] = {}
+        self.auto_recall = self.settings.fold.auto_recall
+        """Recall at every send (`[fold] auto_recall`; /recall on|off for the session)."""
+        self.send_recall = SendRecall()
+        """The conversation's recall index, fed as it grows (shared with the `recall` tool)."""
         self.read_estimate: Callable[[list[dict[str, Any]]], str | None] | None = None
         """Set by the session for the local model: given a request's messages, what to say before a long
         read of the context (the server reads what it has not read yet before its first word), or None."""
@@ -97,9 +110,11 @@ class Replies:
         stale = self.replies_to_last_turn() if regenerate else []
         rounds: list[int] = []  # transcript ids of this reply's tool calls and results
         offer = True
+        recalled: Recalled | None = None
         for round_number in range(MAX_TOOL_ROUNDS + 2):
             offer = offer and round_number < MAX_TOOL_ROUNDS
-            request = await asyncio.to_thread(self._request, target, stale, offer, rounds)
+            request = await asyncio.to_thread(self._request, target, stale, offer, rounds, round_number == 0, recalled)
+            recalled = request.recalled
             if request.tokens > target.window:  # the provider would refuse it, with a less helpful error
                 self.reply_id = None
                 yield Failed(self._over_window(target, request.tokens), None)
@@ -127,25 +142,66 @@ class Replies:
                 yield Failed(KEPT_CALLING, None)
                 return
 
-    def _request(self, target: ModelTarget, stale: list[int], offer_tools: bool, rounds: list[int]) -> _Request:
+    def _request(
+        self,
+        target: ModelTarget,
+        stale: list[int],
+        offer_tools: bool,
+        rounds: list[int],
+        find_recall: bool = False,
+        recalled: Recalled | None = None,
+    ) -> _Request:
         """The tools a request offers and the context it sends. Run off the event loop (the UI's), in one
         trip: the context reads the whole transcript back (~0.1 s at 2,000 messages).
+
+        With `find_recall` (a reply's first request) automatic recall looks for passages the new message is
+        about and stores what it found with that message; later requests of the reply send `recalled` again.
 
         A request after tool rounds is counted like the first: if the rounds' calls and results no longer
         fit the window with the reply's reserve (answers are sized to fit, but a call message itself may
         be huge), the rounds are left out of what is sent (they stay in the transcript) and no tool is
         offered, so the model answers from the context it had."""
         tools = self.offered_tools(target) if offer_tools else None
-        context = self.context.adapted_context(target, exclude=frozenset(stale))
-        tokens = self.registry.counter(target).count(context)  # counted once: every check below reads this
+        counter = self.registry.counter(target)
+        transcript = self.context.transcript()
+        plain = self.context.messages(transcript, frozenset(stale), target)
+        context = self.context.adapted(target, plain, transcript)
+        tokens = counter.count(context)  # counted once: every check below reads this
         if rounds and self._room(target, tokens) < 0:
             context = self.context.adapted_context(target, exclude=frozenset([*stale, *rounds]))
-            tokens, tools = self.registry.counter(target).count(context), None
-        return _Request(tools, context, [m.to_dict() for m in context], tokens)
+            tokens, tools = counter.count(context), None
+        prompt_id = next((m.key for m in reversed(plain) if m.role == "user" and not m.is_snapshot), None)
+        if find_recall:
+            recalled = self._recall_for(target, transcript, plain, tokens)
+            if recalled is not None and prompt_id is not None:
+                self.store.set_recall(prompt_id, recalled.to_json())
+        if recalled is not None:
+            context = with_recalled(context, recalled)
+            tokens = counter.count(context)
+        return _Request(tools, context, [m.to_dict() for m in context], tokens, recalled, prompt_id)
 
-    def _before_sending(self, target: ModelTarget, request: _Request) -> list[ProviderEvent]:
-        """What the user is told before the first request of a reply: images left out, a long read ahead."""
-        told: list[ProviderEvent] = []
+    def _recall_for(
+        self, target: ModelTarget, transcript: Sequence[StoredMessage], plain: list[Message], tokens: int
+    ) -> Recalled | None:
+        """Automatic recall's passages for the request whose context is `plain` (`tokens` as sent), within
+        `[fold] recall_budget` and what the window has left after the context and the reply's reserve."""
+        if not self.auto_recall:
+            return None
+        budget = min(self.settings.fold.recall_at(target.window, target.is_local), self._room(target, tokens))
+        if budget <= 0:
+            return None
+        numbered = [(n, s) for n, s in enumerate(transcript, start=1) if sendable(s)]
+        self.send_recall.sync([(n, s.message) for n, s in numbered])
+        dates = {n: s.created_at for n, s in numbered}
+        originals = recallable([(n, s.message) for n, s in numbered], plain, dates)
+        return self.send_recall.passages(originals, plain, budget, self.registry.counter(target).count_text)
+
+    def _before_sending(self, target: ModelTarget, request: _Request) -> list[ReplyEvent]:
+        """What the user is told before the first request of a reply: what was recalled, images left out,
+        a long read ahead."""
+        told: list[ReplyEvent] = []
+        if request.recalled is not None and request.prompt_id is not None:
+            told.append(PassagesRecalled(request.prompt_id, request.recalled))
         if any(left_out := images_left_out(request.context)):
             told.append(Notice(self._images_notice(target, *left_out)))
         if self.read_estimate is not None and (reading := self.read_estimate(request.messages)):
@@ -238,14 +294,37 @@ class Replies:
         """Transcript messages, numbered as the snapshot and stubs number them, that the context does not
         send verbatim (folded, pruned or condensed); replaced or failed messages are not recalled."""
         transcript = self.context.transcript()
-        numbered = [(n, s.message) for n, s in enumerate(transcript, start=1) if sendable(s)]
-        return recallable(numbered, self.context.messages(transcript, target=target))
+        numbered = [(n, s) for n, s in enumerate(transcript, start=1) if sendable(s)]
+        dates = {n: s.created_at for n, s in numbered}
+        context = self.context.messages(transcript, target=target)
+        return recallable([(n, s.message) for n, s in numbered], context, dates)
+
+    def recalls(self) -> dict[int, Recalled]:
+        """What automatic recall added for each of the conversation's prompts (message id -> passages)."""
+        if self.context.conversation_id is None:
+            return {}
+        stored = self.store.recalls(self.context.conversation_id)
+        return {i: r for i, raw in stored.items() if (r := Recalled.from_json(raw)) is not None}
+
+    def latest_recall(self) -> Recalled | None:
+        """What recall added to the request for the conversation's latest prompt, if anything."""
+        prompt = self.context.last_prompt()
+        if prompt is None:
+            return None
+        raw = self.store.recalls(prompt.conversation_id).get(prompt.id)
+        return None if raw is None else Recalled.from_json(raw)
+
+    def _synced_index(self) -> RecallIndex:
+        """The conversation's recall index, holding every sendable message (what the tool searches too)."""
+        transcript = self.context.transcript()
+        self.send_recall.sync([(n, s.message) for n, s in enumerate(transcript, start=1) if sendable(s)])
+        return self.send_recall.index
 
     def recall(
         self, target: ModelTarget | None = None, query: str | None = None, message: int | None = None, offset: int = 0
     ) -> str:
         """What the `recall` tool answers for these arguments (bounded; see `recall.recall`)."""
-        return recall(self.recallable(target), query, message, offset)
+        return recall(self.recallable(target), query, message, offset, index=self._synced_index())
 
     def _answer_tools(
         self, target: ModelTarget, call: Message, offered: bool, context_tokens: int, more: bool = True
@@ -257,7 +336,9 @@ class Replies:
         framing = counter.count([call, *(Message.tool("x", "") for _ in call.tool_calls)])
         room = self._room(target, context_tokens + framing)
         if offered:
-            texts, room_left = answer_within(call.tool_calls, self.recallable(target), room, counter.count_text)
+            texts, room_left = answer_within(
+                call.tool_calls, self.recallable(target), room, counter.count_text, self._synced_index()
+            )
         else:
             texts, room_left = [NOT_OFFERED] * len(call.tool_calls), False
         conversation = self.context.stored_id()

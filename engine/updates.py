@@ -159,9 +159,34 @@ def replaces(newer: str, older: str, cue: bool = False) -> bool:
     shared = {
         w for w in topic(newer) & topic(older) if w not in _SLOTS or not (_describes(w, older) or _describes(w, newer))
     }
+    # the same slot of another thing is no update: a grocery budget and a vacation budget, a daily quota and
+    # a per-minute quota (when each says whose slot it is, and they differ)
+    shared -= {w for w in shared & _SLOTS if _qualifiers_differ(w, newer, older)}
     if not has_update_cue(newer):  # the cue is another sentence's: what both name must be a slot they fill
         return bool(shared & _SLOTS)  # ("be there at 9am with coffee" changes no "coffee maker ... 6pm")
-    return len(shared) >= 2 or any(w in _SLOTS or len(w) >= 6 for w in shared)
+    # only when sure (docs/design.md §14): a slot both fill, or two things both name; one long word in common
+    # ("monthly", "savings") marked a $550 grocery budget replaced by a $400 savings plan
+    return len(shared) >= 2 or bool(shared & _SLOTS)
+
+
+_QUALIFIER = r"([a-z][a-z-]{2,})(?:\s+|-)"
+
+
+def _qualifiers_differ(slot: str, newer: str, older: str) -> bool:
+    """Whether `newer` and `older` each name a word right before `slot` ("grocery budget", "per-minute
+    quota") and no such word is common to both."""
+
+    def qualifiers(text: str) -> set[str]:
+        found = re.findall(rf"\b{_QUALIFIER}{slot}s?\b", text[:SCAN_CHARS], re.I)
+        return {q.lower() for q in found if q.lower() not in _NOT_QUALIFIERS}
+
+    new, old = qualifiers(newer), qualifiers(older)
+    return bool(new) and bool(old) and not new & old
+
+
+_NOT_QUALIFIERS = frozenset(
+    ["the", "our", "my", "your", "his", "her", "their", "new", "old", "this", "that", "total", "whole", "same", "current", "monthly", "weekly", "the", "a", "an", "its", "raise", "lower", "set", "change", "update", "move", "increase", "reduce"]
+)
 
 
 _FOLLOWS_A_SLOT = "is|was|are|to|of|cap|limit|from|for|at|now|and|or|in|on|by|with|number|code|date|time"

@@ -22,6 +22,7 @@ from .options import OpenOptions
 from .paths import default_database
 from .providers.registry import ModelRegistry, check_model_name
 from .providers.target import ModelTarget
+from .recall_passages import Recalled
 from .remembered import Remembered
 from .store import Conversation, SearchHit, Store, StoredFold, StoredMessage
 
@@ -107,6 +108,11 @@ class Workspace:
     def message_numbers(self, conversation_id: int) -> dict[int, int]:
         """Message id -> its 1-based number in the conversation (ids are shared by all conversations)."""
         return transcript_numbers([m.id for m in self.transcript(conversation_id)])
+
+    def recalls(self, conversation_id: int) -> dict[int, Recalled]:
+        """What automatic recall added to the request of each prompt (message id -> passages)."""
+        stored = self.store.recalls(conversation_id)
+        return {i: r for i, raw in stored.items() if (r := Recalled.from_json(raw)) is not None}
 
     def fold_coverage(self, fold: StoredFold) -> int:
         """How many messages `fold` stands for: the count the app's toast, marker and inspector show."""

@@ -36,9 +36,10 @@ def transcript_state(session: Session) -> TranscriptState:
         covered = session.chain.coverage(fold)  # the count the toast and the inspector show too
         label = marker_text(covered, fold.tokens_before, fold.tokens_after, fold.summarizer, (kept, len(pinned_texts)))
         markers.setdefault(fold.last_message_id, []).append(FoldItem(fold.id, label))
+    recalls = session.replies.recalls()
     items: list[Item] = []
     for stored in transcript:
-        items.append(MessageData.from_stored(stored))
+        items.append(MessageData.from_stored(stored, recalls.get(stored.id)))
         items.extend(markers.get(stored.id, []))
     return TranscriptState(
         items=items,
@@ -102,6 +103,7 @@ def context_breakdown(session: Session, typed: int) -> str:
         else:
             parts["history"] += tokens
     usage = session.usage()
+    parts["recalled (last send)"] = usage.recalled
     parts["input (typing)"] = typed
     parts["reserved for the reply"] = usage.reserved
     total = sum(parts.values())
@@ -111,6 +113,24 @@ def context_breakdown(session: Session, typed: int) -> str:
         f"| **total** | **{total:,}** | **{100 * total / usage.window:.1f}%** |\n\n"
         f"Window {usage.window:,} · folds when the total reaches {usage.trigger:,} (the conversation alone "
         f"{usage.trigger - usage.reserved:,}: the gauge's 'fold at') · folds down to {usage.target:,}"
+        f"{_recalled_passages(session)}"
+    )
+
+
+def _recalled_passages(session: Session) -> str:
+    """/context's list of what recall added to the latest request (numbers, roles, days, sizes)."""
+    recalled = session.replies.latest_recall()
+    if recalled is None:
+        state = "on" if session.auto_recall else "off (/recall on)"
+        return f"\n\nRecall at every send is {state}; nothing was recalled for the latest message."
+    # the words themselves are under the message (Enter opens them): a Markdown table would read them as markup
+    rows = "\n".join(
+        f"| #{p.number} | {p.role} | {p.day or '-'} | {'whole' if p.whole else 'matching lines'} |"
+        for p in recalled.passages
+    )
+    return (
+        f"\n\n### Recalled for the latest message ({recalled.tokens:,} tokens)\n\n"
+        f"| message | role | day | part |\n|---|---|---|---|\n{rows}"
     )
 
 

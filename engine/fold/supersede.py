@@ -24,6 +24,9 @@ from .item_cuts import CURRENT_END, REPLACED_STATEMENT, VALUES
 
 SECTIONS = ("constraints_and_preferences", "key_knowledge", "decisions", "user_requests")
 MAX_UPDATES = 120
+MAX_REPLACED = 5
+"""Most messages one update may mark replaced. More is a guess (one `replaces` list named 124): when
+unsure, both statements stay, with their message numbers, and no mark (docs/design.md §14)."""
 UNIQUE_DIGITS = 6  # a value with this many digits (a phone, an account) names one thing wherever it is
 MAX_ITEMS = 2000  # beyond this a snapshot is an agent log, not a chat: comparing every pair costs too much
 
@@ -59,6 +62,7 @@ def supersede(snapshot: Snapshot) -> Snapshot:
         if name not in NEWER_SECTIONS:  # the assistant: only what it says it changed
             said = [s for s in said if _DONE_CHANGE.search(s)]
         replaced: set[int] = set()
+        before = {k: list(v) for k, v in lists.items()}
         # a replaced statement shares a content word or a value with what replaces it (`replaces`): the others are
         # skipped before any pair is compared (a 1 MB chat made 1.2 million comparisons)
         said_topic = frozenset().union(*(topic(s) for s in said))
@@ -78,6 +82,8 @@ def supersede(snapshot: Snapshot) -> Snapshot:
             if marked != lists[other_name][j]:
                 lists[other_name][j] = marked
                 replaced.add(older_at)
+        if len(replaced) > MAX_REPLACED:  # an update of dozens of messages is a guess: no mark at all
+            lists, replaced = before, set()
         if replaced:  # a bare echo of a replaced value ("Noted: 4411-OWL.") goes with it
             stale = _stale_values(lists, at)
             for other_name, j, older in items:

@@ -224,3 +224,12 @@ def attachments(db: sqlite3.Connection) -> None:
         "CREATE TABLE attachments (sha256 TEXT PRIMARY KEY, content TEXT NOT NULL, bytes INTEGER NOT NULL,"
         " created_at REAL NOT NULL)"
     )
+
+
+@migration
+def recalls(db: sqlite3.Connection) -> None:
+    # what automatic recall put into the request that answered a user message (shown after a restart)
+    db.execute(
+        "CREATE TABLE recalls (message_id INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,"
+        " payload TEXT NOT NULL, created_at REAL NOT NULL)"
+    )

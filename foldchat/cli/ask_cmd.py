@@ -23,7 +23,11 @@ notice on stderr). With no API key configured, the embedded local model answers.
 Attach files with -f FILE (repeatable) and command output with -f - (stdin):
   pytest 2>&1 | foldchat ask -f - "why does this fail?"
 An attachment is text (UTF-8) up to max_attachment_bytes; a fold keeps recent ones whole and turns older
-ones into a one-line stub that the model can recall by name."""
+ones into a one-line stub that the model can recall by name.
+
+After a fold, the words of folded messages that the question is about are recalled into the request,
+word for word (one line on stderr says which: "recalled #12, #48 · 312 tokens"); [fold] auto_recall
+switches it off."""
 
 
 def add_parser(commands: Any) -> None:
@@ -156,6 +160,7 @@ class Answer:
             Folded,
             FoldSkipped,
             Notice,
+            PassagesRecalled,
             Refused,
             Retrying,
             TextDelta,
@@ -176,6 +181,8 @@ class Answer:
             say(f"{event.reason} (not folded: fold.auto is {self.session.auto.mode})")
         elif isinstance(event, FoldSkipped):
             say(f"could not fold: {event.reason}")
+        elif isinstance(event, PassagesRecalled):
+            say(f"{event.recalled.summary()} (folded messages the question is about; foldchat show lists them)")
         elif isinstance(event, Notice):
             say(visible(event.text))
         elif isinstance(event, Waiting):

@@ -74,10 +74,13 @@ def run_show(args: argparse.Namespace) -> int:
         )
         folds = {f.last_message_id: f for f in workspace.folds(args.id)}
         numbers = workspace.message_numbers(args.id)  # the conversation's own numbers, as the app shows
+        recalls = workspace.recalls(args.id)
         for stored in workspace.transcript(args.id):
             message = stored.message
             calls = "".join(f"\n  → {c.name}({c.arguments})" for c in message.tool_calls)
             print(visible(f"\n[{numbers[stored.id]}] {message.role}{status_suffix(stored)}: {message.text}{calls}"))
+            if stored.id in recalls:
+                print(visible(f"  ({recalls[stored.id].summary()} into its request)"))
             fold = folds.get(stored.id)
             if fold is not None:
                 first, last = numbers.get(fold.first_message_id, 0), numbers.get(fold.last_message_id, 0)

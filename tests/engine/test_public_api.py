@@ -57,6 +57,8 @@ EXPECTED = {
     "ReplyAsked",
     "ToolCalling",
     "ToolCallsAnswered",
+    "PassagesRecalled",
+    "Recalled",
     "is_snapshot_message",
     "is_standing_rule",
     "status_suffix",

@@ -41,7 +41,7 @@ class FoldView:
 
 @dataclass(frozen=True)
 class InspectorAction:
-    action: Literal["undo", "edit", "refold", "preview", "drop_rule"]
+    action: Literal["undo", "edit", "refold", "preview", "drop_rule", "open"]
     fold_id: int
     text: str = ""
 
@@ -91,6 +91,8 @@ class FoldInspector(ModalScreen[InspectorAction | None]):
     FoldInspector.-refolding #focus { display: block; }
     FoldInspector #drop { display: none; }
     FoldInspector.-dropping #drop { display: block; }
+    FoldInspector #open { display: none; }
+    FoldInspector.-opening #open { display: block; }
     FoldInspector Horizontal { height: auto; }
     FoldInspector Button { margin: 0 1 0 0; min-width: 6; }
     """
@@ -102,6 +104,7 @@ class FoldInspector(ModalScreen[InspectorAction | None]):
         Binding("ctrl+s", "save", "Save edit", priority=True),
         Binding("v", "preview", "Preview a re-fold"),
         Binding("x", "drop_rule", "Drop a rule"),
+        Binding("o", "open_message", "Open a message"),
     ]
 
     def __init__(self, view: FoldView) -> None:
@@ -125,6 +128,7 @@ class FoldInspector(ModalScreen[InspectorAction | None]):
             yield TextArea(visible(v.snapshot_text), id="editor", soft_wrap=True)
             yield Input(placeholder="focus for the new fold (optional), Enter to fold", id="focus")
             yield Input(placeholder="number of the rule to drop (rules are numbered above), Enter", id="drop")
+            yield Input(placeholder="number of a message (#12 in the snapshot), Enter opens it word for word", id="open")
             with Horizontal():  # Tab from the editor reaches Save first; Undo (destructive) comes last
                 yield Button("Save", id="save", variant="success", disabled=True)  # Ctrl+S, in the footer
                 yield Button("Edit", id="edit")
@@ -145,8 +149,8 @@ class FoldInspector(ModalScreen[InspectorAction | None]):
 
     def action_back(self) -> None:
         """Esc backs out one level: out of the editor or the focus field first, then closes."""
-        if self.has_class("-editing") or self.has_class("-refolding"):
-            self.remove_class("-editing", "-refolding")
+        if self.has_class("-editing") or self.has_class("-refolding") or self.has_class("-opening"):
+            self.remove_class("-editing", "-refolding", "-opening")
             self.query_one("#save", Button).disabled = True
             self.query_one("#body").focus()
             return
@@ -188,6 +192,11 @@ class FoldInspector(ModalScreen[InspectorAction | None]):
         self.add_class("-dropping")
         self.query_one("#drop", Input).focus()
 
+    def action_open_message(self) -> None:
+        """Any message the fold covers (or recall brought back), word for word, by its number."""
+        self.add_class("-opening")
+        self.query_one("#open", Input).focus()
+
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        action: Literal["drop_rule", "refold"] = "drop_rule" if event.input.id == "drop" else "refold"
-        self.dismiss(InspectorAction(action, self.view.fold_id, event.value.strip()))
+        actions: dict[str | None, Literal["drop_rule", "refold", "open"]] = {"drop": "drop_rule", "open": "open"}
+        self.dismiss(InspectorAction(actions.get(event.input.id, "refold"), self.view.fold_id, event.value.strip()))

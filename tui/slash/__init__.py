@@ -36,6 +36,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("unfold", "", "Undo the latest fold: the context is rebuilt without it", folds.unfold),
     SlashCommand("folds", "", "Open the fold inspector for the latest fold (the chain is listed there)", folds.folds),
     SlashCommand("fold", "auto|ask|off", "Automatic folds: auto (on), ask first (fold now / not now), or off (a send that would not fit still asks)", folds.fold_mode),
+    SlashCommand("recall", "on|off", "Recall at every send: the words of folded messages a new message is about go into its request (shown under your message)", folds.recall_mode),
     SlashCommand("attach", "PATH|GLOB", "Attach files to your next message (a folder: its files); @path in a message works too, Tab completes it", slash_attach),
     SlashCommand("pin", "", "Pin the selected message (or the last one): quoted verbatim in every snapshot", pins.pin),
     SlashCommand("model", "[name]", "Switch model (picker with window and price when no name is given)", model.model),

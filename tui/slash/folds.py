@@ -36,6 +36,17 @@ async def fold_mode(screen: ChatScreen, arg: str) -> None:
     screen.notify(f"Automatic folds: {AUTO_LABELS[screen.session.auto.mode]}")
 
 
+async def recall_mode(screen: ChatScreen, arg: str) -> None:
+    """/recall on|off: recall at every send, for this session (the config's `[fold] auto_recall` is the default)."""
+    if arg.lower() in ("on", "off"):
+        screen.session.auto_recall = arg.lower() == "on"
+    elif arg:
+        screen.notify(f"/recall takes on or off, not {arg!r}", severity="error", markup=False)
+        return
+    state = "on: folded messages a new message is about go into its request" if screen.session.auto_recall else "off"
+    screen.notify(f"Recall at every send: {state}", markup=False)
+
+
 def preview(screen: ChatScreen, focus: str | None, back_to: int | None = None) -> None:
     """Compute the fold, show it, and apply exactly that result only if the user says so (a worker of its
     own, in the fold group: a preview and a fold never run at once). `back_to`: the fold whose inspector
@@ -126,6 +137,29 @@ async def _inspector_done(screen: ChatScreen, action: InspectorAction) -> None:
         preview(screen, action.text or None, back_to=action.fold_id)
     elif action.action == "drop_rule":
         await _drop_rule(screen, action.fold_id, action.text)
+    elif action.action == "open":
+        await open_message(screen, action.text, back_to=action.fold_id)
+
+
+async def open_message(screen: ChatScreen, number: str, back_to: int | None = None) -> None:
+    """A message of the conversation by its number (as snapshots and recalled passages cite it), word for
+    word; Esc goes back to the fold inspector it was opened from."""
+    from ..screens.message_text import MessageText
+
+    digits = number.strip().lstrip("#")
+    numbers = await asyncio.to_thread(screen.session.context.message_numbers)
+    by_number = {n: i for i, n in numbers.items()}
+    if not digits.isdigit() or int(digits) not in by_number:
+        screen.notify(f"No message {number.strip()!r} in this conversation (1..{len(numbers)})", severity="error",
+                      markup=False)  # fmt: skip
+        return
+    stored = await asyncio.to_thread(screen.session.store.message, by_number[int(digits)])
+
+    async def closed(_: None) -> None:
+        if back_to is not None and screen.backend is not None:
+            await inspect(screen, back_to)
+
+    screen.app.push_screen(MessageText(int(digits), stored.message.role, stored.message.text), closed)
 
 
 async def _drop_rule(screen: ChatScreen, fold_id: int, number: str) -> None:

@@ -23,13 +23,15 @@ class GaugeState:
     per_turn: int = 0
     note: str = ""
     fold_paused: bool = False
+    recalled: int = 0
+    """What recall added to the latest request (passages of folded messages), counted in what is shown."""
     at_trigger: str = "folds"
     """What a send past the trigger does (`AutoFold.at_trigger`): folds, asks, declined or off."""
     """Automatic folds failed twice in a row and wait for /resummarize (docs/design.md §5)."""
 
     @property
     def used(self) -> int:
-        return self.tokens + self.typing + self.streaming + self.reserved
+        return self.tokens + self.typing + self.streaming + self.reserved  # recall never triggers a fold
 
     @property
     def level(self) -> str:
@@ -45,7 +47,7 @@ class GaugeState:
     def shown(self) -> int:
         """The number the gauge shows and its percentage is of: the context, with what is typed or streaming
         (the reply's reserve is shown apart; "fold at" is where the context alone triggers a fold)."""
-        return self.tokens + self.typing + self.streaming
+        return self.tokens + self.recalled + self.typing + self.streaming
 
     @property
     def fold_at(self) -> int:
@@ -91,10 +93,12 @@ class ContextGauge(Widget):
         percent = 100 * s.shown / s.window
         name = f"{s.model} " if model else ""
         typing = (f" +{n(s.typing)}" + ("" if short else " typing")) if s.typing else ""
+        recalled = (f" +{n(s.recalled)}" + ("r" if short else " recalled")) if s.recalled else ""
+        context = n(s.tokens + s.streaming)
         if short:
-            numbers = f" {n(s.tokens + s.streaming)}{typing}/{n(s.window)} {percent:.0f}% · fold {n(s.fold_at)}"
+            numbers = f" {context}{recalled}{typing}/{n(s.window)} {percent:.0f}% · fold {n(s.fold_at)}"
         else:
-            numbers = (f" {n(s.tokens + s.streaming)}{typing} / {n(s.window)} ({percent:.0f}%) · fold at "
+            numbers = (f" {context}{recalled}{typing} / {n(s.window)} ({percent:.0f}%) · fold at "
                        f"{n(s.fold_at)} · reserve {n(s.reserved)}")  # fmt: skip
         text = Text.assemble((name, "bold"), _bar(s, width), numbers)
         left = s.turns_left()

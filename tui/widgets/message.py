@@ -27,7 +27,7 @@ from .reply_markdown import ParsedMarkdown, ReplyMarkdown
 from .reply_stream import ReplyStream, StreamTail
 
 if TYPE_CHECKING:
-    from foldchat.engine import StoredMessage
+    from foldchat.engine import Recalled, StoredMessage
 
 RESULT_PREVIEW_LINES = 200
 ATTACHMENT_PREVIEW_LINES = 400
@@ -69,12 +69,16 @@ class MessageData:
     """A passing state shown in the header, such as "waiting for the model… 12 s"."""
     attachments: tuple[tuple[str, str], ...] = ()
     """What the message attached: (title, content), shown as collapsed lines that expand to the content."""
+    recalled: tuple[str, str] | None = None
+    """What automatic recall added to this prompt's request: ("recalled #12, #48 · 312 tokens", the
+    passages), a collapsed line under the prompt that Enter opens."""
 
     @classmethod
-    def from_stored(cls, stored: StoredMessage) -> MessageData:
+    def from_stored(cls, stored: StoredMessage, recalled: Recalled | None = None) -> MessageData:
         message = stored.message
         attached = shown_attachments(message)
         return cls(
+            recalled=None if recalled is None else shown_recall(recalled),
             id=stored.id,
             role=message.role,
             text=visible(said(message) if attached else message.text),
@@ -87,6 +91,12 @@ class MessageData:
             reasoning=visible(str(message.extras.get("reasoning_content") or "")),
             superseded=stored.superseded_by is not None,
         )
+
+
+def shown_recall(recalled: Recalled) -> tuple[str, str]:
+    """A recall as the transcript shows it: its one line, and the passages (made visible: text we did not
+    write never reaches the terminal raw)."""
+    return visible(recalled.summary()), visible(recalled.shown())
 
 
 FAILED = frozenset({"error", "interrupted"})
@@ -152,7 +162,7 @@ class MessageView(PlacedWidget, can_focus=True):
     def draws_itself(self) -> bool:
         """A prompt or a finished reply with no thinking or tool calls: no child widget (see the class)."""
         d = self.data
-        plain = not d.reasoning and not d.tool_calls and not d.attachments
+        plain = not d.reasoning and not d.tool_calls and not d.attachments and d.recalled is None
         return d.role in ("user", "assistant") and d.status != "streaming" and plain
 
     def render(self) -> VisualType:
@@ -193,6 +203,9 @@ class MessageView(PlacedWidget, can_focus=True):
                 preview += f"\n… {len(lines) - ATTACHMENT_PREVIEW_LINES} more lines (/export shows them all)"
             with Collapsible(title=literal(f"attached {name}"), collapsed=True, classes="attachment"):  # type: ignore[arg-type]
                 yield Static(preview, markup=False)
+        if d.recalled is not None:
+            with Collapsible(title=literal(d.recalled[0]), collapsed=True, classes="recalled"):  # type: ignore[arg-type]
+                yield Static(d.recalled[1], markup=False)
         for name, arguments in d.tool_calls:
             title = literal(f"→ {name}({arguments[:60]}{'…' if len(arguments) > 60 else ''})")
             with Collapsible(title=title, collapsed=True):  # type: ignore[arg-type]  # Content is what it stores
@@ -211,6 +224,11 @@ class MessageView(PlacedWidget, can_focus=True):
         if note != self.data.note:  # the same title again would still repaint the header: a frame of its own
             self.data.note = note
             self.refresh_header()
+
+    async def show_recalled(self, recalled: Recalled) -> None:
+        """What automatic recall found for this prompt, as a line under it (see `MessageData.recalled`)."""
+        self.data.recalled = shown_recall(recalled)
+        await self.recompose()
 
     def set_pinned(self, pinned: bool) -> None:
         self.pinned = pinned

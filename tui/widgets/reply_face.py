@@ -20,6 +20,7 @@ from foldchat.engine import (
     Finished,
     ModelTarget,
     Notice,
+    PassagesRecalled,
     ReasoningDelta,
     Retrying,
     TextDelta,
@@ -155,6 +156,9 @@ class ReplyFace:
         if isinstance(event, Waiting):  # still waiting, and now it is known why
             self.waiting.say(event.reason)
             return
+        if isinstance(event, PassagesRecalled):  # said under the prompt; the reply is still awaited
+            await self.show_recalled(event)
+            return
         self.waiting.stop()
         if isinstance(event, TextDelta):
             view.data.text += visible(event.text)  # escape bytes from a model never reach the terminal
@@ -180,6 +184,13 @@ class ReplyFace:
                 view.set_status("error", event.error)
             host.notify(f"{event.error}. /retry tries again; /model picks another model.",
                           title="Reply failed", severity="error", timeout=15)  # fmt: skip
+
+    async def show_recalled(self, event: PassagesRecalled) -> None:
+        """What automatic recall put into the request, as a line under the prompt it was found for."""
+        for view in self.host.query(MessageView):
+            if view.data.role == "user" and view.data.id == event.message_id:
+                await view.show_recalled(event.recalled)
+                return
 
     async def tool_round(self, event: ToolCallsAnswered) -> None:
         """A recall round in the transcript, as any tool call is shown: the streamed view becomes the stored

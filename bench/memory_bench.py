@@ -40,8 +40,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from foldchat.engine.messages import Message, parse_messages
 from foldchat.engine.policy import FoldPolicy
 from foldchat.engine.recall import Original, recallable, search
-from foldchat.engine.recall_at_send import SendRecall, query_of, with_recalled
-from foldchat.engine.recall_index import query_for
+from foldchat.engine.recall_at_send import find_passages, query_of, with_recalled
+from foldchat.engine.recall_index import RecallIndex, query_for
 from foldchat.engine.tokens import counter_for
 
 from everyday_bench import CHATS, MODEL, RESERVE, bm25_top, replay, text_of, topic_words, verbatim_numbers
@@ -88,8 +88,8 @@ def measure(chat: dict, messages: list[Message], dates: dict[int, float], window
     originals: list[Original] = recallable(numbered, context, dates)
     folded = [q for q in chat["questions"] if q["message"] not in kept]
     context_text = text_of(context)
-    send = SendRecall()
-    send.sync(numbered)
+    index = RecallIndex()
+    index.sync((n, m.text) for n, m in numbered)
     by_number = {o.number: o for o in originals}
     texts = [o.message.text for o in originals]
     hits = {"ctx": 0, "req": 0, "evid": 0, "auto": 0, "tool": 0, "bm25": 0}
@@ -101,7 +101,7 @@ def measure(chat: dict, messages: list[Message], dates: dict[int, float], window
         room = window - RESERVE - counter.count(request)
         budget = min(policy.recall_at(window), room)
         started = time.perf_counter()
-        recalled = send.passages(originals, request, budget, counter.count_text)
+        recalled = find_passages(index, originals, request, budget, counter.count_text)
         took.append((time.perf_counter() - started) * 1000)
         sent = with_recalled(request, recalled) if recalled else request
         hits["req"] += any(a in text_of(sent) for a in answers)
@@ -113,11 +113,11 @@ def measure(chat: dict, messages: list[Message], dates: dict[int, float], window
                                          for a in answers):  # fmt: skip
             holds.add(q["message"])  # a date answer: the evidence message is what has to be found
         query = query_of(request) or query_for(q["question"])
-        hits["auto"] += any(n in holds for n, _ in send.index.ranked(query, by_number.keys(), 3))
+        hits["auto"] += any(n in holds for n, _ in index.ranked(query, by_number.keys(), 3))
         topic = topic_words(q["question"])
-        hits["tool"] += any(o.number in holds for o in search(originals, topic, 3, send.index))
+        hits["tool"] += any(o.number in holds for o in search(originals, topic, 3, index))
         hits["bm25"] += any(originals[i].number in holds for i in bm25_top(texts, topic))
-    send.close()
+    index.close()
     n = max(1, len(folded))
     wrong, long_lists = bad_marks(chat, context_text)
     return {

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .fold.report import FoldReport
 from .messages import Message, ToolCall
-from .recall_passages import Recalled
+
+if TYPE_CHECKING:
+    from .recall_passages import Recalled  # sqlite3 and the index stay off the first screen's imports
 
 
 @dataclass(frozen=True)

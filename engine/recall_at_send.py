@@ -13,13 +13,22 @@ and what was recalled is stored beside the user message (`Store.set_recall`) for
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from .attachments import said
+from .context import Usage, sendable
 from .messages import Message
 from .recall import Original
 from .recall_index import Query, RecallIndex, query_for
-from .recall_passages import ACKNOWLEDGEMENT, CountText, Recalled, Source, block, choose
+from .recall_passages import ACKNOWLEDGEMENT, CountText, Recalled, block, choose
+from .store import recall_rows
+
+if TYPE_CHECKING:
+    from .context import Context
+    from .providers.target import ModelTarget
+    from .store import StoredMessage
 
 BEFORE_CHARS = 2_000  # of the exchange before the new message: its subject, not its whole text
 
@@ -48,29 +57,85 @@ def query_of(context: Sequence[Message]) -> Query | None:
 
 
 class SendRecall:
-    """Recall at every send for one conversation: its index, fed as the conversation grows."""
+    """Recall at every send for one conversation: whether it is on, its index (fed as the conversation
+    grows, shared with the `recall` tool), and what was recalled for each prompt (stored with it)."""
 
-    def __init__(self) -> None:
+    def __init__(self, context: Context) -> None:
+        self.context = context
+        self.on = context.settings.fold.auto_recall
+        """`[fold] auto_recall`; /recall on|off for the session (`Session.auto_recall`)."""
         self.index = RecallIndex()
 
-    def sync(self, numbered: Sequence[tuple[int, Message]]) -> None:
-        """Index the conversation's messages (all of them: a word's rarity is the conversation's)."""
-        self.index.sync((n, m.text) for n, m in numbered)
+    def synced(self, transcript: Sequence[StoredMessage] | None = None) -> RecallIndex:
+        """The index, holding every sendable message (all of them: a word's rarity is the conversation's)."""
+        stored = self.context.transcript() if transcript is None else transcript
+        self.index.sync((n, s.message.text) for n, s in enumerate(stored, start=1) if sendable(s))
+        return self.index
 
-    def passages(
-        self, originals: Sequence[Original], context: Sequence[Message], budget: int, count_text: CountText
+    def for_request(
+        self,
+        target: ModelTarget,
+        transcript: Sequence[StoredMessage],
+        plain: Sequence[Message],
+        room: int,
+        count_text: CountText,
     ) -> Recalled | None:
-        """The passages of `originals` (what the context lacks verbatim) the context's new message is about,
-        within `budget` tokens; None when nothing scores."""
-        query = query_of(context)
-        if query is None or not originals:
+        """The passages for the request whose context is `plain` (built from `transcript`): within `[fold]
+        recall_budget` and the `room` the window has left after the context and the reply's reserve."""
+        budget = min(self.context.settings.fold.recall_at(target.window, target.is_local), room)
+        if not self.on or budget <= 0 or self.context.active_fold() is None:
+            return None  # nothing folded: the context holds every message (merged ones too)
+        # one pass over the transcript (10,000 messages: every pass is milliseconds of each send): the index
+        # is fed, and what the context does not send word for word is what may be recalled (`recallable`)
+        sent = {m.key: m.text for m in plain if m.key is not None}
+        texts: list[tuple[int, str]] = []
+        originals: list[Original] = []
+        for number, stored in enumerate(transcript, start=1):
+            if sendable(stored):
+                message = stored.message
+                texts.append((number, message.text))
+                if message.key is None or sent.get(message.key) != message.text:
+                    originals.append(Original(number, message, stored.created_at))
+        self.index.sync(texts)
+        return find_passages(self.index, originals, plain, budget, count_text)
+
+    def remember(self, prompt_id: int, recalled: Recalled) -> None:
+        recall_rows.set_recall(self.context.store, prompt_id, recalled.to_json())
+
+    def stored(self) -> dict[int, Recalled]:
+        """What was recalled for each of the conversation's prompts (message id -> passages)."""
+        if self.context.conversation_id is None:
+            return {}
+        rows = recall_rows.recalls(self.context.store, self.context.conversation_id)
+        return {i: r for i, raw in rows.items() if (r := Recalled.from_json(raw)) is not None}
+
+    def latest(self) -> Recalled | None:
+        """What was recalled for the conversation's latest prompt, if anything."""
+        prompt = self.context.last_prompt()
+        if prompt is None:
             return None
-        sources = [Source(o.number, o.message.role, o.message.text, o.at) for o in originals]
-        held = "\n".join(m.text for m in context)  # what the snapshot quotes is not sent twice
-        return choose(sources, self.index, query, budget, count_text, held)
+        raw = recall_rows.recalls(self.context.store, prompt.conversation_id).get(prompt.id)
+        return None if raw is None else Recalled.from_json(raw)
+
+    def counted(self, usage: Usage) -> Usage:
+        """`usage` with what recall added to the request for the latest prompt."""
+        recalled = self.latest()
+        return usage if recalled is None else dataclasses.replace(usage, recalled=recalled.tokens)
 
     def close(self) -> None:
         self.index.close()
+
+
+def find_passages(
+    index: RecallIndex, originals: Sequence[Original], context: Sequence[Message], budget: int, count_text: CountText
+) -> Recalled | None:
+    """The passages of `originals` (what `context` lacks verbatim, found in `index`) that the context's new
+    message is about, within `budget` tokens; None when nothing scores."""
+    query = query_of(context)
+    if query is None or not originals:
+        return None
+    held = "\n".join(m.text for m in context)  # what the snapshot quotes, or a merged message holds
+    return choose({o.number: o for o in originals}, index, query, budget, count_text, held)
 
 
 def with_recalled(context: Sequence[Message], recalled: Recalled) -> list[Message]:
@@ -80,5 +145,9 @@ def with_recalled(context: Sequence[Message], recalled: Recalled) -> list[Messag
         return list(context)
     while at > 0 and context[at - 1].role == "user" and not context[at - 1].is_snapshot:
         at -= 1  # prompts sent before without a reply: the pair goes before all of them, roles alternate
-    pair = [Message.user(block(recalled.passages)), Message.assistant(ACKNOWLEDGEMENT)]
-    return [*context[:at], *pair, *context[at:]]
+    return [*context[:at], *recall_pair(recalled), *context[at:]]
+
+
+def recall_pair(recalled: Recalled) -> list[Message]:
+    """The two messages that carry `recalled` in a request: the passages, and the acknowledgement."""
+    return [Message.user(block(recalled.passages)), Message.assistant(ACKNOWLEDGEMENT)]

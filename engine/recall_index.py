@@ -25,6 +25,11 @@ STEMMED_WEIGHT = 0.35
 """How much a match of a word's stem counts beside the word itself: "raising" finds "raised", but the
 message that uses the asker's own words ranks first."""
 
+PER_LIST = 300
+"""The best rows each weighted list contributes: a common word matches thousands of messages of a long
+conversation, and scoring every one of them cost ~50 ms a send at 10,000 messages (a message below the
+first 300 of one list gains too little from it to change the top few)."""
+
 WORD = re.compile(r"[^\W_]+")  # what FTS5's unicode61 tokenizer calls a word
 STOP_WORDS = frozenset(
     ["a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "at", "for", "with", "from", "by", "about", "into", "over", "after", "before", "than", "then", "so", "if", "as", "is", "are", "was", "were", "be", "been", "being", "am", "it", "its", "this", "that", "these", "those", "there", "here", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "do", "does", "did", "done", "i", "me", "my", "mine", "we", "us", "our", "you", "your", "yours", "he", "him", "his", "she", "her", "they", "them", "their", "can", "could", "would", "should", "will", "shall", "may", "might", "must", "not", "no", "yes", "any", "some", "all", "also", "just", "only", "up", "down", "out", "off", "much", "many", "more", "most", "very", "too", "again", "ever", "still", "yet", "let", "lets", "get", "got", "tell", "remind", "remember", "said", "say", "says", "mention", "mentioned", "earlier", "chat", "conversation", "exactly", "name", "named", "called", "thing", "things", "one", "ok", "okay", "thanks", "thank", "please", "hi", "hello", "hey", "yeah", "sure", "right", "well", "oh", "like", "know", "think", "want", "need", "go", "going", "now", "again", "back", "s", "t", "d", "ll", "re", "ve", "m"]
@@ -111,7 +116,9 @@ class RecallIndex:
     def sync(self, messages: Iterable[tuple[int, str]]) -> None:
         """Index `messages` (number, text): new numbers are added, a number whose text changed (a reply
         that streamed on) is indexed again; the rest costs a comparison."""
-        changed = [(n, t[:INDEXED_CHARS]) for n, t in messages if self._texts.get(n) != t[:INDEXED_CHARS]]
+        # the store hands back the same text objects while a message is unchanged: `is` settles most at once
+        changed = [(n, t[:INDEXED_CHARS]) for n, t in messages if (known := self._texts.get(n)) is not t[:INDEXED_CHARS]
+                   and known != t[:INDEXED_CHARS]]  # fmt: skip
         if not changed:
             return
         with self._lock:
@@ -131,7 +138,9 @@ class RecallIndex:
                     continue
                 for table, factor in (("exact", 1.0), ("stems", STEMMED_WEIGHT)):
                     rows = self._db.execute(
-                        f"SELECT rowid, bm25({table}) FROM {table} WHERE {table} MATCH ?", (_match(words),)
+                        f"SELECT rowid, bm25({table}) FROM {table} WHERE {table} MATCH ? ORDER BY bm25({table})"
+                        " LIMIT ?",
+                        (_match(words), PER_LIST),
                     )
                     for number, score in rows:  # bm25() is negative: the lower, the better
                         if number in allowed:

@@ -12,10 +12,11 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from .recall import Original
 from .recall_index import Query, RecallIndex
 
 CountText = Callable[[str], int]
@@ -93,16 +94,6 @@ class Recalled:
             return None
 
 
-@dataclass(frozen=True)
-class Source:
-    """A message recall may quote: its number, role, text and when it was said."""
-
-    number: int
-    role: str
-    text: str
-    at: float | None = None
-
-
 def block(passages: Sequence[Passage]) -> str:
     """The text of the request's recall message: the preamble, then each passage tagged with its number,
     role and day. Our tags inside a passage are made inert (a quoted '</message>' ends nothing)."""
@@ -116,19 +107,19 @@ def block(passages: Sequence[Passage]) -> str:
 
 
 def choose(
-    sources: Sequence[Source],
+    originals: Mapping[int, Original],
     index: RecallIndex,
     query: Query,
     budget: int,
     count_text: CountText,
     held: str = "",
 ) -> Recalled | None:
-    """The passages of `sources` that best answer `query`, their block within `budget` tokens; None when
+    """The passages of `originals` (by number) that best answer `query`, their block within `budget` tokens; None when
     nothing scores or nothing fits. `held`: the text the request already sends (the snapshot quotes
     statements word for word): a line found there is not sent again."""
     if query.empty or budget < MIN_PASSAGE_TOKENS * 2:
         return None
-    by_number = {s.number: s for s in sources}
+    by_number = originals
     ranked = index.ranked(query, by_number.keys(), MAX_HITS)
     if not ranked:
         return None
@@ -146,7 +137,7 @@ def choose(
         chosen[number] = passage
         left -= _cost(passage, count_text)
         asked = by_number.get(number - 1)
-        if passage.role == "assistant" and asked is not None and asked.role == "user" and asked.number not in chosen:
+        if passage.role == "assistant" and asked is not None and asked.message.role == "user" and asked.number not in chosen:
             question = excerpt(asked, words, min(QUESTION_TOKENS, left), count_text, held)
             if question is not None:
                 chosen[asked.number] = question
@@ -162,29 +153,26 @@ def _cost(passage: Passage, count_text: CountText) -> int:
 
 
 def excerpt(
-    source: Source, words: Sequence[str], budget: int, count_text: CountText, held: str = ""
+    source: Original, words: Sequence[str], budget: int, count_text: CountText, held: str = ""
 ) -> Passage | None:
     """`source` whole when it fits `budget` tokens, else its lines richest in `words` (in their order, gaps
-    marked); None when not even one line fits, or when everything it says is in `held` already."""
-    if budget < MIN_PASSAGE_TOKENS // 2 or source.text.strip() in held:
+    marked); None when not even one line fits, or when what it says is in `held` already."""
+    text, role = source.message.text, source.message.role
+    if budget < MIN_PASSAGE_TOKENS // 2 or text.strip() in held:
         return None
-    lines = _pieces(source.text)
-    fresh = [line for line in lines if line not in held]
-    if not fresh:
-        return None
-    if len(fresh) == len(lines) and count_text(source.text) + 12 <= budget:  # 12: the tags around it
-        return Passage(source.number, source.role, source.at, source.text, True)
-    lines = fresh
+    lines = _pieces(text)
+    if count_text(text) + 12 <= budget and not any(line in held for line in lines):  # 12: the tags around it
+        return Passage(source.number, role, source.at, text, True)
     stems = [_stem(w) for w in words]
     scored = sorted(range(len(lines)), key=lambda i: (-_hits(lines[i], stems), i))
     picked: list[int] = []
     used = 12
     for i in scored:
-        cost = count_text(lines[i]) + 2
-        if used + cost > budget:
-            continue
         if picked and _hits(lines[i], stems) == 0:
             break  # lines without the query's words only fill in when nothing matched
+        cost = count_text(lines[i]) + 2
+        if used + cost > budget or lines[i] in held:  # held: checked only for lines that would go
+            continue
         picked.append(i)
         used += cost
     if not picked:
@@ -197,7 +185,7 @@ def excerpt(
         out.append(lines[i])
     if picked[-1] != len(lines) - 1:
         out.append(GAP)
-    return Passage(source.number, source.role, source.at, "\n".join(out), False)
+    return Passage(source.number, role, source.at, "\n".join(out), False)
 
 
 MAX_PIECE = 600  # characters: a longer line is cut at sentence ends so one match does not take the budget

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -22,10 +22,8 @@ from .providers.events import Failed, Finished, Notice, ProviderEvent, TextDelta
 from .providers.stream import stream_reply
 from .providers.target import ModelTarget
 from .recall import RECALL_TOOL, Original, answer_within, recall, recallable, supports_recall
-from .recall_at_send import SendRecall, with_recalled
-from .recall_index import RecallIndex
+from .recall_at_send import SendRecall, recall_pair, with_recalled
 from .recall_passages import Recalled
-from .store import StoredMessage
 
 SAVE_INTERVAL = 0.3
 MAX_TOOL_ROUNDS = 3
@@ -67,10 +65,9 @@ class Replies:
         self.reply_id: int | None = None
         """The stored id of the latest reply `reply` started (a face shows it before it has one)."""
         self._calls_tools: dict[tuple[str, bool], bool] = {}
-        self.auto_recall = self.settings.fold.auto_recall
-        """Recall at every send (`[fold] auto_recall`; /recall on|off for the session)."""
-        self.send_recall = SendRecall()
-        """The conversation's recall index, fed as it grows (shared with the `recall` tool)."""
+        self.at_send = SendRecall(context)
+        """Recall at every send (recall_at_send.py): on or off, the index (the `recall` tool's too), what
+        was recalled for each prompt."""
         self.read_estimate: Callable[[list[dict[str, Any]]], str | None] | None = None
         """Set by the session for the local model: given a request's messages, what to say before a long
         read of the context (the server reads what it has not read yet before its first word), or None."""
@@ -172,29 +169,14 @@ class Replies:
             tokens, tools = counter.count(context), None
         prompt_id = next((m.key for m in reversed(plain) if m.role == "user" and not m.is_snapshot), None)
         if find_recall:
-            recalled = self._recall_for(target, transcript, plain, tokens)
+            room = self._room(target, tokens)
+            recalled = self.at_send.for_request(target, transcript, plain, room, counter.count_text)
             if recalled is not None and prompt_id is not None:
-                self.store.set_recall(prompt_id, recalled.to_json())
+                self.at_send.remember(prompt_id, recalled)
         if recalled is not None:
             context = with_recalled(context, recalled)
-            tokens = counter.count(context)
+            tokens += sum(map(counter.count_message, recall_pair(recalled)))  # the rest is counted already
         return _Request(tools, context, [m.to_dict() for m in context], tokens, recalled, prompt_id)
-
-    def _recall_for(
-        self, target: ModelTarget, transcript: Sequence[StoredMessage], plain: list[Message], tokens: int
-    ) -> Recalled | None:
-        """Automatic recall's passages for the request whose context is `plain` (`tokens` as sent), within
-        `[fold] recall_budget` and what the window has left after the context and the reply's reserve."""
-        if not self.auto_recall:
-            return None
-        budget = min(self.settings.fold.recall_at(target.window, target.is_local), self._room(target, tokens))
-        if budget <= 0:
-            return None
-        numbered = [(n, s) for n, s in enumerate(transcript, start=1) if sendable(s)]
-        self.send_recall.sync([(n, s.message) for n, s in numbered])
-        dates = {n: s.created_at for n, s in numbered}
-        originals = recallable([(n, s.message) for n, s in numbered], plain, dates)
-        return self.send_recall.passages(originals, plain, budget, self.registry.counter(target).count_text)
 
     def _before_sending(self, target: ModelTarget, request: _Request) -> list[ReplyEvent]:
         """What the user is told before the first request of a reply: what was recalled, images left out,
@@ -299,32 +281,11 @@ class Replies:
         context = self.context.messages(transcript, target=target)
         return recallable([(n, s.message) for n, s in numbered], context, dates)
 
-    def recalls(self) -> dict[int, Recalled]:
-        """What automatic recall added for each of the conversation's prompts (message id -> passages)."""
-        if self.context.conversation_id is None:
-            return {}
-        stored = self.store.recalls(self.context.conversation_id)
-        return {i: r for i, raw in stored.items() if (r := Recalled.from_json(raw)) is not None}
-
-    def latest_recall(self) -> Recalled | None:
-        """What recall added to the request for the conversation's latest prompt, if anything."""
-        prompt = self.context.last_prompt()
-        if prompt is None:
-            return None
-        raw = self.store.recalls(prompt.conversation_id).get(prompt.id)
-        return None if raw is None else Recalled.from_json(raw)
-
-    def _synced_index(self) -> RecallIndex:
-        """The conversation's recall index, holding every sendable message (what the tool searches too)."""
-        transcript = self.context.transcript()
-        self.send_recall.sync([(n, s.message) for n, s in enumerate(transcript, start=1) if sendable(s)])
-        return self.send_recall.index
-
     def recall(
         self, target: ModelTarget | None = None, query: str | None = None, message: int | None = None, offset: int = 0
     ) -> str:
         """What the `recall` tool answers for these arguments (bounded; see `recall.recall`)."""
-        return recall(self.recallable(target), query, message, offset, index=self._synced_index())
+        return recall(self.recallable(target), query, message, offset, index=self.at_send.synced())
 
     def _answer_tools(
         self, target: ModelTarget, call: Message, offered: bool, context_tokens: int, more: bool = True
@@ -337,7 +298,7 @@ class Replies:
         room = self._room(target, context_tokens + framing)
         if offered:
             texts, room_left = answer_within(
-                call.tool_calls, self.recallable(target), room, counter.count_text, self._synced_index()
+                call.tool_calls, self.recallable(target), room, counter.count_text, self.at_send.synced()
             )
         else:
             texts, room_left = [NOT_OFFERED] * len(call.tool_calls), False

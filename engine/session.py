@@ -19,7 +19,7 @@ thread-safe enough to run in a worker thread; `reply` and `turn` are async itera
 
 from __future__ import annotations
 
-import dataclasses
+import asyncio
 import logging
 import threading
 from collections.abc import AsyncIterator, Sequence
@@ -63,7 +63,7 @@ class Session:
         self.registry = workspace.registry
         self.folding = threading.RLock()
         """One fold at a time, whichever conversation's chain makes it (`FoldChain.folding`)."""
-        self._auto_recall = self.settings.fold.auto_recall
+        self._auto_recall = self.settings.fold.auto_recall  # /recall on|off outlives a change of conversation
         self.context, self.chain, self.replies = self._parts_for(conversation_id)
         self.model_name = model_name
         self._target: ModelTarget | None = None
@@ -100,7 +100,7 @@ class Session:
         context = Context(self.store, self.registry, self.settings, conversation_id)
         replies = Replies(context)
         replies.read_estimate = self._read_estimate
-        replies.auto_recall = self._auto_recall
+        replies.at_send.on = self._auto_recall
         return context, FoldChain(context, self.folding), replies
 
     @property
@@ -181,9 +181,8 @@ class Session:
         return target, self.context.usage(target)
 
     def switch_model(self, target: ModelTarget) -> None:
-        """Talk to `target` from now on; the next fold check re-evaluates for its window. A read-ahead
-        for the model left behind is set aside: no send waits for a model it does not use."""
-        self.warmer.set_aside()  # read_ahead below starts the new model's own, if it is local
+        """Talk to `target` from now on; the next fold check re-evaluates for its window."""
+        self.warmer.set_aside()  # no send waits for a model it does not use; read_ahead starts the new one's
         self.target = target
         self.auto.switched = True
         if self.conversation_id is not None:  # a new one gets the model when it is stored
@@ -210,10 +209,8 @@ class Session:
         return self.registry.counter(self.target)
 
     def usage(self, target: ModelTarget | None = None) -> Usage:
-        """What the gauge shows: the context's usage, with what recall added to the latest request."""
-        usage = self.context.usage(target or self.target)
-        recalled = self.replies.latest_recall()
-        return usage if recalled is None else dataclasses.replace(usage, recalled=recalled.tokens)
+        """The context's usage, with what recall added to the latest request (the gauge shows both)."""
+        return self.replies.at_send.counted(self.context.usage(target or self.target))
 
     def typed_tokens(self, text: str) -> int:
         """What `text`, sent as the next user message, would add to the context (not cached: see
@@ -255,11 +252,8 @@ class Session:
         return self._after_read_ahead(self.replies.reply(self.target, regenerate=regenerate))
 
     async def _after_read_ahead(self, events: AsyncIterator[ReplyEvent]) -> AsyncIterator[ReplyEvent]:
-        # the server reads one request at a time: the reply goes after the read-ahead it builds on (only
-        # when the reply is asked of that server: a hosted model never waits for the local read)
+        # the server reads one request at a time: a reply to it goes after the read-ahead it builds on
         if self.warmer.reading_for(self.target):
-            import asyncio
-
             yield Waiting("the model is still reading the conversation ahead of this reply")
             await asyncio.to_thread(self.warmer.wait, WARM_TIMEOUT)
         async for event in events:
@@ -298,14 +292,8 @@ class Session:
         """The verbatim originals behind the folds (what the `recall` tool answers), bounded in size."""
         return self.replies.recall(self._target, query, message, offset)
 
-    @property
-    def auto_recall(self) -> bool:
-        """Recall at every send (`[fold] auto_recall`), for this session: /recall on|off sets it."""
-        return self._auto_recall
-
-    @auto_recall.setter
-    def auto_recall(self, on: bool) -> None:
-        self._auto_recall = self.replies.auto_recall = on
+    def recall_at_send(self, on: bool) -> None:  # /recall on|off, for the session (`replies.at_send.on`)
+        self._auto_recall = self.replies.at_send.on = on
 
     def drop_rule(self, fold_id: int, number: int) -> str:
         """Drop the fold's standing rule `number` (1-based, as `standing_rules` lists them); returns it.

@@ -164,9 +164,34 @@ def replaces(newer: str, older: str, cue: bool = False) -> bool:
     shared -= {w for w in shared & _SLOTS if _qualifiers_differ(w, newer, older)}
     if not has_update_cue(newer):  # the cue is another sentence's: what both name must be a slot they fill
         return bool(shared & _SLOTS)  # ("be there at 9am with coffee" changes no "coffee maker ... 6pm")
+    if _other_subjects(newer, older):
+        return False
     # only when sure (docs/design.md §14): a slot both fill, or two things both name; one long word in common
     # ("monthly", "savings") marked a $550 grocery budget replaced by a $400 savings plan
     return len(shared) >= 2 or bool(shared & _SLOTS)
+
+
+def _other_subjects(newer: str, older: str) -> bool:
+    """Statements about two different things, whatever words they share: each names a slot and none is
+    common (a grocery budget, a savings plan), or each names someone and nobody is common (Maisie's
+    cetirizine, Elliot's melatonin)."""
+    new_slots, old_slots = topic(newer) & _SLOTS, topic(older) & _SLOTS
+    if new_slots and old_slots and not new_slots & old_slots:
+        return True
+    new_people, old_people = _people(newer), _people(older)
+    return bool(new_people) and bool(old_people) and not new_people & old_people
+
+
+_PERSON = re.compile(r"\b([A-Z][a-z]{2,})(?:'s|’s)?\b")
+_NOT_PEOPLE = frozenset(
+    ["update", "actually", "also", "and", "but", "our", "the", "this", "that", "these", "those", "then", "now", "new", "ok", "okay", "so", "yes", "no", "please", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december", "today", "tomorrow", "tonight"]
+)
+
+
+def _people(text: str) -> frozenset[str]:
+    """Who a statement names: capitalized words that are neither common words nor days and months."""
+    found = (w.lower() for w in _PERSON.findall(text[:SCAN_CHARS]))
+    return frozenset(w for w in found if w not in _STOP and w not in _NOT_PEOPLE and w not in _SLOTS)
 
 
 _QUALIFIER = r"([a-z][a-z-]{2,})(?:\s+|-)"

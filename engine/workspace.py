@@ -24,7 +24,7 @@ from .providers.registry import ModelRegistry, check_model_name
 from .providers.target import ModelTarget
 from .recall_passages import Recalled
 from .remembered import Remembered
-from .store import Conversation, SearchHit, Store, StoredFold, StoredMessage
+from .store import Conversation, SearchHit, Store, StoredFold, StoredMessage, recall_rows
 
 
 @dataclass(frozen=True)
@@ -111,7 +111,7 @@ class Workspace:
 
     def recalls(self, conversation_id: int) -> dict[int, Recalled]:
         """What automatic recall added to the request of each prompt (message id -> passages)."""
-        stored = self.store.recalls(conversation_id)
+        stored = recall_rows.recalls(self.store, conversation_id)
         return {i: r for i, raw in stored.items() if (r := Recalled.from_json(raw)) is not None}
 
     def fold_coverage(self, fold: StoredFold) -> int:

@@ -36,7 +36,7 @@ def transcript_state(session: Session) -> TranscriptState:
         covered = session.chain.coverage(fold)  # the count the toast and the inspector show too
         label = marker_text(covered, fold.tokens_before, fold.tokens_after, fold.summarizer, (kept, len(pinned_texts)))
         markers.setdefault(fold.last_message_id, []).append(FoldItem(fold.id, label))
-    recalls = session.replies.recalls()
+    recalls = session.replies.at_send.stored()
     items: list[Item] = []
     for stored in transcript:
         items.append(MessageData.from_stored(stored, recalls.get(stored.id)))
@@ -119,9 +119,9 @@ def context_breakdown(session: Session, typed: int) -> str:
 
 def _recalled_passages(session: Session) -> str:
     """/context's list of what recall added to the latest request (numbers, roles, days, sizes)."""
-    recalled = session.replies.latest_recall()
+    recalled = session.replies.at_send.latest()
     if recalled is None:
-        state = "on" if session.auto_recall else "off (/recall on)"
+        state = "on" if session.replies.at_send.on else "off (/recall on)"
         return f"\n\nRecall at every send is {state}; nothing was recalled for the latest message."
     # the words themselves are under the message (Enter opens them): a Markdown table would read them as markup
     rows = "\n".join(

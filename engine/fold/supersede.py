@@ -336,10 +336,12 @@ _ANY_MARK = re.compile(rf"{CURRENT_END.pattern}|{re.escape(REPLACED_MARK)} #\d+\
 def _marked_current(text: str, shown: str) -> str:
     """`text` ending with one `[current; replaces …]` mark naming what it replaced, this time and before."""
     found = CURRENT_END.search(text)
-    if found is None:
-        return f"{text} {CURRENT_MARK} {shown}]"
-    numbers = {int(n) for n in re.findall(r"\d+", f"{found.group(1)} {shown}")}
-    return f"{text[: found.start()]} {CURRENT_MARK} {', '.join(f'#{n}' for n in sorted(numbers))}]"
+    said = f"{found.group(1)} {shown}" if found is not None else shown
+    numbers = sorted({int(n) for n in re.findall(r"#(\d+)", said)})
+    earlier = sum(int(n) for n in re.findall(r"(\d+) earlier", said)) + max(0, len(numbers) - MAX_REPLACED)
+    # across folds the list grows: it names the newest few, and counts the rest (recall finds them by number)
+    named = ", ".join(f"#{n}" for n in numbers[-MAX_REPLACED:]) + (f" and {earlier} earlier" if earlier else "")
+    return f"{text if found is None else text[: found.start()]} {CURRENT_MARK} {named}]"
 
 
 def _is_update_candidate(name: str, item: str) -> bool:

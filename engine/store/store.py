@@ -329,24 +329,6 @@ class Store:
             raise StorageError(f"no message {message_id}")
         return _decoded(self, rows[0])
 
-    # -- recall at send ---------------------------------------------------------------------------
-    def set_recall(self, message_id: int, payload: str) -> None:
-        """What automatic recall added to the request answering `message_id` (the latest request wins)."""
-        with self.transaction() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO recalls (message_id, payload, created_at) VALUES (?, ?, ?)",
-                (message_id, payload, time.time()),
-            )
-
-    def recalls(self, conversation_id: int) -> dict[int, str]:
-        """Message id -> what was recalled for it, for a conversation's messages."""
-        rows = self.query(
-            "SELECT r.message_id, r.payload FROM recalls r JOIN messages m ON m.id = r.message_id"
-            " WHERE m.conversation_id = ?",
-            (conversation_id,),
-        )
-        return {int(row[0]): str(row[1]) for row in rows}
-
     # -- folds ------------------------------------------------------------------------------------
     def add_fold(
         self,

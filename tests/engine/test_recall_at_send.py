@@ -151,13 +151,15 @@ def test_what_was_recalled_is_stored_with_the_message(asking: Session):
     question = f"what was in {folded_line(asking).split(':')[0]}?"
     _, events = ask(asking, question)
     recalled = next(e for e in events if isinstance(e, PassagesRecalled))
-    stored = asking.store.recalls(asking.conversation_id)
+    from foldchat.engine.store.recall_rows import recalls
+
+    stored = recalls(asking.store, asking.conversation_id)
     assert Recalled.from_json(stored[recalled.message_id]) == recalled.recalled
     assert asking.store.message(recalled.message_id).message.text == question
 
 
 def test_recall_can_be_switched_off(asking: Session):
-    asking.replies.auto_recall = False
+    asking.recall_at_send(False)
     messages, events = ask(asking, f"what was in {folded_line(asking).split(':')[0]}?")
     assert recall_block(messages) is None and not any(isinstance(e, PassagesRecalled) for e in events)
 

@@ -18,7 +18,7 @@ def test_every_command_has_a_coroutine_handler_of_the_screen_and_its_argument_an
 
 
 def test_completion_and_help_come_from_the_table():
-    assert [c.name for c in completions("/re")] == ["resummarize", "retry"]
+    assert [c.name for c in completions("/re")] == ["resummarize", "recall", "retry"]
     assert completions("/model gpt") == []
     text = help_markdown()
     assert all(f"`{c.usage}`".replace("|", "\\|") in text for c in COMMANDS)  # a table cell escapes "|"

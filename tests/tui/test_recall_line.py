@@ -79,7 +79,7 @@ async def test_recall_off_sends_no_passages(fake, tmp_path, monkeypatch):
         await send(pilot, "/resummarize")
         await wait_for(pilot, lambda: list(screen.query(FoldMarker)))
         await send(pilot, "/recall off")
-        assert not screen.backend.auto_recall
+        assert not screen.backend.replies.at_send.on
         question = f"what did we sow in {folded_line(screen.backend).split(':')[0].lower()}?"
         await send(pilot, question)
         assert recalled_line(prompt_view(screen, question)) is None
@@ -98,7 +98,7 @@ async def test_the_fold_inspector_opens_a_recalled_message_word_for_word(fake, t
         await wait_for(pilot, lambda: list(screen.query(FoldMarker)))
         line = folded_line(screen.backend)
         await send(pilot, f"what did we sow in {line.split(':')[0].lower()}?")
-        recalled = screen.backend.replies.latest_recall()
+        recalled = screen.backend.replies.at_send.latest()
         assert recalled is not None
         number = next(p.number for p in recalled.passages if line in p.text)
         await send(pilot, "/folds")

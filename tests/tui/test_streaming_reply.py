@@ -286,10 +286,11 @@ async def test_a_prompt_and_its_reply_view_mount_together_and_that_view_streams_
         assert len(replies(screen)) == 1  # no second, empty reply view
 
 
-async def test_two_prompts_sent_back_to_back_get_replies_and_none_is_interrupted(app_factory, fake):
+async def test_two_prompts_sent_back_to_back_interrupt_nothing_and_make_one_turn(app_factory, fake):
     """The second prompt arrived before the first one's reply worker had started: it asked for a reply
     of its own, which cancelled the first mid-request (an interrupted reply) and, on the local model,
-    left the next request waiting behind the one the server was still reading."""
+    left the next request waiting behind the one the server was still reading. Then both were stored,
+    two user messages in a row answered twice; now the second stays in the composer until the reply ends."""
     fake.reply = "An answer in several words."
     fake.pace = 0.01
     app = app_factory()
@@ -297,11 +298,14 @@ async def test_two_prompts_sent_back_to_back_get_replies_and_none_is_interrupted
         composer = screen.query_one(Composer)
         composer.post_message(Composer.Submitted("first"))
         composer.post_message(Composer.Submitted("second"))
-        await wait_for(pilot, lambda: len(screen.backend.context.transcript()) >= 3 and not screen.reply_underway())
+        await wait_for(pilot, lambda: len(screen.backend.context.transcript()) >= 2 and not screen.reply_underway())
         await pilot.pause(0.3)
         stored = [(s.message.role, s.status) for s in screen.backend.context.transcript()]
         assert ("assistant", "interrupted") not in stored
         assert stored[-1] == ("assistant", "complete")
+        # one send at a time: the second waits in the composer, never a second user turn in a row
+        assert [s.message.text for s in screen.backend.context.transcript() if s.message.role == "user"] == ["first"]
+        assert composer.text == "second"
         views = screen.query(MessageView)
         assert [v.data.status for v in views if v.data.status in ("streaming", "interrupted")] == []
         assert views.last().data.role == "assistant" and views.last().data.status == "complete"

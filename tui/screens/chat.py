@@ -263,10 +263,8 @@ class ChatScreen(Screen[None]):
         self.gauge_state = replace(self.gauge_state, **changes)
 
     async def refresh_usage(self, first: Callable[[], T] | None = None) -> T | None:
-        """The title, the gauge and the cost, read in one trip to a thread (twice a turn). `first` is engine
-        work that goes with them (storing the prompt the gauge then counts, asking whether to prepare a
-        fold): it runs first in the same trip, and its result is returned. Each trip wakes a worker thread
-        and the event loop; a turn made seven of them."""
+        """The title, the gauge and the cost, in one trip to a thread, after `first` (engine work that goes
+        with them, whose result is returned): each trip wakes a thread and the loop; a turn made seven."""
         session = self.backend
         if session is None:
             return None
@@ -326,11 +324,8 @@ class ChatScreen(Screen[None]):
         if self.editing is not None:
             await editing.resend(self, self.editing, text)
             return
-        if self.model_ready and self.reply_underway():
-            refuse_while_replying(self, text)
-            return
-        attachments = await attachments_for(self, text)
-        if attachments is None:
+        refused = self.model_ready and self.reply_underway() and refuse_while_replying(self, text)
+        if refused or (attachments := await attachments_for(self, text)) is None:
             return
         if self.backend is None:
             self.queued.append(text)

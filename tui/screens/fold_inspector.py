@@ -104,7 +104,7 @@ class FoldInspector(ModalScreen[InspectorAction | None]):
         Binding("ctrl+s", "save", "Save edit", priority=True),
         Binding("v", "preview", "Preview a re-fold"),
         Binding("x", "drop_rule", "Drop a rule"),
-        Binding("o", "open_message", "Open a message"),
+        Binding("o", "open_message", "Open #"),
     ]
 
     def __init__(self, view: FoldView) -> None:

@@ -29,9 +29,10 @@ def refuse_up_front(screen: ChatScreen, text: str, problem: str) -> None:
                 title="Too big to send", severity="warning", timeout=20)  # fmt: skip
 
 
-def refuse_while_replying(screen: ChatScreen, text: str) -> None:
+def refuse_while_replying(screen: ChatScreen, text: str) -> bool:
     """One send at a time: a message sent while a reply is on its way (or waits for the model) would be a
-    second user turn in a row, answered twice. It stays in the composer; Enter sends it once the reply ends."""
+    second user turn in a row, answered twice. It stays in the composer; Enter sends it once the reply ends.
+    True: refused."""
     composer = screen.query_one(Composer)
     if not composer.text.strip():
         composer.text = text
@@ -39,6 +40,7 @@ def refuse_while_replying(screen: ChatScreen, text: str) -> None:
     screen.notify("Not sent yet: the reply to your last message is still coming (Esc stops it). "
                   "Your message stays in the composer; Enter sends it when the reply ends.",
                   title="One message at a time", severity="warning", timeout=8)  # fmt: skip
+    return True
 
 
 def refuse_last_message(screen: ChatScreen, problem: str, message_id: int | None) -> None:

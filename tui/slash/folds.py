@@ -39,11 +39,11 @@ async def fold_mode(screen: ChatScreen, arg: str) -> None:
 async def recall_mode(screen: ChatScreen, arg: str) -> None:
     """/recall on|off: recall at every send, for this session (the config's `[fold] auto_recall` is the default)."""
     if arg.lower() in ("on", "off"):
-        screen.session.auto_recall = arg.lower() == "on"
+        screen.session.recall_at_send(arg.lower() == "on")
     elif arg:
         screen.notify(f"/recall takes on or off, not {arg!r}", severity="error", markup=False)
         return
-    state = "on: folded messages a new message is about go into its request" if screen.session.auto_recall else "off"
+    state = "on: folded messages a new message is about go into its request" if screen.session.replies.at_send.on else "off"
     screen.notify(f"Recall at every send: {state}", markup=False)
 
 

@@ -391,7 +391,10 @@ def test_recall_ranks_by_words_best_match_first():
     found = search(_originals(), "charity race awareness")
     assert found[0].number == 11
     answer = recall(_originals(), query="charity race awareness")
-    assert answer.startswith("[message 11, user") and "next best matches" in answer
+    # the best three in full (top 1 alone held the evidence for 0.24 of questions), best first
+    assert answer.startswith("[message 11, user") and answer.count("[message ") == min(3, len(found))
+    if len(found) > 3:
+        assert "next best matches" in answer
 
 
 def test_recall_puts_the_askers_own_words_before_their_stems_and_still_finds_a_stem():

@@ -195,13 +195,13 @@ async def test_the_context_of_a_reply_is_built_off_the_event_loop(session: Repli
     import threading
 
     built_on: list[threading.Thread] = []
-    build = session.context.adapted_context
+    build = session.context.adapted
 
     def recorded(*args: object, **kwargs: object) -> list[object]:
         built_on.append(threading.current_thread())
         return build(*args, **kwargs)  # type: ignore[arg-type]
 
-    session.context.adapted_context = recorded  # type: ignore[method-assign,assignment]
+    session.context.adapted = recorded  # type: ignore[method-assign,assignment]
     fake.reply = "fine"
     events = await reply_to(session, "hello")
     assert isinstance(events[-1], Finished)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from . import snapshot as snap
 from .alternation import current_turn_start, repair
+from .attachment_fit import as_sent, fitted
 from .attachments import with_text
 from .config import Settings
 from .errors import UsageError
@@ -81,7 +82,7 @@ class Context:
         so the rebuilt context is the one the fold reported.
         """
         stored = list(transcript) if transcript is not None else self.transcript()
-        messages = [s.message for s in stored if sendable(s) and s.id not in exclude]
+        messages = [as_sent(s.message) for s in stored if sendable(s) and s.id not in exclude]
         return self.with_fold(messages, self.active_fold(), target)
 
     def with_fold(
@@ -176,6 +177,16 @@ class Context:
             f"the message is {message:,} tokens; with the system prompt ({systems:,}) and the reply's reserve "
             f"({reserve:,}) it needs {needed:,}, over {target.name}'s {target.window:,}-token window"
         )
+
+    def fitted(self, message: Message, target: ModelTarget | None) -> Message:
+        """A new message with what it attaches marked to be sent cut when it takes more than the fold target
+        leaves after the system prompts and the reply's reserve (attachment_fit.py); kept whole."""
+        if target is None or not isinstance(message.content, tuple):
+            return message
+        counter = self.registry.counter(target)
+        systems = counter.count([m for m in self.messages() if m.role == "system"])
+        room = self.settings.fold.target_at(target.window) - self.registry.reserved_output(target) - systems
+        return fitted(message, room, counter.count_text)
 
     def message_numbers(self) -> dict[int, int]:
         """Message id -> its 1-based number in this conversation's transcript."""

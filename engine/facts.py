@@ -200,6 +200,8 @@ def is_pinned_rule(item: str) -> bool:
 
 REPLACED_MARK = "[replaced by"
 CURRENT_MARK = "[current; replaces"
+FOCUS_MARK = "focus requested for this fold: "
+"""The key fact a /resummarize focus adds: it says what the user asked this fold to keep, and is never cut."""
 
 
 DECISION = re.compile(

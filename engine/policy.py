@@ -69,8 +69,9 @@ class FoldPolicy(BaseModel):
     word for word (docs/design.md §13). /recall on|off changes it for the session."""
     recall_budget: float = Field(0.08, ge=0, le=0.5)
     """Most the recalled passages of one send may take, as a share of the window."""
-    local_recall_budget: float = Field(0.02, ge=0, le=0.5)
-    """The same for the embedded local model, which reads every token on two cores (~180 tokens a second)."""
+    local_recall_budget: float = Field(0.012, ge=0, le=0.5)
+    """The same for the embedded local model, which reads every token on two cores before its first word
+    (~80 tokens a second: 173 recalled tokens cost 2.1 s; bench/recall_local_bench.py)."""
 
     @model_validator(mode="after")
     def _target_below_trigger(self) -> Self:

@@ -83,8 +83,8 @@ class SendRecall:
         """The passages for the request whose context is `plain` (built from `transcript`): within `[fold]
         recall_budget` and the `room` the window has left after the context and the reply's reserve."""
         budget = min(self.context.settings.fold.recall_at(target.window, target.is_local), room)
-        if not self.on or budget <= 0 or self.context.active_fold() is None:
-            return None  # nothing folded: the context holds every message (merged ones too)
+        if not self.on or budget <= 0:
+            return None
         # one pass over the transcript (10,000 messages: every pass is milliseconds of each send): the index
         # is fed, and what the context does not send word for word is what may be recalled (`recallable`)
         sent = {m.key: m.text for m in plain if m.key is not None}

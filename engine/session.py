@@ -225,6 +225,7 @@ class Session:
         """Stored (committed) before anything is sent, with what is attached; returns its id. A new
         conversation is stored with it, in one transaction."""
         message = user_message(text, attachments)
+        message = self.context.fitted(message, self._target)  # a file bigger than the room is sent cut
         return self._first_or_next(message) or self.store.append(self.context.stored_id(), message)
 
     def set_system_prompt(self, text: str) -> int:
@@ -247,8 +248,7 @@ class Session:
         return run_turn(self, prompt, **options)
 
     def reply(self, regenerate: bool = False) -> AsyncIterator[ReplyEvent]:
-        """Stream the model's reply to the context, saving it as it arrives, with the recall rounds the
-        model takes (see `Replies.reply`)."""
+        """Stream the model's reply to the context, saved as it arrives, with its recall rounds (`Replies.reply`)."""
         return self._after_read_ahead(self.replies.reply(self.target, regenerate=regenerate))
 
     async def _after_read_ahead(self, events: AsyncIterator[ReplyEvent]) -> AsyncIterator[ReplyEvent]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-from ..facts import CURRENT_MARK, REPLACED_MARK, clip, is_pinned_rule
+from ..facts import CURRENT_MARK, FOCUS_MARK, REPLACED_MARK, clip, is_pinned_rule
 from ..references import body, merge_referenced, numbers_in, rewrite, tag
 from ..salience import salience, values
 from ..snapshot import Snapshot
@@ -67,10 +67,13 @@ def fit_snapshot(snapshot: Snapshot, budget: int, size: Size, carried: frozenset
         partial(_halving, name="constraints_and_preferences", keep_newest=False),
         _rules_past_budget,
     )
+    focus = [i for i in snapshot.key_knowledge if i.startswith(FOCUS_MARK)]
     for step in steps:
         if size(current) <= budget:
             return current
         current = step(current, budget, size)
+        if focus and not any(i.startswith(FOCUS_MARK) for i in current.key_knowledge):
+            current.key_knowledge = [*focus, *current.key_knowledge]  # what the user asked the fold to keep
     if size(current) > budget:
         current.user_requests = [rewrite(r, lambda text: clip(text, 60)) for r in current.user_requests]
         current.overall_goal = clip(current.overall_goal, 60)

@@ -30,11 +30,10 @@ from .condense import condense_oversized
 from .fit import fit_snapshot, rules_not_carried
 from .prune import Pruned, prune_tool_outputs
 from .report import FoldReport
+from .room import MIN_SNAPSHOT_BUDGET, ack_tokens, planned_snapshot, snapshot_budget, snapshot_room, under_target
 from .split import Split, newest_exchange_start, safe_split
 from .supersede import supersede
 
-MIN_SNAPSHOT_BUDGET = 64  # tokens: below this no snapshot says anything useful
-ACK_OVERHEAD = 3  # tokens litellm adds around the acknowledgement beyond its text
 REFOLD_SLACK = 32  # tokens a user-forced re-fold may add over the context it replaces (a focus costs words)
 
 
@@ -339,7 +338,7 @@ def _summarize_to_fit(
     context: _Context, request: FoldRequest, rest: list[Message], counts: list[int]
 ) -> tuple[Split, _Summary, Snapshot]:
     """Steps 2-3, snapshot first: once its real size is known, the verbatim tail takes what it left."""
-    split = _split_step(context, request, rest, counts, _snapshot_budget(context, request), cap=True)
+    split = _split_step(context, request, rest, counts, planned_snapshot(context.systems, request), cap=True)
     summary = _summarize_step(context, request, split)
     snapshot = _fit(context, request, summary, split.tail_tokens)
     if _within_target(request, context.tokens_before):
@@ -402,7 +401,7 @@ def _fit(context: _Context, request: FoldRequest, summary: _Summary, tail_tokens
     """The snapshot fitted to the room the tail leaves it (a fold that would not shrink the context is
     refused afterwards, `_smaller`)."""
     request.on_event(FoldProgress("rebuild", 0, 1))
-    room = _snapshot_room(context, request, tail_tokens)
+    room = snapshot_room(context.systems, request, tail_tokens)
     return fit_snapshot(summary.snapshot, room, lambda s: _snapshot_tokens(request.counter, s), summary.carried)
 
 
@@ -410,7 +409,7 @@ def _split_step(
     context: _Context, request: FoldRequest, rest: list[Message], counts: list[int], snapshot_tokens: int, cap: bool
 ) -> Split:
     """Step 2: the tail gets the target minus the snapshot (capped at `keep_ratio` before it is sized)."""
-    tail_budget = _under_target(context, request) - snapshot_tokens - _ack_tokens(request.counter)
+    tail_budget = under_target(context.systems, request) - snapshot_tokens - ack_tokens(request.counter)
     if cap:
         tail_budget = min(request.policy.keep_at(request.window), tail_budget)
     if request.force:  # a fold the user asked for always folds at least the older half of the history
@@ -440,7 +439,7 @@ def _summarize_step(
         messages=[_as_data(m) for m in data],
         pinned=tuple(request.pinned),
         focus=request.focus,
-        output_budget=_snapshot_budget(context, request),
+        output_budget=snapshot_budget(context.systems, request),
         numbers=_numbers(context, request, [positions[k] for k in kept]),
     )
     summary, chunks, depth = summarize_chunked(summary_request, request.summarizer, request.counter, request.on_event)
@@ -529,39 +528,6 @@ def _rebuild(systems: list[Message], snapshot: Snapshot, tail: list[Message]) ->
     if problems:
         raise FoldFailed("the folded context broke an invariant: " + "; ".join(problems))
     return folded
-
-
-SNAPSHOT_SHARE = 0.75
-"""Of the room under the target, what the snapshot is planned to take before the tail is chosen (§6.3)."""
-SNAPSHOT_FLOOR = 0.5
-
-
-def _snapshot_budget(context: _Context, request: FoldRequest) -> int:
-    """What the snapshot may take: its share of the room under the target, within `snapshot_ratio`."""
-    share = int(SNAPSHOT_SHARE * _under_target(context, request))
-    return max(MIN_SNAPSHOT_BUDGET, min(request.policy.snapshot_cap(request.window), share))
-
-
-def _under_target(context: _Context, request: FoldRequest) -> int:
-    """Tokens the snapshot and the tail may share: the target minus the reply reserve and system prompts."""
-    systems_tokens = sum(request.counter.count_message(m) for m in context.systems)
-    return request.policy.target_at(request.window) - request.reserved_output - systems_tokens
-
-
-def _snapshot_room(context: _Context, request: FoldRequest, tail_tokens: int) -> int:
-    """The snapshot's budget once the tail is chosen: what the tail left under the target (more than planned
-    when whole turns made it short, up to the cap), not below `SNAPSHOT_FLOOR` of it while under the reset
-    ratio (a long paste kept verbatim took all the room: the snapshot kept nothing, rules included)."""
-    budget = _snapshot_budget(context, request)
-    room = _under_target(context, request) - tail_tokens - _ack_tokens(request.counter)
-    below_reset = room + int(request.policy.reset_at(request.window)) - request.policy.target_at(request.window)
-    floor = min(int(SNAPSHOT_FLOOR * budget), below_reset)
-    most = max(budget, min(request.policy.snapshot_cap(request.window), room))
-    return max(MIN_SNAPSHOT_BUDGET, min(most, max(room, floor)))
-
-
-def _ack_tokens(counter: TokenCounter) -> int:
-    return counter.count_message(Message.assistant(snap.ACKNOWLEDGEMENT)) + ACK_OVERHEAD
 
 
 def _snapshot_tokens(counter: TokenCounter, candidate: Snapshot) -> int:

@@ -41,7 +41,9 @@ def stored_once(db: sqlite3.Connection, payload: dict[str, Any]) -> dict[str, An
             image_mark = {**mark, **({"mime": mime} if isinstance(mime, str) else {})}
             parts.append({**part, "image_url": {"url": ""}, ATTACHMENT_KEY: image_mark})
         else:
-            parts.append({**part, "text": "", ATTACHMENT_KEY: {**mark, "bytes": len(encoded)}})
+            sent = meta.get("sent_chars")  # a file bigger than the room is sent cut (attachment_fit.py)
+            cut = {"sent_chars": sent} if isinstance(sent, int) and not isinstance(sent, bool) and sent >= 0 else {}
+            parts.append({**part, "text": "", ATTACHMENT_KEY: {**mark, "bytes": len(encoded), **cut}})
     return {**payload, "content": parts}
 
 

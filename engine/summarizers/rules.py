@@ -24,6 +24,7 @@ from .. import snapshot as snap
 from ..attachments import attachments_in, human_size, said, size_of
 from ..facts import (
     CONSTRAINT,
+    FOCUS_MARK,
     SENTENCE_SCAN_CHARS,
     clip,
     identifiers,
@@ -348,7 +349,7 @@ class _Builder:
             tag(f"{MENTIONED}{', '.join(idents.values())}", [first]) for first, idents in by_message.items()
         )
         if self.request.focus:
-            out.key_knowledge.insert(0, f"focus requested for this fold: {self.request.focus}")
+            out.key_knowledge.insert(0, f"{FOCUS_MARK}{self.request.focus}")
         out.recent_actions = out.recent_actions[-RECENT_ACTIONS:]
         out.decisions = merge_referenced(out.decisions)
         out.constraints_and_preferences = merge_referenced(out.constraints_and_preferences)

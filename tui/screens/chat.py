@@ -332,11 +332,10 @@ class ChatScreen(Screen[None]):
             await self.query_one(Transcript).append(MessageData(None, "user", visible(text), status="queued"))
             self.notify("Queued: it is sent as soon as the model is ready")
             return
-        whole = "\n".join([text, *(a.text for a in attachments if not a.is_image)])
-        if (
+        if (  # what is typed must fit; a file bigger than the room is sent cut and recalled (attachment_fit.py)
             self.model_ready
-            and not surely_fits(self, whole)
-            and (problem := await asyncio.to_thread(self.session.context.too_big_to_send, self.session.target, whole))
+            and not surely_fits(self, text)
+            and (problem := await asyncio.to_thread(self.session.context.too_big_to_send, self.session.target, text))
         ):
             refuse_up_front(self, text, problem)
             keep(self, attachments)

@@ -226,7 +226,7 @@ def test_an_update_in_a_later_fold_replaces_a_value_an_earlier_fold_carried():
             *chat("recipes")[:30],
             Message.user("Oh and the gym changed the lockers: my new code is 8812-KESTREL now."),
             Message.assistant("Got it, 8812-KESTREL."),
-            *chat("recipes")[30:40],
+            *chat("recipes")[30:60],  # enough after the update that the second fold covers it (the tail takes its room first)
         ]
     )
     first = fold_context(messages[:32], FoldRequest(COUNTER, 8_000, RulesSummarizer(), force=True))

@@ -7,8 +7,9 @@ Two sets of chats: `tuned` (bench/chats/*.json, the six the fold's heuristics we
 `heldout` (bench/chats/heldout/*.json, written apart, never used to tune anything: only measured). Each
 chat is replayed as the app sends it (everyday_bench.replay: automatic folds, the rules summarizer, gpt-4o's
 tokenizer); then each annotated question whose evidence message is no longer verbatim in the final context
-is asked on that context, alone, as the app would send it: the context, automatic recall's passages for
-the question (within `[fold] recall_budget` and the room left), the question. Reported per chat and window:
+is asked on that context, alone, as the app would send it: folded first when the question takes it past
+the trigger, then the context, automatic recall's passages for the question (within `[fold] recall_budget`
+and the room left), the question. Reported per chat and window:
 
 - `ans ctx`: the answer is in the context before the question is asked (what the fold alone keeps);
 - `ans req`: the answer is in the request that carries the question (fold + recall);
@@ -37,11 +38,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from foldchat.engine.fold.pipeline import FoldRequest, fold_context
 from foldchat.engine.messages import Message, parse_messages
 from foldchat.engine.policy import FoldPolicy
 from foldchat.engine.recall import Original, recallable, search
 from foldchat.engine.recall_at_send import find_passages, query_of, with_recalled
 from foldchat.engine.recall_index import RecallIndex, query_for
+from foldchat.engine.summarizers import RulesSummarizer
 from foldchat.engine.tokens import counter_for
 
 from everyday_bench import CHATS, MODEL, RESERVE, bm25_top, replay, text_of, topic_words, verbatim_numbers
@@ -79,6 +82,23 @@ def bad_marks(chat: dict, context_text: str) -> tuple[int, int]:
     return wrong, long_lists
 
 
+def asked(
+    context: list[Message], question: str, numbered: list[tuple[int, Message]], dates: dict[int, float],
+    window: int, counter, originals: list[Original],
+) -> tuple[list[Message], list[Original]]:
+    """The request that carries `question` as the app builds it: when the question takes the context past
+    the trigger, the fold the app makes before the send comes first (and what may be recalled with it)."""
+    request = [*context, Message.user(question)]
+    policy = FoldPolicy()
+    if counter.count(request) + RESERVE < policy.trigger_at(window):
+        return request, originals
+    folded = fold_context(request, FoldRequest(counter=counter, window=window, summarizer=RulesSummarizer(),
+                                               policy=policy, reserved_output=RESERVE))  # fmt: skip
+    if not folded.report.compressed:
+        return request, originals
+    return list(folded.messages), recallable(numbered, folded.messages[:-1], dates)
+
+
 def measure(chat: dict, messages: list[Message], dates: dict[int, float], window: int, counter) -> dict[str, object]:
     policy = FoldPolicy()
     run = replay(messages, window, counter)
@@ -97,11 +117,11 @@ def measure(chat: dict, messages: list[Message], dates: dict[int, float], window
     for q in folded:
         answers = q["answers"]
         hits["ctx"] += any(a in context_text for a in answers)
-        request = [*context, Message.user(q["question"])]
+        request, asked_originals = asked(context, q["question"], numbered, dates, window, counter, originals)
         room = window - RESERVE - counter.count(request)
         budget = min(policy.recall_at(window), room)
         started = time.perf_counter()
-        recalled = find_passages(index, originals, request, budget, counter.count_text)
+        recalled = find_passages(index, asked_originals, request, budget, counter.count_text)
         took.append((time.perf_counter() - started) * 1000)
         sent = with_recalled(request, recalled) if recalled else request
         hits["req"] += any(a in text_of(sent) for a in answers)

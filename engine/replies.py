@@ -164,18 +164,18 @@ class Replies:
         plain = self.context.messages(transcript, frozenset(stale), target)
         context = self.context.adapted(target, plain, transcript)
         tokens = counter.count(context)  # counted once: every check below reads this
-        if rounds and self._room(target, tokens) < 0:
-            context = self.context.adapted_context(target, exclude=frozenset([*stale, *rounds]))
-            tokens, tools = counter.count(context), None
         prompt_id = next((m.key for m in reversed(plain) if m.role == "user" and not m.is_snapshot), None)
         if find_recall:
             room = self._room(target, tokens)
             recalled = self.at_send.for_request(target, transcript, plain, room, counter.count_text)
             if recalled is not None and prompt_id is not None:
                 self.at_send.remember(prompt_id, recalled)
+        pair = 0 if recalled is None else sum(map(counter.count_message, recall_pair(recalled)))
+        if rounds and self._room(target, tokens + pair) < 0:  # the recalled passages are sent with each round
+            context = self.context.adapted_context(target, exclude=frozenset([*stale, *rounds]))
+            tokens, tools = counter.count(context), None
         if recalled is not None:
-            context = with_recalled(context, recalled)
-            tokens += sum(map(counter.count_message, recall_pair(recalled)))  # the rest is counted already
+            context, tokens = with_recalled(context, recalled), tokens + pair  # the rest is counted already
         return _Request(tools, context, [m.to_dict() for m in context], tokens, recalled, prompt_id)
 
     def _before_sending(self, target: ModelTarget, request: _Request) -> list[ReplyEvent]:

@@ -38,14 +38,20 @@ def recalled_line(view: MessageView | None) -> Collapsible | None:
     return found[0] if found and isinstance(found[0], Collapsible) else None
 
 
+async def folded(pilot):
+    """The garden chat opened and folded by hand, as a user would; its chat screen."""
+    screen = chat(pilot.app)
+    await wait_for(pilot, lambda: screen.model_ready, timeout=90)
+    await send(pilot, "/resummarize")
+    await wait_for(pilot, lambda: list(screen.query(FoldMarker)))
+    return screen
+
+
 async def test_the_prompt_shows_what_was_recalled_and_enter_opens_it(fake, tmp_path, monkeypatch):
     make = garden_app(fake, tmp_path, monkeypatch)
     app = make()
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = chat(app)
-        await wait_for(pilot, lambda: screen.model_ready, timeout=90)
-        await send(pilot, "/resummarize")
-        await wait_for(pilot, lambda: list(screen.query(FoldMarker)))
+        screen = await folded(pilot)
         line = folded_line(screen.backend)
         question = f"what did we sow in {line.split(':')[0].lower()}?"
         await send(pilot, question)
@@ -74,10 +80,7 @@ async def test_the_prompt_shows_what_was_recalled_and_enter_opens_it(fake, tmp_p
 async def test_recall_off_sends_no_passages(fake, tmp_path, monkeypatch):
     app = garden_app(fake, tmp_path, monkeypatch)()
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = chat(app)
-        await wait_for(pilot, lambda: screen.model_ready, timeout=90)
-        await send(pilot, "/resummarize")
-        await wait_for(pilot, lambda: list(screen.query(FoldMarker)))
+        screen = await folded(pilot)
         await send(pilot, "/recall off")
         assert not screen.backend.replies.at_send.on
         question = f"what did we sow in {folded_line(screen.backend).split(':')[0].lower()}?"
@@ -92,10 +95,7 @@ async def test_the_fold_inspector_opens_a_recalled_message_word_for_word(fake, t
 
     app = garden_app(fake, tmp_path, monkeypatch)()
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = chat(app)
-        await wait_for(pilot, lambda: screen.model_ready, timeout=90)
-        await send(pilot, "/resummarize")
-        await wait_for(pilot, lambda: list(screen.query(FoldMarker)))
+        screen = await folded(pilot)
         line = folded_line(screen.backend)
         await send(pilot, f"what did we sow in {line.split(':')[0].lower()}?")
         recalled = screen.backend.replies.at_send.latest()

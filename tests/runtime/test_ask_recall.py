@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from runtime.conftest import foldchat
 from test_recall_at_send import bed, chat
+
+from runtime.conftest import foldchat
 
 
 def test_ask_says_what_it_recalled_and_show_marks_it(home: Path, fake) -> None:

@@ -1,5 +1,5 @@
 """Nothing said is lost: after a conversation is folded, is the answer to a question about a folded part in
-the request that carries the question? (docs/design.md §13; automatic recall at every send.)
+the request that carries the question? (docs/design.md §14; automatic recall at every send.)
 
 Run: .venv/bin/python bench/memory_bench.py [--set tuned|heldout|both] [--windows 8192 16384] [--chats NAME ...]
 

@@ -166,9 +166,8 @@ class Context:
     def too_big_to_send(self, target: ModelTarget, text: str) -> str | None:
         """Why `text` cannot be sent to `target` whatever is folded (with the system prompts and the
         reply's reserve it is over the window), with the arithmetic; None when it can."""
-        counter = self.registry.counter(target)
         message = self.typed_tokens(target, text)
-        systems = counter.count([m for m in self.messages() if m.role == "system"])
+        systems = self._system_tokens(target)
         reserve = self.registry.reserved_output(target)
         needed = message + systems + reserve
         if needed <= target.window:
@@ -183,10 +182,13 @@ class Context:
         leaves after the system prompts and the reply's reserve (attachment_fit.py); kept whole."""
         if target is None or not isinstance(message.content, tuple):
             return message
-        counter = self.registry.counter(target)
-        systems = counter.count([m for m in self.messages() if m.role == "system"])
-        room = self.settings.fold.target_at(target.window) - self.registry.reserved_output(target) - systems
-        return fitted(message, room, counter.count_text)
+        room = self.settings.fold.target_at(target.window) - self.registry.reserved_output(target)
+        return fitted(message, room - self._system_tokens(target), self.registry.counter(target).count_text)
+
+    def _system_tokens(self, target: ModelTarget) -> int:
+        """What the conversation's system prompts take of `target`'s window."""
+        systems = [s.message for s in self.transcript() if s.message.role == "system" and sendable(s)]
+        return self.registry.counter(target).count(systems)
 
     def message_numbers(self) -> dict[int, int]:
         """Message id -> its 1-based number in this conversation's transcript."""

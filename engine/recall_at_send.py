@@ -1,4 +1,4 @@
-"""Recall at every send (docs/design.md §13): before a request goes, the words of the new message (and of
+"""Recall at every send (docs/design.md §14): before a request goes, the words of the new message (and of
 the exchange before it) are searched for in what the context no longer holds verbatim, and the best
 passages go into the request, word for word, within a budget.
 
@@ -8,7 +8,7 @@ snapshot and its acknowledgement, kept turns) is the context exactly as it would
 so the stable prefix a provider caches, and the local model has read ahead, does not change between sends;
 roles still alternate (the pair sits where an assistant or tool message ends the previous turn); the
 current message is untouched. Nothing is stored in the transcript: the pair exists only in the request,
-and what was recalled is stored beside the user message (`Store.set_recall`) for the faces to show.
+and what was recalled is stored beside the user message (store/recall_rows.py) for the faces to show.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from .store import recall_rows
 if TYPE_CHECKING:
     from .context import Context
     from .providers.target import ModelTarget
-    from .store import StoredMessage
+    from .store import Store, StoredMessage
 
 BEFORE_CHARS = 2_000  # of the exchange before the new message: its subject, not its whole text
 
@@ -63,13 +63,12 @@ class SendRecall:
     def __init__(self, context: Context) -> None:
         self.context = context
         self.on = context.settings.fold.auto_recall
-        """`[fold] auto_recall`; /recall on|off for the session (`Session.auto_recall`)."""
+        """`[fold] auto_recall`; /recall on|off for the session (`Session.recall_at_send`)."""
         self.index = RecallIndex()
 
-    def synced(self, transcript: Sequence[StoredMessage] | None = None) -> RecallIndex:
+    def synced(self) -> RecallIndex:
         """The index, holding every sendable message (all of them: a word's rarity is the conversation's)."""
-        stored = self.context.transcript() if transcript is None else transcript
-        self.index.sync((n, s.message.text) for n, s in enumerate(stored, start=1) if sendable(s))
+        self.index.sync(numbered(self.context.transcript(), ())[0])
         return self.index
 
     def for_request(
@@ -85,17 +84,7 @@ class SendRecall:
         budget = min(self.context.settings.fold.recall_at(target.window, target.is_local), room)
         if not self.on or budget <= 0:
             return None
-        # one pass over the transcript (10,000 messages: every pass is milliseconds of each send): the index
-        # is fed, and what the context does not send word for word is what may be recalled (`recallable`)
-        sent = {m.key: m.text for m in plain if m.key is not None}
-        texts: list[tuple[int, str]] = []
-        originals: list[Original] = []
-        for number, stored in enumerate(transcript, start=1):
-            if sendable(stored):
-                message = stored.message
-                texts.append((number, message.text))
-                if message.key is None or sent.get(message.key) != message.text:
-                    originals.append(Original(number, message, stored.created_at))
+        texts, originals = numbered(transcript, plain)
         self.index.sync(texts)
         return find_passages(self.index, originals, plain, budget, count_text)
 
@@ -106,15 +95,14 @@ class SendRecall:
         """What was recalled for each of the conversation's prompts (message id -> passages)."""
         if self.context.conversation_id is None:
             return {}
-        rows = recall_rows.recalls(self.context.store, self.context.conversation_id)
-        return {i: r for i, raw in rows.items() if (r := Recalled.from_json(raw)) is not None}
+        return stored_recalls(self.context.store, self.context.conversation_id)
 
     def latest(self) -> Recalled | None:
         """What was recalled for the conversation's latest prompt, if anything."""
         prompt = self.context.last_prompt()
         if prompt is None:
             return None
-        raw = recall_rows.recalls(self.context.store, prompt.conversation_id).get(prompt.id)
+        raw = recall_rows.recall_of(self.context.store, prompt.id)  # one row: the gauge asks at every refresh
         return None if raw is None else Recalled.from_json(raw)
 
     def counted(self, usage: Usage) -> Usage:
@@ -124,6 +112,30 @@ class SendRecall:
 
     def close(self) -> None:
         self.index.close()
+
+
+def numbered(
+    transcript: Sequence[StoredMessage], context: Sequence[Message]
+) -> tuple[list[tuple[int, str]], list[Original]]:
+    """In one pass over `transcript` (at 10,000 messages every pass is milliseconds of a send): each sendable
+    message's number and text (what the index holds), and those of them `context` does not send word for
+    word, with when they were said (what may be recalled; `recall.recallable`)."""
+    sent = {m.key: m.text for m in context if m.key is not None}
+    texts: list[tuple[int, str]] = []
+    originals: list[Original] = []
+    for number, stored in enumerate(transcript, start=1):
+        if sendable(stored):
+            message = stored.message
+            texts.append((number, message.text))
+            if message.key is None or sent.get(message.key) != message.text:
+                originals.append(Original(number, message, stored.created_at))
+    return texts, originals
+
+
+def stored_recalls(store: Store, conversation_id: int) -> dict[int, Recalled]:
+    """What was recalled for each prompt of a conversation (message id -> passages); a damaged row is none."""
+    rows = recall_rows.recalls(store, conversation_id)
+    return {i: r for i, raw in rows.items() if (r := Recalled.from_json(raw)) is not None}
 
 
 def find_passages(

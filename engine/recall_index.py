@@ -1,5 +1,5 @@
 """Ranked full-text search over one conversation's messages: what recall (automatic, at every send, and the
-`recall` tool) finds the words of a new message in (docs/design.md §13).
+`recall` tool) finds the words of a new message in (docs/design.md §14).
 
 An in-memory SQLite FTS5 index, built once per open conversation and fed as it grows (a 10k-message
 conversation is indexed once, then each send adds only its new messages), searched with bm25 over *any*

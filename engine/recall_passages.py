@@ -1,5 +1,5 @@
 """Recalled passages: the verbatim words of earlier messages that a new message is about, chosen within a
-token budget, and the block that carries them in a request (docs/design.md §13).
+token budget, and the block that carries them in a request (docs/design.md §14).
 
 A hit short enough goes whole; a longer one goes as its lines that hold the query's words, in order,
 with "…" where lines were left out (never a word changed). The question before an answered hit comes

@@ -14,15 +14,15 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .context import Context, sendable
+from .context import Context
 from .events import STOPPED, PassagesRecalled, ToolCalling, ToolCallsAnswered, ToolEvent
 from .messages import Message
 from .providers.adapt import images_left_out
 from .providers.events import Failed, Finished, Notice, ProviderEvent, TextDelta, Waiting
 from .providers.stream import stream_reply
 from .providers.target import ModelTarget
-from .recall import RECALL_TOOL, Original, answer_within, recall, recallable, supports_recall
-from .recall_at_send import SendRecall, recall_pair, with_recalled
+from .recall import RECALL_TOOL, Original, answer_within, recall, supports_recall
+from .recall_at_send import SendRecall, numbered, recall_pair, with_recalled
 from .recall_passages import Recalled
 
 SAVE_INTERVAL = 0.3
@@ -276,10 +276,7 @@ class Replies:
         """Transcript messages, numbered as the snapshot and stubs number them, that the context does not
         send verbatim (folded, pruned or condensed); replaced or failed messages are not recalled."""
         transcript = self.context.transcript()
-        numbered = [(n, s) for n, s in enumerate(transcript, start=1) if sendable(s)]
-        dates = {n: s.created_at for n, s in numbered}
-        context = self.context.messages(transcript, target=target)
-        return recallable([(n, s.message) for n, s in numbered], context, dates)
+        return numbered(transcript, self.context.messages(transcript, target=target))[1]
 
     def recall(
         self, target: ModelTarget | None = None, query: str | None = None, message: int | None = None, offset: int = 0

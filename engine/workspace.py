@@ -22,9 +22,10 @@ from .options import OpenOptions
 from .paths import default_database
 from .providers.registry import ModelRegistry, check_model_name
 from .providers.target import ModelTarget
+from .recall_at_send import stored_recalls
 from .recall_passages import Recalled
 from .remembered import Remembered
-from .store import Conversation, SearchHit, Store, StoredFold, StoredMessage, recall_rows
+from .store import Conversation, SearchHit, Store, StoredFold, StoredMessage
 
 
 @dataclass(frozen=True)
@@ -111,8 +112,7 @@ class Workspace:
 
     def recalls(self, conversation_id: int) -> dict[int, Recalled]:
         """What automatic recall added to the request of each prompt (message id -> passages)."""
-        stored = recall_rows.recalls(self.store, conversation_id)
-        return {i: r for i, raw in stored.items() if (r := Recalled.from_json(raw)) is not None}
+        return stored_recalls(self.store, conversation_id)
 
     def fold_coverage(self, fold: StoredFold) -> int:
         """How many messages `fold` stands for: the count the app's toast, marker and inspector show."""

@@ -25,3 +25,9 @@ def recalls(store: Store, conversation_id: int) -> dict[int, str]:
         (conversation_id,),
     )
     return {int(row[0]): str(row[1]) for row in rows}
+
+
+def recall_of(store: Store, message_id: int) -> str | None:
+    """What was recalled for one message, if anything."""
+    rows = store.query("SELECT payload FROM recalls WHERE message_id = ?", (message_id,))
+    return str(rows[0][0]) if rows else None

@@ -18,13 +18,17 @@ from tui.conftest import settings_for, wait_for
 from tui.test_chat_flows import chat, send
 
 
-def garden_app(fake, tmp_path, monkeypatch):
+def garden_app(fake, tmp_path, monkeypatch, early_reply: str | None = None):
+    """The app on the garden chat (folded by `folded`); `early_reply`: the text of its second reply."""
     monkeypatch.setenv("FAKE_KEY", "sk-test")
     settings = settings_for(fake, 8_000).model_copy(update={"summarizer": "rules"})
     database = tmp_path / "garden.db"
     with Workspace.open(OpenOptions(settings=settings, database=database)) as workspace:
         conversation = workspace.store.create_conversation(title="garden", model="fake")
-        for message in parse_messages(garden_chat()):
+        raw = garden_chat()
+        if early_reply is not None:
+            raw[3]["content"] = early_reply
+        for message in parse_messages(raw):
             workspace.store.append(conversation, message)
     return lambda: make_app(AppOptions(settings=settings, database=database, conversation=conversation))
 
@@ -110,3 +114,17 @@ async def test_the_fold_inspector_opens_a_recalled_message_word_for_word(fake, t
         assert line in text and opened.number == number
         await pilot.press("escape")  # back to the inspector it came from
         await wait_for(pilot, lambda: isinstance(app.screen, FoldInspector))
+
+
+async def test_recalled_words_are_shown_as_they_were_written(fake, tmp_path, monkeypatch):
+    """Markup and terminal escapes in a recalled message are text: never a style, a link or a title change."""
+    hostile = "The zanzibar bed gets [/b] [@click=app.quit]x[/] and \x1b]2;owned\x07 compost."
+    app = garden_app(fake, tmp_path, monkeypatch, early_reply=hostile)()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await folded(pilot)
+        await send(pilot, "what goes in the zanzibar bed?")
+        collapsible = await wait_for(pilot, lambda: recalled_line(prompt_view(screen, "what goes in the zanzibar bed?")))
+        shown = str(collapsible.query_one(Collapsible.Contents).query_one(Static).render())
+        assert "[/b] [@click=app.quit]x[/]" in shown  # literally
+        assert "\x1b" not in shown and "\x07" not in shown  # escapes made visible, never sent to the terminal
+        assert app.is_running

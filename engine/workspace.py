@@ -26,6 +26,7 @@ from .recall_at_send import stored_recalls
 from .recall_passages import Recalled
 from .remembered import Remembered
 from .store import Conversation, SearchHit, Store, StoredFold, StoredMessage
+from .store.records import damaged_folds_notice
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,11 @@ class Workspace:
 
     def folds(self, conversation_id: int, include_undone: bool = False) -> list[StoredFold]:
         return self.store.folds(conversation_id, include_undone)
+
+    def damaged_folds_notice(self, conversation_id: int | None) -> str | None:
+        """One line naming the conversation's folds that cannot be read (and so count as undone), for a face
+        to say once when it opens the conversation; None when there are none."""
+        return None if conversation_id is None else damaged_folds_notice(self.store.folds(conversation_id, True))
 
     def message_numbers(self, conversation_id: int) -> dict[int, int]:
         """Message id -> its 1-based number in the conversation (ids are shared by all conversations)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -61,6 +62,8 @@ class StoredFold:
     tokens_after: int
     created_at: float
     undone_at: float | None
+    damaged: bool = False
+    """Its snapshot could not be read back (a damaged or hand-edited file): it counts as undone."""
 
 
 TITLE_CHARS = 60
@@ -89,8 +92,31 @@ def stored_message_of(row: sqlite3.Row) -> StoredMessage:
 
 
 def stored_fold_of(row: sqlite3.Row) -> StoredFold:
+    snapshot = _snapshot(row["snapshot"])
     return StoredFold(
         row["id"], row["conversation_id"], row["parent_fold_id"], row["depth"], row["first_message_id"],
-        row["last_message_id"], json.loads(row["snapshot"]), row["edited_text"], row["summarizer"], row["trigger"],
-        row["tokens_before"], row["tokens_after"], row["created_at"], row["undone_at"],
+        row["last_message_id"], snapshot or {}, row["edited_text"], row["summarizer"], row["trigger"],
+        row["tokens_before"], row["tokens_after"], row["created_at"], row["undone_at"], snapshot is None,
     )  # fmt: skip
+
+
+def _snapshot(stored: object) -> dict[str, Any] | None:
+    """A fold's stored snapshot, or None when the file holds anything but the JSON object Foldchat wrote:
+    cut short, edited by hand, another type (SQLite keeps any), or past Python's limits (4,300 digits, depth)."""
+    try:
+        value = json.loads(stored)  # type: ignore[arg-type]  # whatever the column holds: a TypeError is damage too
+    except (ValueError, TypeError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def damaged_folds_notice(folds: Sequence[StoredFold]) -> str | None:
+    """One line telling the user which of a conversation's folds could not be read, or None if all can."""
+    damaged = [str(f.id) for f in folds if f.damaged and f.undone_at is None]
+    if not damaged:
+        return None
+    which = f"fold {damaged[0]} is" if len(damaged) == 1 else f"folds {', '.join(damaged)} are"
+    return (
+        f"{which} damaged in the database (the snapshot is not valid JSON): treated as undone, "
+        "the conversation goes on without it"
+    )

@@ -357,14 +357,13 @@ class Store:
         return int(cursor.lastrowid or 0)
 
     def folds(self, conversation_id: int, include_undone: bool = False) -> list[StoredFold]:
-        query = "SELECT * FROM folds WHERE conversation_id = ?"
-        if not include_undone:
-            query += " AND undone_at IS NULL"
-        return [stored_fold_of(row) for row in self.query(query + " ORDER BY id", (conversation_id,))]
+        """The chain, oldest first; a fold whose snapshot cannot be read (`damaged`) counts as undone."""
+        query = "SELECT * FROM folds WHERE conversation_id = ?" + ("" if include_undone else " AND undone_at IS NULL")
+        folds = [stored_fold_of(row) for row in self.query(query + " ORDER BY id", (conversation_id,))]
+        return folds if include_undone else [f for f in folds if not f.damaged]
 
     def active_fold(self, conversation_id: int) -> StoredFold | None:
-        folds = self.folds(conversation_id)
-        return folds[-1] if folds else None
+        return next(reversed(self.folds(conversation_id)), None)
 
     def fold(self, fold_id: int) -> StoredFold:
         rows = self.query("SELECT * FROM folds WHERE id = ?", (fold_id,))

@@ -106,6 +106,8 @@ def ask(session: Session, prompt: str, system: str | None, attachments: list[Att
             f"unknown model {session.model_name!r}: litellm has no context window for it; add it to "
             "config.toml as an alias with context_window (see [models.*] in config.example.toml)"
         ) from None
+    if notice := session.workspace.damaged_folds_notice(session.conversation_id):
+        say(visible(notice))
     images = [a.name for a in attachments or [] if a.is_image]
     if images and not takes_images(session.target):
         raise UsageError(

@@ -72,6 +72,8 @@ def run_show(args: argparse.Namespace) -> int:
                 f"# {conversation.title or 'untitled'} (conversation {conversation.id}, {conversation.model or '-'})"
             )
         )
+        if notice := workspace.damaged_folds_notice(args.id):
+            print(f"foldchat: {visible(notice)}", file=sys.stderr)
         folds = {f.last_message_id: f for f in workspace.folds(args.id)}
         numbers = workspace.message_numbers(args.id)  # the conversation's own numbers, as the app shows
         recalls = workspace.recalls(args.id)

@@ -25,15 +25,17 @@ from pydantic_settings import (
 )
 
 from . import untrusted_json
-from .errors import ConfigError
+from .errors import ConfigError, FoldchatError
 from .limits import MAX_TOKENS
 from .paths import default_config_file
 from .policy import FoldPolicy
+from .regular_file import read_regular
 from .validation import describe_validation_error
 
 MAX_LOCAL_CONTEXT = 131_072  # any GGUF: beyond this the KV cache alone outgrows a laptop's memory
 TRAINED_CONTEXT = {"smollm2": 8192, "gemma": 32_768}  # the packaged models' n_ctx_train
 MAX_SECONDS = 86_400.0  # a day: waits longer than that are a typo, and timers overflow on huge values
+MAX_CONFIG_BYTES = 1024 * 1024  # a settings file; bigger is a mistake, not a config
 MAX_INPUT_CAP = 256 * 1024 * 1024  # more than this is no chat input; reading it would take minutes
 
 
@@ -195,13 +197,15 @@ def load_settings(explicit: str | Path | None = None) -> Settings:
     if named and not path.exists():
         origin = "" if explicit else " (named by FOLDCHAT_CONFIG)"
         raise ConfigError(f"config file {path}{origin} does not exist")
-    if path.exists():
-        try:
-            tomllib.loads(path.read_text(encoding="utf-8"))
+    if path.exists() and str(path) != os.devnull:  # /dev/null is a way to say "no config file"
+        try:  # checked by us first: a pipe or /dev/zero as config.toml would hang the reader
+            tomllib.loads(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8"))
         except tomllib.TOMLDecodeError as error:
             raise ConfigError(f"{path}: not valid TOML: {error}") from None
         except UnicodeDecodeError:
             raise ConfigError(f"{path}: not UTF-8 text (TOML files are UTF-8)") from None
+        except FoldchatError as error:
+            raise ConfigError(f"config file {error}") from None
         except OSError as error:
             raise ConfigError(f"cannot read {path}: {error.strerror}") from None
 

@@ -6,23 +6,32 @@ leaves half of it). Everything in it is a convenience: a missing or unreadable f
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 from pathlib import Path
 
 from . import untrusted_json
+from .errors import FoldchatError
 from .paths import create_private_file
+from .regular_file import read_regular
 
 MAX_DRAFT_CHARS = 1_000_000  # a draft is what was being typed, not a dump: beyond this it is not kept
+MAX_STATE_BYTES = 16 * 1024 * 1024  # a few drafts at their cap; anything bigger is not a file we wrote
 
 
 class Remembered:
     def __init__(self, database: Path | str) -> None:
         self.path = Path(database).with_name("ui-state.json")
+        self.problem: str | None = None  # why the file was ignored, said once by the app
         loaded = None
-        with contextlib.suppress(OSError, UnicodeDecodeError):
-            loaded = untrusted_json.loads(self.path.read_text(encoding="utf-8"))
+        try:
+            loaded = untrusted_json.loads(read_regular(self.path, MAX_STATE_BYTES).decode("utf-8"))
+        except FileNotFoundError:
+            pass
+        except FoldchatError as error:  # a pipe or /dev/zero must not hang start-up
+            self.problem = f"{error}; the saved theme and drafts were ignored"
+        except (OSError, UnicodeDecodeError):
+            pass  # unreadable or damaged: a convenience, started afresh
         self.state: dict[str, object] = loaded if isinstance(loaded, dict) else {}
 
     @property

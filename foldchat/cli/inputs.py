@@ -13,6 +13,7 @@ import sys
 from typing import Any, BinaryIO
 
 from foldchat.engine import InputTooLarge, UsageError, well_formed
+from foldchat.engine.regular_file import read_regular
 
 SQLITE_MAX_ID = 2**63 - 1
 
@@ -53,8 +54,12 @@ def read_bytes(path: str, limit: int, setting: str) -> bytes:
     try:
         if path == "-":
             return _read_bounded(sys.stdin.buffer, limit, source, setting)
-        with open(path, "rb") as stream:
-            return _read_bounded(stream, limit, source, setting)
+        return read_regular(path, limit)  # a named pipe or a device would wait or never end
+    except InputTooLarge:
+        raise InputTooLarge(
+            f"{source} is larger than {_size(limit)}: the limit is {setting} in config.toml "
+            f"(or FOLDCHAT_{setting.upper()})"
+        ) from None
     except OSError as error:
         raise UsageError(f"cannot read {source}: {error.strerror or error}") from None
 

@@ -97,12 +97,31 @@ def test_inputs_above_the_cap_are_refused_without_reading_them_whole(tmp_path, e
     env = {**env, "FOLDCHAT_MAX_INPUT_BYTES": "1000", "FOLDCHAT_MAX_IMPORT_BYTES": "1000"}
     big = tmp_path / "big.json"
     big.write_text(json.dumps([{"role": "user", "content": "x" * 2000}]))
-    cases = {("import", str(big)): "max_import_bytes", ("compress", str(big), "--model", "gpt-4o"): "max_input_bytes",
-             ("import", "/dev/zero"): "max_import_bytes"}  # fmt: skip
+    cases = {("import", str(big)): "max_import_bytes", ("compress", str(big), "--model", "gpt-4o"): "max_input_bytes"}
     for args, setting in cases.items():
         done = run(*args, env=env)
         assert done.returncode == 2 and "larger than 1,000 bytes" in done.stderr and one_line(done), done.stderr
         assert f"the limit is {setting} in config.toml" in done.stderr
+    assert conversation_count(tmp_path) == 0
+
+
+def test_pipes_and_devices_are_refused_in_one_line_without_waiting(tmp_path, env):
+    """Opening a named pipe waits for a writer and /dev/zero never ends: only regular files are read."""
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    zero_config = tmp_path / "config.toml"
+    zero_config.symlink_to("/dev/zero")
+    cases = [
+        (("ask", "hi", "-f", str(pipe), "--model", "gpt-4o"), env, "is a named pipe: only regular files are read"),
+        (("import", str(pipe)), env, "is a named pipe"),
+        (("import", "/dev/zero"), env, "/dev/zero is a device"),
+        (("compress", str(pipe), "--model", "gpt-4o"), env, "is a named pipe"),
+        (("list",), {**env, "FOLDCHAT_CONFIG": str(pipe)}, "config file"),
+        (("list",), {**env, "FOLDCHAT_CONFIG": str(zero_config)}, "is a device"),
+    ]
+    for args, environment, message in cases:
+        done = run(*args, env=environment)  # the timeout is the hang this guards against
+        assert done.returncode == 2 and message in done.stderr and one_line(done), (args, done.stderr)
     assert conversation_count(tmp_path) == 0
 
 

@@ -8,8 +8,10 @@ import asyncio
 import glob
 from pathlib import Path
 from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
 
 from foldchat.engine import Attachment, FoldchatError, changed_since, human_size, read_attachment, takes_images
+from foldchat.engine.regular_file import read_regular
 
 from ..widgets.attachment_tray import AttachmentTray
 from ..widgets.composer import Composer
@@ -19,6 +21,8 @@ if TYPE_CHECKING:
 
     from .chat import ChatScreen
 
+# the message last kept back because an `@path` in it could not be attached: sent as it is on the next Enter
+_told_unattached: WeakKeyDictionary[ChatScreen, str] = WeakKeyDictionary()
 FOLDER_FILES = 20  # a folder attaches its files up to this many (the first, by name)
 COMPLETIONS = 40
 SHOWN_PROBLEMS = 3
@@ -64,7 +68,8 @@ def read_files(session: Session, paths: list[Path]) -> tuple[list[tuple[Attachme
             if size > limit:
                 problems.append(f"{path.name} is {human_size(size)}, over max_attachment_bytes ({human_size(limit)})")
                 continue
-            attachment = read_attachment(path.name, path.read_bytes(), limit)
+            # a named pipe would wait for a writer, and the app with it: regular files only
+            attachment = read_attachment(path.name, read_regular(path, limit, what=path.name), limit)
         except OSError as error:
             problems.append(f"cannot read {path}: {error.strerror or error}")
             continue
@@ -75,12 +80,13 @@ def read_files(session: Session, paths: list[Path]) -> tuple[list[tuple[Attachme
     return done, problems
 
 
-async def attach(screen: ChatScreen, paths: list[Path]) -> list[Attachment]:
-    """Read, check and count `paths`, put what can be attached in the tray, and say what happened."""
+async def attach(screen: ChatScreen, paths: list[Path]) -> list[str]:
+    """Read, check and count `paths`, put what can be attached in the tray, and say what happened; what
+    could not be attached is returned (one line each)."""
     session = screen.backend
     if session is None:
         screen.notify("Still starting: attach again in a moment")
-        return []
+        return ["still starting"]
     done, problems = await asyncio.to_thread(read_files, session, paths)
     tray = screen.query_one(AttachmentTray)
     transcript = await asyncio.to_thread(lambda: [m.message for m in session.context.transcript()])
@@ -90,11 +96,12 @@ async def attach(screen: ChatScreen, paths: list[Path]) -> list[Attachment]:
             screen.notify(f"{attachment.name} changed since it was attached in message #{number}: this is the new "
                           "version", title="Changed file")  # fmt: skip
     for problem in problems[:SHOWN_PROBLEMS]:
-        screen.notify(problem, title="Not attached", severity="warning")
+        screen.notify(problem, title="Not attached", severity="warning", markup=False)
     if done:
         shown = ", ".join(a.name for a, _ in done[:5]) + ("…" if len(done) > 5 else "")
-        screen.notify(f"Attached {shown}: sent with your next message (Backspace in an empty composer removes)")
-    return [a for a, _ in done]
+        screen.notify(f"Attached {shown}: sent with your next message (Backspace in an empty composer removes)",
+                      markup=False)  # fmt: skip
+    return problems
 
 
 async def slash_attach(screen: ChatScreen, arg: str) -> None:
@@ -153,7 +160,13 @@ async def attachments_for(screen: ChatScreen, text: str) -> list[Attachment] | N
     for a model that takes none (the user removes it, one key, or switches model)."""
     tray = screen.query_one(AttachmentTray)
     if (found := await asyncio.to_thread(at_paths, text)) and screen.backend is not None:
-        await attach(screen, [p for p in found if p.name not in {a.name for a in tray.attachments}])
+        problems = await attach(screen, [p for p in found if p.name not in {a.name for a in tray.attachments}])
+        if problems and _told_unattached.get(screen) != text:  # said once: the next Enter sends it as it is
+            _told_unattached[screen] = text
+            screen.query_one(Composer).text = text
+            screen.notify("The message is back in the composer: Enter sends it without what was not attached",
+                          title="Not sent", severity="warning", timeout=15)  # fmt: skip
+            return None
     attachments = tray.take()
     images = [a.name for a in attachments if a.is_image]
     session = screen.backend

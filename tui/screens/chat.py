@@ -71,6 +71,7 @@ def open_backend(options: OpenOptions) -> tuple[Session, TranscriptState]:
     from ..presenters import transcript_state
 
     session = Session.open(options)
+    session.workspace.remembered  # noqa: B018 - read here: a file on the UI thread could hang it (a FIFO)
     return session, transcript_state(session)
 
 
@@ -108,7 +109,7 @@ class ChatScreen(Screen[None]):
         self.backend: Session | None = None
         self.model_ready = False
         self.queued: list[str] = []
-        self.typed = ""
+        self.typed_in: TextArea | None = None
         self.fold_requested: str | None = None  # a /resummarize typed while a reply streams
         self.editing: int | None = None
         self.selected_message: MessageView | None = None  # the last message focused: what /pin pins
@@ -168,6 +169,8 @@ class ChatScreen(Screen[None]):
         self.backend = session
         await self.refresh_title()
         # the theme last chosen (command palette) wins over the config's; it is remembered when it changes
+        if problem := session.workspace.remembered.problem:
+            self.notify(problem, title="Saved app state ignored", severity="warning", markup=False)
         theme = session.workspace.remembered.theme or session.settings.theme
         if theme in self.app.available_themes:
             self.app.theme = theme
@@ -280,9 +283,8 @@ class ChatScreen(Screen[None]):
 
     # -- composer -----------------------------------------------------------------------------------
     def on_text_area_changed(self, event: Composer.Changed) -> None:
-        text = event.text_area.text
-        self.typed = text
-        matches = completions(text)
+        composer = self.typed_in = event.text_area  # its text is read when kept: joining it at every key is O(n)
+        matches = completions(composer.document.get_line(0)) if composer.document.line_count == 1 else []
         suggestions = self.query_one("#suggestions", OptionList)
         if matches or suggestions.option_count:  # most keystrokes: nothing to suggest, nothing to redo
             suggestions.clear_options()
@@ -602,7 +604,7 @@ class ChatScreen(Screen[None]):
         event.prevent_default()
         composer = self.query_one(Composer)
         composer.focus()
-        composer.insert(event.character)
+        composer.type_ahead(event.character)
 
     def on_screen_resume(self) -> None:
         # back from a dialog whose opener is gone (a fold marker replaced by a reload): nothing is focused
@@ -666,8 +668,8 @@ class ChatScreen(Screen[None]):
     def keep_draft(self) -> None:
         """What is typed and not sent is kept for this conversation (a quit, a switch): see `restore_draft`."""
         if self.backend is not None and self.editing is None:  # an edit of an old prompt is not a draft
-            composers = self.query(Composer)  # at unmount the composer is gone: what it last held is `typed`
-            text = composers.first().text if composers else self.typed
+            composers = self.query(Composer)  # at unmount the composer is gone: it is `typed_in`, still whole
+            text = composers.first().text if composers else (self.typed_in.text if self.typed_in else "")
             self.backend.workspace.remembered.set_draft(self.backend.conversation_id, text)
 
     def restore_draft(self) -> None:

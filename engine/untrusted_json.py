@@ -10,6 +10,7 @@ caller treats the text as data ("unreadable arguments"), never as an exception.
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -90,12 +91,51 @@ def _bounded_int(digits: str) -> int | str:
 
 def loads(text: str, strict: bool = True) -> Any | None:
     """The JSON value of `text`, or None when it is not JSON, too large or nested too deep."""
+    return _loads(text, strict, _bounded_int, float, float)
+
+
+def _loads(text: str, strict: bool, parse_int: Any, parse_float: Any, parse_constant: Any) -> Any | None:
     if len(text) > MAX_JSON_CHARS or depth(text) > MAX_DEPTH:
         return None
     try:
-        return well_formed(json.loads(text, strict=strict, parse_int=_bounded_int))
+        value = json.loads(
+            text, strict=strict, parse_int=parse_int, parse_float=parse_float, parse_constant=parse_constant
+        )
+        return well_formed(value)
     except (ValueError, RecursionError, TypeError):
         return None
+
+
+def object_text(text: str) -> str | None:
+    """`text` when it is a JSON object any strict reader takes back as it is; the same object written
+    again when it holds what one would not: an integer past `MAX_DIGITS` (Python stops at 4,300 digits),
+    becomes its digits as a string; NaN, Infinity or 1e999 (not JSON once read) their text; a lone surrogate U+FFFD.
+    Stored tool-call arguments pass through here before every send: a provider's adapter (litellm's for
+    Anthropic) parses them again, and one it cannot parse failed every later request. None when `text`
+    is no JSON object (or past the size and depth limits)."""
+    rewritten = False
+
+    def as_digits(digits: str) -> int | str:
+        nonlocal rewritten
+        value = _bounded_int(digits)
+        rewritten = rewritten or isinstance(value, str)
+        return value
+
+    def as_name(name: str) -> str:
+        nonlocal rewritten
+        rewritten = True
+        return name
+
+    def as_finite(digits: str) -> float | str:
+        value = float(digits)
+        return value if math.isfinite(value) else as_name(digits)  # 1e999 reads as infinity: not JSON again
+
+    value = _loads(text, True, as_digits, as_finite, as_name)
+    if not isinstance(value, dict):
+        return None
+    if rewritten or "\\ud" in text.lower():  # a surrogate escape may be a lone half, repaired above
+        return json.dumps(value, ensure_ascii=False)
+    return text
 
 
 def integer(value: object) -> int | None:

@@ -11,7 +11,8 @@ The transcript is stored once, as it came. Before each call, `adapt` rewrites a 
   that takes only inline (`data:`) images gets a placeholder for an image given as a web address
   (Anthropic rejects those, and Foldchat fetches nothing on its own);
 - tool-call arguments that are not a JSON object (ChatGPT's python tool sends raw code) are wrapped
-  as `{"input": "<the original text>"}`: providers that parse arguments would reject them;
+  as `{"input": "<the original text>"}`: providers that parse arguments would reject them; an object
+  that holds what a reader chokes on (a 5,000-digit integer) is written again, bounded (untrusted_json);
 - roles: the context has already been repaired (alternation, results after calls, systems first).
 """
 
@@ -39,13 +40,14 @@ _ALPHANUMERIC = string.ascii_letters + string.digits
 
 
 def json_object_arguments(arguments: str) -> str:
-    """`arguments` if it is a JSON object; otherwise the same text wrapped into one."""
+    """`arguments` if it is a JSON object any reader takes (else the object written so that one does:
+    `untrusted_json.object_text`); otherwise the same text wrapped into one."""
     if not arguments.strip():
         return "{}"
-    parsed = untrusted_json.loads(arguments)
-    if isinstance(parsed, dict):
-        return arguments
-    return json.dumps({"input": arguments}, ensure_ascii=False)
+    readable = untrusted_json.object_text(arguments)
+    if readable is not None:
+        return readable
+    return json.dumps({"input": untrusted_json.well_formed(arguments)}, ensure_ascii=False)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,8 @@ from hypothesis import given, settings, strategies as st
 DEEP = "[" * 1000 + "]" * 1000
 HUGE = "9" * 4300
 NASTY = [DEEP, '{"a": ' + DEEP + "}", '{"message": ' + HUGE + "}", '{"message": "²"}', '{"message": "' + HUGE + '"}',
-         "{" * 5000, '{"query": "x", "offset": ' + HUGE + "}", "\ud800", '{"a": 1e999999}']  # fmt: skip
+         "{" * 5000, '{"query": "x", "offset": ' + HUGE + "}", "\ud800", '{"a": 1e999999}',
+         '{"message": ' + "9" * 5000 + "}", '{"a": NaN}', '{"a": -Infinity}', '{"q": "\\ud800"}']  # fmt: skip
 JSONISH = st.one_of(
     st.sampled_from(NASTY),
     st.text(alphabet=st.sampled_from(list('[]{}",:0123456789-e.\\ab²')), max_size=300),
@@ -36,6 +37,23 @@ def test_reading_never_raises(text):
     assert value is None or json.dumps(value) is not None
     assert untrusted_json.integer(text) is None or len(text.strip().lstrip("#")) <= untrusted_json.MAX_DIGITS
     json_object_arguments(text)  # always an object, never an exception
+
+
+@settings(max_examples=200, deadline=None)
+@given(JSONISH)
+def test_adapted_arguments_are_an_object_that_a_strict_reader_and_writer_take(text):
+    """litellm's Anthropic adapter reads stored arguments with json.loads and the request is written with
+    allow_nan off: a 5,000-digit integer, NaN or 1e999 stopped every later send of the conversation."""
+    readable = json.loads(json_object_arguments(text))
+    assert isinstance(readable, dict)
+    json.dumps(readable, allow_nan=False, ensure_ascii=False).encode("utf-8")
+
+
+def test_arguments_a_reader_takes_are_sent_as_the_model_wrote_them_and_others_keep_their_digits():
+    assert json_object_arguments('{"query":  "ferry" }') == '{"query":  "ferry" }'
+    assert json.loads(json_object_arguments('{"message": ' + "9" * 5000 + "}")) == {"message": "9" * 5000}
+    assert json.loads(json_object_arguments('{"a": NaN, "b": 1e999, "c": 2.5}')) == {"a": "NaN", "b": "1e999", "c": 2.5}
+    assert json.loads(json_object_arguments('{"q": "\\ud800 x"}')) == {"q": "\ufffd x"}
 
 
 @settings(max_examples=60, deadline=None)

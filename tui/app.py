@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import cast
 
 from foldchat.engine import OpenOptions, visible
+from textual import events
 from textual.app import App
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
@@ -17,6 +18,7 @@ from textual.notifications import SeverityLevel
 from .literal import literal
 from .screens.chat import ChatScreen
 from .slash import COMMANDS
+from .widgets.composer import Composer
 
 
 class SlashCommandProvider(Provider):
@@ -59,6 +61,17 @@ class FoldchatApp(App[None]):
         # the chat screen is the app's default screen, not pushed over Textual's blank one: pushing it
         # styled the whole app again and laid out two screens, ~70 ms before the first frame
         self.install_screen(ChatScreen(options), name="chat")
+
+    async def on_event(self, event: events.Event) -> None:
+        # a printable key for the focused composer goes straight to it. Textual's way (the focus chain's
+        # bindings gathered, tooltips looked for, the key forwarded) cost ~80 µs a key, and a paste without
+        # bracketed paste is a key per character. No priority binding of the app is a printable key.
+        if isinstance(event, events.Key) and event.is_printable and event.character and not event.is_forwarded:
+            focused = self.focused
+            if isinstance(focused, Composer) and self.app_focus:
+                focused.type_ahead(event.character)
+                return
+        await super().on_event(event)
 
     def get_default_screen(self) -> ChatScreen:
         return cast(ChatScreen, self.get_screen("chat"))

@@ -49,7 +49,7 @@ async def test_an_emptied_composer_or_a_command_clears_the_count_without_startin
         counted: list[str] = []
         composer = screen.query_one(Composer)
         count_typed = composer.count_typed
-        composer.count_typed = lambda text: counted.append(text) or count_typed(text)
+        composer.count_typed = lambda: counted.append(composer.text) or count_typed()
         composer.focus()
         await pilot.press(*"hi")
         await wait_for(pilot, lambda: gauge(screen).typing > 0)
@@ -60,3 +60,39 @@ async def test_an_emptied_composer_or_a_command_clears_the_count_without_startin
         composer.clear()
         await wait_for(pilot, lambda: gauge(screen).typing == 0)
         assert counted == ["h", "hi", "a question"]  # the command and the empty composer started no count
+
+
+def post_keys(app, text: str) -> None:
+    """`text` as a terminal without bracketed paste sends it: a key event per character, all at once."""
+    from textual import events
+    from textual.keys import _character_to_key
+
+    for character in text:
+        event = events.Key(character if character.isalnum() else _character_to_key(character), character)
+        event.set_sender(app)
+        app.post_message(event)
+
+
+async def test_keys_arriving_at_once_are_typed_in_few_edits_and_counted_once(app_factory):
+    """A paste without bracketed paste is a key per character, all at once. Each key started a count that
+    cancelled every count before it (N keys: N²/2 cancels) and was an edit of its own, re-wrapping the
+    whole line: 8,000 characters took 94 s. The burst is one edit, and one count, now."""
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        composer = screen.query_one(Composer)
+        composer.focus()
+        await pilot.pause()
+        started: list[int] = []
+        edits: list[int] = []
+        count_typed, edit = composer.count_typed, composer.edit
+        composer.count_typed = lambda *text: started.append(1) or count_typed(*text)
+        composer.edit = lambda change: edits.append(1) or edit(change)
+        text = "the nightly export timed out again, see the pool settings. " * 10
+        post_keys(app, text)
+        await wait_for(pilot, lambda: composer.text == text)
+        final = screen.backend.typed_tokens(text)
+        await wait_for(pilot, lambda: gauge(screen).typing == final)
+        assert len(edits) <= len(text) // 10
+        assert len(started) <= 2

@@ -79,42 +79,74 @@ class Composer(TextArea):
         self.count: Callable[[str], int] | None = None
         """What a text costs, set by the screen once the model can count (None: nothing is counted)."""
         self.typed_tokens = 0
+        self.count_waiting = False
+        """A count is started and has not read the text yet: it reads the newest, so no other is started."""
+        self.typed_ahead: list[str] = []
+        """Characters typed and not in the text yet: keys that arrive together (a paste without bracketed
+        paste is a key per character) go in as one edit, see `_on_key`."""
 
     # -- the count of what is typed ---------------------------------------------------------------------
     def on_text_area_changed(self) -> None:  # the screen sees the change too (its suggestions)
         self.recount()
 
     def recount(self) -> None:
-        """Count the text (a command, or nothing typed, costs nothing and starts no count)."""
-        text = self.text
+        """Count the text (a command, or nothing typed, costs nothing and starts no count). Looks only at
+        the first line: this runs at every edit, and reading the whole text made typing quadratic."""
         if self.count is None:
             return
-        if text.startswith("/") or not text.strip():  # a command, or the composer emptied by every send
+        first = self.document.get_line(0)
+        if first.startswith("/") or (self.document.line_count == 1 and not first):  # emptied by every send
             self.clear_count()
-        else:
-            self.count_typed(text)
+        elif not self.count_waiting:
+            self.count_waiting = True
+            self.count_typed()
 
     def clear_count(self) -> None:
         """Nothing typed is to be sent: a count still running is for text that has left."""
         self.workers.cancel_group(self, "typing")
+        self.count_waiting = False
         if self.typed_tokens:  # every keystroke of a command lands here: a message only when the count changes
             self.typed_tokens = 0
             self.post_message(self.Counted(0))
 
     @work(group="typing", exclusive=True, exit_on_error=False)
-    async def count_typed(self, text: str) -> None:
+    async def count_typed(self) -> None:
         """Counted in a thread: re-tokenising a 200 KB paste on the UI thread took ~95 ms per keystroke. A
-        newer keystroke cancels this count; a big text is counted only once typing pauses, so keystrokes
-        never queue up whole counts."""
-        count = self.count
+        count not started yet reads the newest text when it starts, so keys that come faster than counts
+        start none (each one started a count that cancelled all those before it: N keys, N²/2 cancels); one
+        that has read its text is cancelled by the next; a big text is counted once typing pauses."""
+        self.count_waiting = False
+        count, text = self.count, self.text
         if count is None:
             return
         if len(text) > BIG_TYPED_TEXT:
             await asyncio.sleep(TYPING_PAUSE)
-        self.typed_tokens = await asyncio.to_thread(count, text)
+        self.typed_tokens = await asyncio.to_thread(count, text) if text.strip() else 0
         self.post_message(self.Counted(self.typed_tokens))
 
+    # -- keys -------------------------------------------------------------------------------------------
+    def type_ahead(self, character: str) -> None:
+        """`character` goes in with the others typed before the composer next takes a message: a burst
+        of keys is one edit (each key's own edit re-wrapped the whole line, quadratic in its length)."""
+        if not self.typed_ahead:
+            self.call_later(self.flush_typed)  # behind the keys already waiting in the queue
+        self.typed_ahead.append(character)
+
+    def flush_typed(self) -> None:
+        """What was typed ahead, in the text now (before any other key, paste or click is handled)."""
+        if self.typed_ahead:
+            text = "".join(self.typed_ahead)
+            self.typed_ahead.clear()
+            self._restart_blink()
+            self._replace_via_keyboard(text, *self.selection)
+
     async def _on_key(self, event: events.Key) -> None:
+        if event.is_printable and event.character and not self.read_only:
+            event.stop()
+            event.prevent_default()
+            self.type_ahead(event.character)
+            return
+        self.flush_typed()
         if event.key == "enter":
             event.prevent_default()
             event.stop()
@@ -129,12 +161,12 @@ class Composer(TextArea):
             self.insert("\n")
             return
         # in an empty composer ↑ loads the last prompt to edit; on the first line of one loaded, the one before
-        if event.key == "up" and (not self.text or (self.has_class("-editing") and self.cursor_location[0] == 0)):
+        if event.key == "up" and (self.empty or (self.has_class("-editing") and self.cursor_location[0] == 0)):
             event.prevent_default()
             event.stop()
             self.post_message(self.EditLastRequested())
             return
-        if event.key == "tab" and self.text.startswith("/"):
+        if event.key == "tab" and self.document.get_line(0).startswith("/"):
             event.prevent_default()
             event.stop()
             self.post_message(self.TabPressed())
@@ -144,9 +176,14 @@ class Composer(TextArea):
             event.stop()
             self.post_message(self.PathTab(word[1:]))
             return
-        if event.key == "backspace" and not self.text:
+        if event.key == "backspace" and self.empty:
             self.post_message(self.EmptyBackspace())
         await super()._on_key(event)
+
+    @property
+    def empty(self) -> bool:
+        """Nothing typed (without joining the text's lines, as `text` does)."""
+        return self.document.line_count == 1 and not self.document.get_line(0)
 
     def word_at_cursor(self) -> str:
         row, column = self.cursor_location
@@ -158,6 +195,13 @@ class Composer(TextArea):
         row, column = self.cursor_location
         self.replace(completed, (row, column - len(word)), (row, column))
 
+    async def _on_mouse_down(self, _: events.MouseDown) -> None:
+        self.flush_typed()  # the text area's own handler moves the cursor next: what was typed goes in first
+
+    def _on_blur(self, _: events.Blur) -> None:
+        self.flush_typed()
+
     async def _on_paste(self, event: events.Paste) -> None:
+        self.flush_typed()
         # Textual runs the text area's own `_on_paste` after this one (each class's in turn): it inserts the text
         self.post_message(self.PathPasted(event.text))  # the screen checks it off the UI thread

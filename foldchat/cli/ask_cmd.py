@@ -135,6 +135,8 @@ class Answer:
         self.shown: list[str] = []
         self.failure: str | None = None
         self.cut: int | None = None
+        self.stored = False
+        """The question is in the database: a write that fails before it means nothing was sent."""
 
     async def run(self, prompt: str, attachments: list[Attachment] | None = None) -> int:
         from foldchat.engine import DiskFull, StorageError
@@ -146,6 +148,9 @@ class Answer:
             if self.shown:
                 sys.stdout.write("\n")
             problem = "the disk is full" if isinstance(error, DiskFull) else f"the database failed ({error})"
+            if not self.stored:
+                raise type(error)(f"{problem}: your question was not saved and nothing was sent; free some space "
+                                  "and ask again") from None  # fmt: skip
             raise type(error)(_unsaved_reply("".join(self.shown), self.session.conversation_id, problem)) from None
         if self.shown:
             sys.stdout.write("\n")
@@ -163,13 +168,16 @@ class Answer:
             FoldSkipped,
             Notice,
             PassagesRecalled,
+            PromptStored,
             Refused,
             Retrying,
             TextDelta,
             Waiting,
         )
 
-        if isinstance(event, TextDelta):
+        if isinstance(event, PromptStored):
+            self.stored = True
+        elif isinstance(event, TextDelta):
             text = event.text.lstrip() if not self.shown else event.text
             sys.stdout.write(visible(text))
             sys.stdout.flush()

@@ -119,3 +119,40 @@ def test_ask_new_on_a_full_disk_leaves_no_empty_conversation(home, fake):
         assert db.execute("SELECT COUNT(*) FROM conversations").fetchone()[0] == 1
     later = foldchat("ask", "and back to it", "--model", "fake")
     assert later.returncode == 0 and fake.requests[-1]["messages"][0]["content"] == "warm up"
+
+
+def test_a_question_the_full_disk_could_not_take_is_said_to_be_unsaved_and_unsent(home, fake):
+    """It said "the reply could not be saved", though the question was never stored and nothing was sent."""
+    from foldchat.engine import DiskFull, OpenOptions, Session
+
+    from foldchat.cli import ask_cmd
+
+    assert foldchat("ask", "warm up", "--model", "fake").returncode == 0
+    with Session.open(OpenOptions(model="fake")) as session:
+        session.connect(remember=True)
+        pages = session.store.db.execute("PRAGMA page_count").fetchone()[0]
+        session.store.db.execute(f"PRAGMA max_page_count = {pages + 8}")  # SQLite's own "disk is full"
+        with pytest.raises(DiskFull) as caught:
+            asyncio.run(ask_cmd.Answer(session).run("a long question " * 22_000))
+    assert (
+        str(caught.value)
+        == "the disk is full: your question was not saved and nothing was sent; free some space and ask again"
+    )
+    assert len(fake.requests) == 1 and rows(home) == [("user", "complete"), ("assistant", "complete")]
+
+
+def test_a_question_the_database_could_not_take_is_said_to_be_unsaved_and_unsent(home, fake):
+    """A real `foldchat ask` whose write of the question fails (the file-size limit): one line, no reply talk."""
+    assert foldchat("ask", "warm up", "--model", "fake").returncode == 0
+    limit = (home / "foldchat.db").stat().st_size + 32 * 1024  # no room for a 350 KB question
+
+    def capped() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    done = subprocess.run([sys.executable, "-m", "foldchat", "ask", "-", "--model", "fake"],
+                          input="a long question " * 22_000, text=True, capture_output=True, timeout=120,
+                          env=os.environ.copy(), preexec_fn=capped)  # fmt: skip
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+    assert "your question was not saved and nothing was sent" in done.stderr and "reply" not in done.stderr
+    assert len(fake.requests) == 1 and rows(home) == [("user", "complete"), ("assistant", "complete")]

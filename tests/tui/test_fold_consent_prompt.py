@@ -68,3 +68,31 @@ async def test_the_question_fits_80_columns_and_typed_text_is_neither_an_answer_
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is screen)
         assert screen.query_one(Composer).text == "yesterday and one more thing"
+
+
+async def test_backspace_a_paste_and_enter_typed_while_asked_are_the_composers(app_factory, fake):
+    """Letters reached the composer, but Backspace, a paste and Enter typed while the question is up were
+    lost. Each goes to the composer now, except the question's own keys; Enter does what it does while a
+    reply is on its way (the question is part of the turn): the message stays in the composer, said so."""
+    from foldchat.tui.widgets.composer import Composer
+    from textual import events
+
+    app = app_factory(window=4000)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        await send(pilot, "/fold ask")
+        consent = await fill_until_asked(pilot, screen)
+        composer = screen.query_one(Composer)
+        await pilot.press(*"yesterdya", "backspace", "backspace", *"ay")
+        app.post_message(events.Paste(" and the logs"))  # as the terminal's driver sends it
+        await pilot.pause()
+        assert composer.text == "yesterday and the logs"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is consent  # Enter answers nothing: only Ctrl+F and Esc do
+        assert composer.text == "yesterday and the logs"
+        assert any("One message at a time" in n.title for n in app._notifications)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: replies(screen)[-1].data.status == "complete" and app.screen is screen)
+        assert composer.text == "yesterday and the logs" and screen.backend.context.active_fold() is None

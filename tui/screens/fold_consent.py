@@ -3,8 +3,10 @@
 It is a dialog in the middle of the screen that fits 80 columns (the question wraps), not a line at the
 bottom that a wide gauge cuts off. It comes up just after Enter, exactly when people type their next
 message, so it answers only to deliberate keys: Ctrl+F (or a focused "Fold now" button and Enter) folds,
-Esc (or "Not now") declines. Every printable key typed meanwhile goes to the composer behind it, so
-"yesterday…" is neither a yes nor lost.
+Esc (or "Not now") declines, Tab reaches the buttons. Every other key typed meanwhile, and a paste, goes to
+the composer behind it as if it had focus, so "yesterday…" is neither a yes nor lost, Backspace mends it,
+and Enter does what it does while a reply is on its way: the message stays in the composer, said so (the
+question is part of the turn), and goes with the next Enter once the reply is in.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from ..literal import literal
+from ..widgets.composer import Composer
 
 
 class FoldConsent(ModalScreen[bool]):
@@ -36,11 +39,14 @@ class FoldConsent(ModalScreen[bool]):
         Binding("escape", "answer(False)", "Not now"),
     ]
 
-    def __init__(self, question: str, forward: object | None = None) -> None:
+    OWN_KEYS = ("ctrl+f", "escape", "tab", "shift+tab")
+    PRESS_KEYS = ("enter", "space")  # a focused button's
+
+    def __init__(self, question: str, forward: Composer | None = None) -> None:
         super().__init__()
         self.question = question
         self.forward = forward
-        """Where printable keys go while the question is up (the chat's composer): `insert(text)`."""
+        """Where the other keys go while the question is up: the chat's composer."""
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
@@ -51,11 +57,19 @@ class FoldConsent(ModalScreen[bool]):
                 yield Button("Fold now", id="fold", variant="warning")
                 yield Button("Not now", id="not-now")
 
-    def on_key(self, event: events.Key) -> None:
-        if event.is_printable and event.character and self.forward is not None:
+    async def on_key(self, event: events.Key) -> None:
+        if self.forward is None or event.key in self.OWN_KEYS:
+            return
+        if self.focused is not None and event.key in self.PRESS_KEYS:
+            return
+        event.stop()
+        event.prevent_default()
+        await self.forward.take_key(event)
+
+    async def on_paste(self, event: events.Paste) -> None:
+        if self.forward is not None:
             event.stop()
-            event.prevent_default()
-            self.forward.insert(event.character)  # type: ignore[attr-defined]
+            await self.forward.take_paste(event.text)
 
     @on(Button.Pressed, "#fold")
     def fold_now(self) -> None:

@@ -180,6 +180,24 @@ class Composer(TextArea):
             self.post_message(self.EmptyBackspace())
         await super()._on_key(event)
 
+    async def take_key(self, typed: events.Key) -> None:
+        """A key typed while a dialog is over the chat (the fold-consent question), taken as if the composer
+        had focus: its own keys first (Enter, Ctrl+J, ↑, Tab, a character), else its binding for the key
+        (Backspace, the arrows, Ctrl+Z…). Awaited by the dialog key by key, so keys keep their order."""
+        key = events.Key(typed.key, typed.character)
+        await self._on_key(key)
+        if key._stop_propagation:  # taken by `_on_key`, as Textual would then check no binding
+            return
+        for binding in self._bindings.key_to_bindings.get(key.key, ()):
+            if await self.app.run_action(binding.action, self):
+                return
+
+    async def take_paste(self, text: str) -> None:
+        """A paste made while a dialog is over the chat, as if the composer had focus."""
+        paste = events.Paste(text)
+        await self._on_paste(paste)
+        await TextArea._on_paste(self, paste)  # what Textual runs after ours on a paste of its own
+
     @property
     def empty(self) -> bool:
         """Nothing typed (without joining the text's lines, as `text` does)."""

@@ -13,10 +13,13 @@ or `Failed`), and last `TurnEnded`.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Protocol, TypedDict
 
+from . import cancelling
 from .attachments import Attachment
+from .cancelling import Cancelled
 from .errors import CurrentTurnTooLarge, FoldchatError
 from .events import FoldEvent
 from .fold.report import FoldReport
@@ -156,6 +159,7 @@ async def _in_thread(
     raised) is appended to `outcome`."""
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[object] = asyncio.Queue()
+    stop = threading.Event()
 
     def sink(event: FoldEvent) -> None:
         loop.call_soon_threadsafe(queue.put_nowait, event)
@@ -165,10 +169,15 @@ async def _in_thread(
             outcome.append(fold(sink))
         except Exception as error:  # handed to the turn, which says what it means
             outcome.append(error)
+        except Cancelled:  # the turn went away (Esc, quit): nothing was kept, nobody is told
+            outcome.append(None)
         finally:
             loop.call_soon_threadsafe(queue.put_nowait, _DONE)
 
-    task = asyncio.create_task(asyncio.to_thread(run))
-    while (item := await queue.get()) is not _DONE:
-        yield item  # type: ignore[misc]
-    await task
+    task = asyncio.create_task(cancelling.in_thread(run, stop))
+    try:
+        while (item := await queue.get()) is not _DONE:
+            yield item  # type: ignore[misc]
+        await task
+    finally:  # the consumer went away mid-fold: its remaining requests are not made
+        stop.set()

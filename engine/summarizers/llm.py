@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .. import snapshot as snap, untrusted_json
+from .. import cancelling, snapshot as snap, untrusted_json
 from ..facts import identifiers, mentions, shorten
 from ..fold.condense import condense
 from ..local.turns import local_turn
@@ -265,7 +265,8 @@ class LLMSummarizer:
             self.calls += 1
             try:
                 with local_turn(self.target.api_base) if self.target.is_local else contextlib.nullcontext():
-                    response = litellm.completion(**kwargs)  # the local server answers one at a time
+                    # the local server answers one at a time; a caller gone away (quit) waits for no answer
+                    response = cancelling.call(lambda: litellm.completion(**kwargs))
                 return str(response.choices[0].message.content or "")
             except litellm.Timeout:
                 raise SummarizerFailed(f"timed out after {self.timeout:.0f} s") from None

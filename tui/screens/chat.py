@@ -27,6 +27,7 @@ from foldchat.engine import (
     user_message,
     visible,
 )
+from foldchat.engine.cancelling import in_thread
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -425,11 +426,11 @@ class ChatScreen(Screen[None]):
         before a reply is part of the turn: `stream_reply`.)"""
         session = self.backend
         assert session is not None
-        try:
+        try:  # cancelled (quit): the fold's remaining requests are not made, and quitting waits for none
             if force:
-                report = await asyncio.to_thread(session.fold_now, focus, self.post_fold_event)
+                report = await in_thread(lambda: session.fold_now(focus, self.post_fold_event))
             else:
-                report = await asyncio.to_thread(session.auto.fold_if_needed, self.post_fold_event)
+                report = await in_thread(lambda: session.auto.fold_if_needed(self.post_fold_event))
         except FoldchatError as error:
             self.fold_not_made(str(error), failed=True)
             return False

@@ -6,6 +6,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from foldchat.engine import FoldchatError
+from foldchat.engine.cancelling import in_thread
 
 if TYPE_CHECKING:
     from ..screens.chat import ChatScreen
@@ -59,7 +60,7 @@ async def _preview(screen: ChatScreen, focus: str | None, back_to: int | None = 
 
     session = screen.session
     try:
-        plan = await asyncio.to_thread(session.preview_fold, focus)
+        plan = await in_thread(lambda: session.preview_fold(focus))  # cancelled on quit: no more requests
         if plan is None:
             screen.notify("Nothing to fold: the conversation is empty")
             return
@@ -114,6 +115,7 @@ async def inspect(screen: ChatScreen, fold_id: int) -> None:
     """The fold inspector for one fold (/folds, Enter on a fold marker)."""
     from ..presenters import fold_view
     from ..screens.fold_inspector import FoldInspector
+    from ..widgets.composer import Composer
 
     view = await asyncio.to_thread(fold_view, screen.session, fold_id)
 
@@ -121,7 +123,7 @@ async def inspect(screen: ChatScreen, fold_id: int) -> None:
         if action is not None and screen.backend is not None:
             await _inspector_done(screen, action)
 
-    screen.app.push_screen(FoldInspector(view), done)
+    screen.app.push_screen(FoldInspector(view, forward=screen.query_one(Composer)), done)
 
 
 async def _inspector_done(screen: ChatScreen, action: InspectorAction) -> None:

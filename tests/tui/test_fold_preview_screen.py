@@ -6,6 +6,7 @@ from foldchat.tui.screens.fold_inspector import FoldInspector
 from foldchat.tui.screens.fold_preview import FoldPreview
 from foldchat.tui.widgets.fold_marker import FoldMarker
 from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
 
 from tui.conftest import wait_for
 from tui.test_chat_flows import chat, ready, send
@@ -38,7 +39,7 @@ async def test_preview_then_discard_then_apply_the_exact_result(app_factory, fak
         screen.query_one(FoldMarker).focus()
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, FoldInspector))
-        await pilot.press("v")  # the inspector's Preview action
+        await pilot.press("ctrl+t")  # the inspector's Preview action
         await wait_for(pilot, lambda: isinstance(app.screen, FoldPreview))
         await pilot.press("escape")  # backs out one level: to the inspector it came from, not the chat
         await wait_for(pilot, lambda: isinstance(app.screen, FoldInspector))
@@ -55,6 +56,11 @@ async def test_a_preview_of_nothing_to_fold_offers_nothing_to_apply(app_factory,
         preview = await wait_for(pilot, lambda: isinstance(app.screen, FoldPreview) and app.screen)
         summary = str(preview.query_one("#summary").render())
         assert "Nothing would fold" in summary and "Enter applies" not in summary and "Esc closes" in summary
+        await pilot.pause()
+        offered = [str(key.description) for key in preview.query(FooterKey)]
+        assert "Discard" in offered and "Apply this fold" not in offered  # the footer offered it too
+        await pilot.press("enter")  # does nothing: still open
+        assert app.screen is preview
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is screen)
         told = [n.message for n in app._notifications]

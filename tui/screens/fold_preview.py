@@ -67,5 +67,9 @@ class FoldPreview(ModalScreen[bool]):
                 yield Markdown(visible(preview_markdown(self.plan)))
         yield Footer()  # this screen's keys, not the chat's underneath
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # nothing would fold: there is nothing to apply, so the footer offers only Esc
+        return not (action == "answer" and parameters == (True,) and not self.plan.report.compressed)
+
     def action_answer(self, apply: bool) -> None:
         self.dismiss(apply and self.plan.report.compressed)

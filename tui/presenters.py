@@ -164,7 +164,7 @@ def help_markdown() -> str:
 | Enter, then p / c / y | a selected message | pin / copy it / copy its last code block (OSC 52) |
 | Enter, then e | a selected prompt | edit and resend it |
 | any letter | a selected message | goes to the composer (a selected message takes no bare letters) |
-| Enter | a fold marker | open the fold inspector (u undo, e edit, r re-fold) |
+| Enter | a fold marker | open the fold inspector (Ctrl+E edit, Ctrl+R re-fold, Ctrl+T preview, Ctrl+U undo; typing goes on in the composer) |
 | F1 | anywhere | this help |
 | Ctrl+Q | anywhere | quit |
 """

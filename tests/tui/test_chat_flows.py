@@ -97,7 +97,7 @@ async def test_auto_fold_marker_gauge_drop_inspector_undo_and_edit(app_factory, 
         assert inspector.view.tokens_after < inspector.view.tokens_before
         assert any("OPS-77" in item for _, items in inspector.view.sections for item in items)
 
-        await pilot.press("e")  # edit the snapshot
+        await pilot.press("ctrl+e")  # edit the snapshot
         editor = inspector.query_one("#editor")
         editor.text = editor.text.replace("OPS-77", "OPS-78")
         await pilot.click("#save")

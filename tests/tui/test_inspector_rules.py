@@ -1,4 +1,4 @@
-"""Standing rules in the app: the inspector lists the user's standing rules; x drops one."""
+"""Standing rules in the app: the inspector lists the user's standing rules; Ctrl+D drops one."""
 
 from __future__ import annotations
 
@@ -32,14 +32,14 @@ async def test_the_inspector_lists_rules_and_x_drops_one(app_factory, fake):
             "Call me Sam" not in constraints
         )  # numbered once above, not listed again under constraints  # numbered once, not listed again under constraints
         assert inspector.view.number == 1  # the conversation's first fold, whatever the store's id
-        await pilot.press("v")  # the preview of a re-fold shows the rules the same way, once and numbered
+        await pilot.press("ctrl+t")  # the preview of a re-fold shows the rules the same way, once and numbered
         preview = await wait_for(pilot, lambda: isinstance(app.screen, FoldPreview) and app.screen)
         shown = preview_markdown(preview.plan)
         assert "### your standing rules" in shown and "1\\. From now on, answer in German" in shown
         assert "Call me Sam" not in shown.split("constraints and preferences")[-1].split("###")[0]
         await pilot.press("escape")
         inspector = await wait_for(pilot, lambda: isinstance(app.screen, FoldInspector) and app.screen)
-        await pilot.press("x")
+        await pilot.press("ctrl+d")
         inspector.query_one("#drop").value = "2"
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.screen is screen)

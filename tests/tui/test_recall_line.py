@@ -107,7 +107,7 @@ async def test_the_fold_inspector_opens_a_recalled_message_word_for_word(fake, t
         number = next(p.number for p in recalled.passages if line in p.text)
         await send(pilot, "/folds")
         await wait_for(pilot, lambda: isinstance(app.screen, FoldInspector))
-        await pilot.press("o")
+        await pilot.press("ctrl+o")
         await pilot.press(*f"#{number}", "enter")
         opened = await wait_for(pilot, lambda: isinstance(app.screen, MessageText) and app.screen)
         text = "\n".join(str(s.render()) for s in opened.query(Static))

@@ -175,7 +175,7 @@ async def test_inspector_esc_backs_out_save_has_a_key_and_undo_asks_first(app_fa
             return await wait_for(pilot, lambda: isinstance(app.screen, FoldInspector) and app.screen)
 
         inspector = await inspect()
-        await pilot.press("e")
+        await pilot.press("ctrl+e")
         await pilot.press("tab")
         assert inspector.focused.id == "save"  # not Undo: Enter here saves, never undoes the fold
         await pilot.press("escape")  # out of the editor, the inspector stays
@@ -185,7 +185,7 @@ async def test_inspector_esc_backs_out_save_has_a_key_and_undo_asks_first(app_fa
         await wait_for(pilot, lambda: screen.focused is screen.query_one(Composer))
 
         inspector = await inspect()
-        await pilot.press("e")
+        await pilot.press("ctrl+e")
         editor = inspector.query_one("#editor")
         editor.text = editor.text.replace("OPS-77", "OPS-78")
         await pilot.press("ctrl+s")  # Save edit has a key
@@ -194,13 +194,13 @@ async def test_inspector_esc_backs_out_save_has_a_key_and_undo_asks_first(app_fa
         await wait_for(pilot, lambda: screen.focused is not None)
 
         inspector = await inspect()
-        await pilot.press("u")
+        await pilot.press("ctrl+u")
         dialog = await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog) and app.screen)
         assert dialog.focused.id == "cancel"
         await pilot.press("enter")  # the default answer keeps the fold
         await wait_for(pilot, lambda: app.screen is inspector)
         assert screen.backend.context.active_fold() is not None
-        await pilot.press("u")
+        await pilot.press("ctrl+u")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("y")
         await wait_for(pilot, lambda: screen.backend.context.active_fold() is None)

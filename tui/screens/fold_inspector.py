@@ -1,4 +1,9 @@
-"""The fold inspector: the snapshot section by section, what it covers, and Undo / Edit / Re-fold."""
+"""The fold inspector: the snapshot section by section, what it covers, and Undo / Edit / Re-fold.
+
+Its actions are on Ctrl keys, not letters: people type on while it is open (it comes up from `/folds`, or
+Enter on a fold marker), and a word was a string of actions ("every": Edit, then the rest in the snapshot).
+A character typed outside its own fields goes on in the composer behind it, and its border says so.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from foldchat.engine import visible
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -14,6 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Markdown, TextArea
 
 from ..literal import literal, md_literal
+from ..widgets.composer import Composer
 
 
 @dataclass(frozen=True)
@@ -56,7 +63,7 @@ def sections_markdown(sections: list[tuple[str, list[str]]], rules: list[str], d
     """A snapshot's sections, its standing rules first and numbered (listed once, not again under constraints)."""
     lines = []
     if rules:
-        hint = "; x drops one" if drop_hint else ""
+        hint = "; Ctrl+D drops one" if drop_hint else ""
         lines.append(f"### your standing rules (kept word for word in every fold{hint})")
         lines += [_lines(f"{n}\\. {md_literal(rule)}" for n, rule in enumerate(rules, start=1)), ""]
     for name, items in sections:
@@ -98,22 +105,27 @@ class FoldInspector(ModalScreen[InspectorAction | None]):
     """
     BINDINGS = [
         Binding("escape", "back", "Back"),
-        Binding("u", "undo", "Undo fold"),
-        Binding("e", "edit", "Edit snapshot"),
-        Binding("r", "refold", "Re-fold"),
+        Binding("ctrl+u", "undo", "Undo fold"),
+        Binding("ctrl+e", "edit", "Edit snapshot"),
+        Binding("ctrl+r", "refold", "Re-fold"),
         Binding("ctrl+s", "save", "Save edit", priority=True),
-        Binding("v", "preview", "Preview a re-fold"),
-        Binding("x", "drop_rule", "Drop a rule"),
-        Binding("o", "open_message", "Open #"),
+        Binding("ctrl+t", "preview", "Preview a re-fold"),  # also from the focus field (Input binds no Ctrl+T)
+        Binding("ctrl+d", "drop_rule", "Drop a rule"),
+        Binding("ctrl+o", "open_message", "Open #"),
     ]
+    TYPING_HINT = "typing goes on in the composer · Esc closes"
 
-    def __init__(self, view: FoldView) -> None:
+    def __init__(self, view: FoldView, forward: Composer | None = None) -> None:
         super().__init__()
         self.view = view
+        self.forward = forward
+        """Where a character typed outside the inspector's own fields goes: the chat's composer."""
 
     def compose(self) -> ComposeResult:
         v = self.view
-        with Vertical():
+        with Vertical(id="inspector") as box:
+            if self.forward is not None:
+                box.border_subtitle = self.TYPING_HINT
             yield Label(literal(f"Fold {v.number or v.fold_id}{' (edited)' if v.edited else ''}"), classes="title")
             yield Label(
                 literal(
@@ -137,6 +149,16 @@ class FoldInspector(ModalScreen[InspectorAction | None]):
                 yield Button("Close", id="close")
                 yield Button("Undo…", id="undo", variant="warning")
         yield Footer()  # this screen's keys, not the chat's underneath
+
+    async def on_key(self, event: events.Key) -> None:
+        """A character typed outside its fields (and not Enter or Space on a button) is the composer's."""
+        if self.forward is None or not event.is_printable or not event.character:
+            return
+        if isinstance(self.focused, Input | TextArea) or (isinstance(self.focused, Button) and event.key == "space"):
+            return
+        event.stop()
+        event.prevent_default()
+        await self.forward.take_key(event)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         handlers = {"undo": self.action_undo, "edit": self.action_edit, "refold": self.action_refold,

@@ -71,6 +71,35 @@ async def test_backspace_in_an_empty_composer_takes_the_last_attachment_out(app_
         assert "file a.txt" in sent_text(fake) and "file b.txt" not in sent_text(fake)
 
 
+async def test_each_attachment_backspace_takes_out_is_said_and_ctrl_z_brings_it_back(app_factory, fake, tmp_path):
+    """Holding Backspace in an empty composer took every attachment out, silently and for good."""
+    for name in ("notes.txt", "[bold]plan.txt"):  # a name is text, never markup
+        (tmp_path / name).write_text(f"file {name}\n")
+    app = app_factory()
+    async with ready_chat(app, (120, 40)) as (pilot, screen):
+        await attach(pilot, screen, f"{tmp_path}/*.txt", 2)
+        composer = screen.query_one(Composer)
+        composer.focus()
+        await pilot.press(*"hi", "backspace", "backspace", "backspace", "backspace")
+        await wait_for(pilot, lambda: not lines(screen))
+        told = [str(n.message) for n in app._notifications]
+        assert "removed notes.txt from this message · Ctrl+Z brings it back" in told
+        assert "removed [bold]plan.txt from this message · Ctrl+Z brings it back" in told
+
+        await pilot.press("x", "ctrl+z")  # what was typed since goes first, as any undo
+        assert composer.text == "" and not lines(screen)
+        await pilot.press("ctrl+z")  # then the attachments, the last taken out first
+        await wait_for(pilot, lambda: len(lines(screen)) == 1)
+        assert lines(screen)[0].startswith("attached [bold]plan.txt")
+        await pilot.press("ctrl+z")
+        await wait_for(pilot, lambda: len(lines(screen)) == 2)
+        assert gauge(screen).typing == tray(screen).tokens
+        await pilot.press("ctrl+z")  # then the text edits before them
+        assert composer.text == "hi" and len(lines(screen)) == 2
+        await send(pilot, "what is in them?")
+        assert "file notes.txt" in sent_text(fake) and "file [bold]plan.txt" in sent_text(fake)
+
+
 async def test_at_path_attaches_and_tab_completes_it(app_factory, fake, tmp_path):
     (tmp_path / "itinerary-final.md").write_text("Day 1: Lisbon. Day 2: Sintra.\n")
     app = app_factory()

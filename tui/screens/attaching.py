@@ -80,6 +80,16 @@ def read_files(session: Session, paths: list[Path]) -> tuple[list[tuple[Attachme
     return done, problems
 
 
+def take_out_last(screen: ChatScreen) -> None:
+    """Backspace in the empty composer: the last attachment out, said by its name (held down, it empties
+    the tray one by one), and Ctrl+Z in the composer puts it back."""
+    tray = screen.query_one(AttachmentTray)
+    removed = tray.remove_last()
+    if removed is not None:
+        screen.query_one(Composer).took_away(lambda: tray.add(*removed))
+        screen.notify(f"removed {removed[0].name} from this message · Ctrl+Z brings it back", markup=False)
+
+
 async def attach(screen: ChatScreen, paths: list[Path]) -> list[str]:
     """Read, check and count `paths`, put what can be attached in the tray, and say what happened; what
     could not be attached is returned (one line each)."""

@@ -52,7 +52,7 @@ from ..widgets.reply_turn import FoldNotMade, FoldShown, PromptRefused, TurnOver
 from ..widgets.status_line import StatusLine
 from ..widgets.transcript import Transcript
 from . import editing
-from .attaching import attachments_for, complete_path, keep, offer_pasted
+from .attaching import attachments_for, complete_path, keep, offer_pasted, take_out_last
 from .fold_consent import FoldConsent
 from .refusals import refuse_last_message, refuse_up_front, refuse_while_replying, surely_fits
 
@@ -372,7 +372,7 @@ class ChatScreen(Screen[None]):
         self.update_gauge(typing=self.query_one(Composer).typed_tokens + event.tokens)
 
     def on_composer_empty_backspace(self, _: Composer.EmptyBackspace) -> None:
-        self.query_one(AttachmentTray).remove_last()
+        take_out_last(self)
 
     async def on_composer_path_pasted(self, event: Composer.PathPasted) -> None:
         await offer_pasted(self, event.text)

@@ -1,8 +1,9 @@
 """What the next message will attach, one line each (name, size, tokens), above the composer.
 
 A file goes in by `/attach`, `@path` or a pasted path; Delete (or Backspace) on a highlighted line takes
-it out, and Backspace in an empty composer takes out the last one. Each change is posted up as `Changed`
-with the tokens they add, so the gauge's count of what is about to be sent includes them.
+it out, and Backspace in an empty composer takes out the last one (said, and Ctrl+Z puts it back). Each
+change is posted up as `Changed` with the tokens they add, so the gauge's count of what is about to be
+sent includes them.
 """
 
 from __future__ import annotations
@@ -64,12 +65,13 @@ class AttachmentTray(OptionList):
             if not self.items:
                 self.screen.focus_next()
 
-    def remove_last(self) -> bool:
+    def remove_last(self) -> tuple[Attachment, int] | None:
+        """The last one out, returned (to be put back by `add`), or None with none in."""
         if not self.items:
-            return False
-        self.items.pop()
+            return None
+        removed = self.items.pop()
         self._show()
-        return True
+        return removed
 
     def take(self) -> list[Attachment]:
         """The attachments, handed to the message being sent; the tray is empty after."""

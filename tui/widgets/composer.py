@@ -1,12 +1,14 @@
 """The multi-line composer: Enter sends, Ctrl+J (or Shift+Enter where the terminal reports it)
 inserts a newline; typing "/" offers the slash commands (Tab completes); ↑ in an empty composer asks
 to edit the last prompt. Attaching: Tab after `@` completes a path, a pasted path of an existing file is
-offered as an attachment, and Backspace in an empty composer takes the last attachment out."""
+offered as an attachment, and Backspace in an empty composer takes the last attachment out (Ctrl+Z puts
+it back, in turn with the text's own undo)."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual import events, work
 from textual.binding import Binding
@@ -14,6 +16,9 @@ from textual.message import Message as TextualMessage
 from textual.widgets import TextArea
 
 from .latest import Latest
+
+if TYPE_CHECKING:
+    from textual.document._edit import Edit
 
 NEWLINE_KEYS = ("ctrl+j", "shift+enter", "alt+enter")
 
@@ -84,6 +89,9 @@ class Composer(TextArea):
         self.typed_ahead: list[str] = []
         """Characters typed and not in the text yet: keys that arrive together (a paste without bracketed
         paste is a key per character) go in as one edit, see `_on_key`."""
+        self.taken_away: list[tuple[list[Edit] | None, Callable[[], None]]] = []
+        """What Backspace in the empty composer took out (attachments), newest last: how to put each back,
+        and the text's newest undo batch when it went (see `action_undo`)."""
 
     # -- the count of what is typed ---------------------------------------------------------------------
     def on_text_area_changed(self) -> None:  # the screen sees the change too (its suggestions)
@@ -152,6 +160,7 @@ class Composer(TextArea):
             event.stop()
             text = self.text
             if text.strip():
+                self.taken_away.clear()  # what was taken out of this message stays out of the next
                 self.clear()
                 self.post_message(self.Submitted(text))
             return
@@ -197,6 +206,24 @@ class Composer(TextArea):
         paste = events.Paste(text)
         await self._on_paste(paste)
         await TextArea._on_paste(self, paste)  # what Textual runs after ours on a paste of its own
+
+    # -- undo -------------------------------------------------------------------------------------------
+    def took_away(self, put_back: Callable[[], None]) -> None:
+        """Backspace in the empty composer took something out (an attachment): Ctrl+Z calls `put_back`
+        once the text edits made since are undone, as if it were an edit of the text."""
+        self.history.checkpoint()  # a key typed next is a batch of its own, undone before this
+        self.taken_away.append((self.newest_edits(), put_back))
+
+    def newest_edits(self) -> list[Edit] | None:
+        stack = self.history.undo_stack
+        return stack[-1] if stack else None
+
+    def action_undo(self) -> None:
+        """Ctrl+Z: the newest of a text edit and an attachment taken out is undone."""
+        if self.taken_away and self.taken_away[-1][0] is self.newest_edits():
+            self.taken_away.pop()[1]()
+        else:
+            super().action_undo()
 
     @property
     def empty(self) -> bool:

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..attachments import is_stubbed
 from ..messages import Message
 
 LAYOUT_KEY = "layout"
@@ -109,7 +110,7 @@ def new_fold(
 
     `snapshot` is the new snapshot's fields (None for a pruned-only fold, which keeps any earlier one).
     """
-    replaced = {m.key: m.text for m in context if m.key is not None and m.role == "tool" and _is_stub(m)}
+    replaced = _replacements(context, previous)
     earlier = previous if previous is not None and FoldLayout.of(previous).has_snapshot else None
     if snapshot is None:
         return _pruned_only(replaced, earlier)
@@ -132,6 +133,27 @@ def _pruned_only(replaced: dict[int, str], earlier: FoldRange | None) -> NewFold
         return NewFold(earlier.first_message_id, earlier.last_message_id, data)
     data = {LAYOUT_KEY: FoldLayout(False, frozenset(), replaced).to_json()}
     return NewFold(min(replaced), max(replaced), data)
+
+
+def _replacements(context: Sequence[Message], previous: FoldRange | None) -> dict[int, str]:
+    """Transcript id -> the text sent instead: tool outputs pruned to stubs, and user messages whose
+    attachments were (a pruned-only fold of a big attached file was computed, never stored, and the
+    conversation never folded again). A user message rebuilt from an earlier fold's replacement is plain
+    text by then: it keeps its replacement."""
+    earlier = FoldLayout.of(previous).replaced if previous is not None else {}
+    out: dict[int, str] = {}
+    for message in context:
+        key = message.key
+        if key is None:
+            continue
+        if (message.role == "tool" and _is_stub(message)) or (message.role == "user" and (_has_stubbed_attachment(message) or earlier.get(key) == message.text)):
+            out[key] = message.text
+    return out
+
+
+def _has_stubbed_attachment(message: Message) -> bool:
+    content = message.content
+    return isinstance(content, tuple) and any(isinstance(part, Mapping) and is_stubbed(part) for part in content)
 
 
 def _is_stub(message: Message) -> bool:

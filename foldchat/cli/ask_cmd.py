@@ -12,13 +12,15 @@ from foldchat.cli.runtime import add_config_option, progress_printer
 from foldchat.engine import InputTooLarge, ProviderError, UsageError, visible
 
 if TYPE_CHECKING:
-    from foldchat.engine import Attachment, FoldReport, Refused, Session, TurnEvent
+    from foldchat.engine import Attachment, FoldReport, FoldSkipped, Refused, Session, TurnEvent
 
 DESCRIPTION = """\
 Send TEXT (or stdin with '-') to a model and stream the reply to stdout. Both messages are stored.
 By default the most recent conversation continues; --new starts another. Before sending, the fold
 policy runs: if the conversation is too big for the model's window it is folded first (a one-line
-notice on stderr). With no API key configured, the embedded local model answers.
+notice on stderr). Nobody can answer "fold now?" here, so with fold.auto = "ask" ask folds and says
+so; --no-fold sends the conversation unfolded this time (if it fits), --fold folds even when fold.auto
+is "off". With no API key configured, the embedded local model answers.
 
 Attach files with -f FILE (repeatable) and command output with -f - (stdin):
   pytest 2>&1 | foldchat ask -f - "why does this fail?"
@@ -44,6 +46,11 @@ def add_parser(commands: Any) -> None:
     target.add_argument("--conversation", "-c", type=record_id, metavar="ID", help="continue conversation ID")
     target.add_argument("--new", "-n", action="store_true", help="start a new conversation")
     p.add_argument("--system", metavar="TEXT", help="system prompt for the conversation")
+    folding = p.add_mutually_exclusive_group()
+    folding.add_argument("--fold", action="store_true", default=None,
+                         help="fold first when the conversation needs it, whatever fold.auto says")  # fmt: skip
+    folding.add_argument("--no-fold", dest="fold", action="store_false",
+                         help="do not fold this time: send unfolded if it fits, else keep it unsent")  # fmt: skip
     add_config_option(p)
     p.set_defaults(run=run)
 
@@ -78,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         from foldchat.engine import Session
 
         with Session.open(options, workspace) as session:
-            return ask(session, prompt, system, attachments)
+            return ask(session, prompt, system, attachments, args.fold)
 
 
 def read_attachments(paths: list[str], text: str, limit: int) -> list[Attachment]:
@@ -94,7 +101,13 @@ def read_attachments(paths: list[str], text: str, limit: int) -> list[Attachment
 SETTING = "max_attachment_bytes"
 
 
-def ask(session: Session, prompt: str, system: str | None, attachments: list[Attachment] | None = None) -> int:
+def ask(
+    session: Session,
+    prompt: str,
+    system: str | None,
+    attachments: list[Attachment] | None = None,
+    fold: bool | None = None,
+) -> int:
     """Connect to the model, then run one turn (the engine stores, folds if needed, streams)."""
     from foldchat.engine import UnknownModel, changed_since, takes_images
 
@@ -123,15 +136,23 @@ def ask(session: Session, prompt: str, system: str | None, attachments: list[Att
     session.prepare_model(progress_printer(sys.stderr.isatty()))
     import asyncio  # only `ask` streams: list, show and export start faster without it
 
-    return asyncio.run(Answer(session).run(prompt, attachments or []))
+    return asyncio.run(Answer(session, fold).run(prompt, attachments or []))
 
 
 class Answer:
     """`foldchat ask`'s face of a turn: the reply on stdout, everything else one line on stderr. Nobody can
-    consent to a fold here: `fold.auto = "on"` folds, otherwise what fits goes unfolded."""
+    answer "fold now?" here, so it is decided before the turn: `fold` (--fold, --no-fold) if given, else
+    `fold.auto = "ask"` folds (and says so), "on" folds, "off" sends what fits unfolded."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, fold: bool | None = None) -> None:
         self.session = session
+        mode = session.auto.mode
+        self.why = "--fold" if fold else "--no-fold" if fold is False else f"fold.auto is {mode}"
+        """What decided whether to fold, said in the fold's notice."""
+        if fold or (fold is None and mode == "ask"):
+            session.auto.set_mode("on")
+        elif fold is False:  # a fold due waits for a consent that never comes: said, then sent unfolded if it fits
+            session.auto.set_mode("ask")
         self.shown: list[str] = []
         self.failure: str | None = None
         self.cut: int | None = None
@@ -187,10 +208,8 @@ class Answer:
             self.refused(event)
         elif isinstance(event, Folded):
             self.folded(event.report)
-        elif isinstance(event, FoldSkipped) and not event.failed:
-            say(f"{event.reason} (not folded: fold.auto is {self.session.auto.mode})")
         elif isinstance(event, FoldSkipped):
-            say(f"could not fold: {event.reason}")
+            self.not_folded(event)
         elif isinstance(event, PassagesRecalled):
             say(f"{event.recalled.summary()} (folded messages the question is about; foldchat show lists them)")
         elif isinstance(event, Notice):
@@ -205,12 +224,26 @@ class Answer:
             target = self.session.target
             self.cut = event.usage.completion_tokens if event.usage else target.max_output_tokens or 0
 
+    def not_folded(self, event: FoldSkipped) -> None:
+        """A fold the policy asked for and the run chose not to make (--no-fold, fold.auto off), or one that
+        failed: the reply goes unfolded."""
+        report = event.report
+        if event.failed:
+            say(f"could not fold: {event.reason}")
+        elif report is None:
+            say(f"not folded ({self.why}): {event.reason}")
+        else:
+            say(
+                f"not folded ({self.why}): the context is {report.tokens_before:,} tokens, past the fold trigger "
+                f"({report.trigger_tokens:,}); --fold folds it"
+            )
+
     def refused(self, event: Refused) -> None:
         from foldchat.engine import CurrentTurnTooLarge
 
         if event.needs_fold:
             raise CurrentTurnTooLarge(
-                f"{event.reason}: not sent (it is kept as unsent). Fold it with FOLDCHAT_FOLD__AUTO=on, or "
+                f"{event.reason}: not sent (it is kept as unsent). Ask again with --fold to fold first, or "
                 "/resummarize in the app"
             )
         raise CurrentTurnTooLarge(
@@ -219,9 +252,12 @@ class Answer:
         )
 
     def folded(self, report: FoldReport) -> None:
+        unasked = (
+            " (fold.auto is ask and nobody can answer here: --no-fold skips it)" if self.why.endswith("ask") else ""
+        )
         say(
             f"folded {report.folded_messages} messages · {report.tokens_before:,} → {report.tokens_after:,} tokens"
-            f" · {report.summarizer}"
+            f" · {report.summarizer}{unasked}"
         )
         if report.rules_notice():
             say(visible(report.rules_notice() or ""))

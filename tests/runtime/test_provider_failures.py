@@ -1,6 +1,8 @@
 """`foldchat ask` against a loopback OpenAI server that fails in every way a provider does."""
 
+import json
 import sqlite3
+import subprocess
 
 import pytest
 
@@ -134,20 +136,40 @@ def test_standard_base_url_variable_points_any_model_at_a_compatible_server(home
     assert fake.requests[-1]["model"] == "gpt-4o-mini"
 
 
-def test_ask_with_fold_auto_ask_says_what_a_fold_would_save_and_sends_unfolded(home, fake, monkeypatch):
-    """Consent to fold: nobody can answer the question in `foldchat ask`, so it is said, never assumed."""
+def ask_at_the_trigger(*options: str) -> subprocess.CompletedProcess[str]:
+    """`foldchat ask` in a conversation (imported in one go) that this question takes past the fold trigger."""
+    turns = [
+        {"role": "user", "content": f"{n}: Ticket OPS-77 is due 2026-12-01. " + "context " * 1500} for n in range(8)
+    ]
+    history = [m for turn in turns for m in (turn, {"role": "assistant", "content": "Noted."})]
+    assert foldchat("import", "-", stdin=json.dumps(history)).returncode == 0
+    done = foldchat("ask", "and the due date?", "--model", "fake", *options)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def test_ask_with_fold_auto_ask_folds_and_says_so_since_nobody_can_answer(home, fake, monkeypatch):
+    """It printed "fold now?", a question nobody can answer in `foldchat ask`."""
     monkeypatch.setenv("FOLDCHAT_FOLD__AUTO", "ask")
-    long = "Ticket OPS-77 is due 2026-12-01. " + "context " * 1500
-    questions = []
-    for n in range(9):
-        done = foldchat("ask", f"{n}: {long}", "--model", "fake")
-        assert done.returncode == 0, done.stderr
-        assert "foldchat: folded" not in done.stderr
-        questions += [line for line in done.stderr.splitlines() if "fold now? it would save about" in line]
-        if questions:
-            break
-    assert questions and "not folded: fold.auto is ask" in questions[0]
-    assert all("<state_snapshot" not in m["content"] for m in fake.requests[-1]["messages"])
+    done = ask_at_the_trigger()
+    assert "fold now?" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("foldchat: folded ") and "fold.auto is ask" in done.stderr
+    assert "--no-fold" in done.stderr
+    assert any("<state_snapshot" in str(m["content"]) for m in fake.requests[-1]["messages"])
+
+
+def test_ask_no_fold_sends_unfolded_and_fold_folds_whatever_fold_auto_says(home, fake, monkeypatch):
+    monkeypatch.setenv("FOLDCHAT_FOLD__AUTO", "ask")
+    done = ask_at_the_trigger("--no-fold")
+    assert "fold now?" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("foldchat: not folded (--no-fold)") and "--fold folds it" in done.stderr
+    assert all("<state_snapshot" not in str(m["content"]) for m in fake.requests[-1]["messages"])
+    monkeypatch.setenv("FOLDCHAT_FOLD__AUTO", "off")
+    folded = foldchat("ask", "and now?", "--model", "fake", "--fold")
+    assert folded.returncode == 0 and folded.stderr.startswith("foldchat: folded "), folded.stderr
+    assert any("<state_snapshot" in str(m["content"]) for m in fake.requests[-1]["messages"])
+    helped = foldchat("ask", "--help").stdout
+    assert "--fold" in helped and "--no-fold" in helped
 
 
 def test_a_stream_that_ended_early_is_named_so_whatever_litellm_calls_it():
@@ -193,7 +215,7 @@ def test_ask_never_sends_what_it_knows_does_not_fit_when_it_may_not_fold(home, f
         if done.returncode != 0:
             break
     assert done.returncode == 1 and "over fake's 16,000-token window" in done.stderr
-    assert "not sent" in done.stderr and "FOLDCHAT_FOLD__AUTO=on" in done.stderr and "Traceback" not in done.stderr
+    assert "not sent" in done.stderr and "--fold" in done.stderr and "Traceback" not in done.stderr
     assert all(m["content"] != f"{n}: {long}" for m in fake.requests[-1]["messages"])  # never sent
 
 

@@ -233,3 +233,37 @@ def recalls(db: sqlite3.Connection) -> None:
         "CREATE TABLE recalls (message_id INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,"
         " payload TEXT NOT NULL, created_at REAL NOT NULL)"
     )
+
+
+# an attached text's words, which its message's payload leaves out (the file is stored once, in `attachments`);
+# nested CASEs: SQLite does not promise the order of an AND's terms, and json_extract fails on what is no object
+_ATTACHED_WORDS = (
+    "(SELECT group_concat(a.content, char(10)) FROM json_each(CASE WHEN json_type({row}.payload, '$.content') ="
+    " 'array' THEN {row}.payload END, '$.content') part JOIN attachments a ON a.sha256 = CASE WHEN part.type ="
+    " 'object' THEN CASE WHEN json_extract(part.value, '$.type') = 'text' THEN"
+    " json_extract(part.value, '$.foldchat_attachment.sha256') END END)"
+)
+
+
+def _searchable(row: str) -> str:
+    """What search finds in a message: its words, then the words of the texts attached to it."""
+    return (
+        f"COALESCE({_MESSAGE_WORDS.format(row=row)}, '') || COALESCE(char(10) || {_ATTACHED_WORDS.format(row=row)}, '')"
+    )
+
+
+@migration
+def attachments_in_full_text_search(db: sqlite3.Connection) -> None:
+    # `list --search` and the history screen find what an attached file says, as recall does
+    new_row = f"INSERT INTO messages_fts (rowid, conversation_id, body) VALUES (new.id, new.conversation_id, {_searchable('new')})"
+    for statement in (
+        "DROP TRIGGER messages_fts_insert",
+        "DROP TRIGGER messages_fts_update",
+        f"CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN {new_row}; END",
+        "CREATE TRIGGER messages_fts_update AFTER UPDATE OF payload ON messages BEGIN"
+        f" DELETE FROM messages_fts WHERE rowid = old.id; {new_row}; END",
+        "DELETE FROM messages_fts",
+        f"INSERT INTO messages_fts (rowid, conversation_id, body) SELECT m.id, m.conversation_id, {_searchable('m')}"
+        " FROM messages m",
+    ):
+        db.execute(statement)

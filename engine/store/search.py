@@ -8,6 +8,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..errors import UsageError
 from .records import Conversation, SearchHit, conversation_of
 
 Query = Callable[[str, Sequence[Any]], list[sqlite3.Row]]
@@ -17,12 +18,13 @@ CONVERSATION_ROWS = (
 )
 _WORD = re.compile(r"[^\W_]+")  # what FTS5's unicode61 tokenizer calls a word
 EXCERPT_CHARS = 100
+MAX_SEARCH_CHARS = 1000  # a few words find a conversation; SQLite refuses a LIKE pattern past 50,000 bytes
 
 
 def fts_query(text: str) -> str:
     """An FTS5 query for what the user typed: every word must appear, the last one may be unfinished
     (search as you type) when the text ends inside it. Operators and quotes are taken literally."""
-    words = _WORD.findall(text[:1000])
+    words = _WORD.findall(text[:MAX_SEARCH_CHARS])
     if not words:
         return ""
     phrases = [f'"{word}"' for word in words]
@@ -50,7 +52,12 @@ def conversation_hits(
     query: Query, conversation: Callable[[int], Conversation], text: str, limit: int
 ) -> list[SearchHit]:
     """Conversations whose title contains `text` or whose messages hold its words, most recent first, each
-    with the line of its best-matching message (read with `query`)."""
+    with the line of its best-matching message (read with `query`). A text over `MAX_SEARCH_CHARS` is refused."""
+    if len(text) > MAX_SEARCH_CHARS:
+        raise UsageError(
+            f"the search text is {len(text):,} characters long: search for at most {MAX_SEARCH_CHARS:,} characters "
+            "(a few words find a conversation)"
+        )
     pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
     titles = query(f"{CONVERSATION_ROWS} WHERE c.title LIKE ? ESCAPE '\\'", (pattern,))
     found = {row["id"]: SearchHit(conversation_of(row), "") for row in titles}

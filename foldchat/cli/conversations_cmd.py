@@ -16,7 +16,8 @@ def add_parser(commands: Any) -> None:
     p = commands.add_parser("list", help="list conversations, most recent first")
     p.add_argument(
         "--search", metavar="TEXT",
-        help="only conversations whose title or messages hold TEXT's words (full-text), with the line that matched",
+        help="only conversations whose title or messages (their attached files too) hold TEXT's words (full-text, "
+        "up to 1,000 characters), with the line that matched",
     )  # fmt: skip
     add_config_option(p)
     p.set_defaults(run=run_list)

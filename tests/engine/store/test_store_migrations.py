@@ -63,3 +63,40 @@ def test_a_new_file_records_every_migration_and_reopening_writes_nothing(tmp_pat
         assert store.db.total_changes == changes == 0  # an up-to-date file is only read
     finally:
         store.close()
+
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64  # an image attachment: its data must never be searchable words
+
+
+def test_attached_texts_are_searched_in_files_made_before_and_messages_added_after(tmp_path, monkeypatch):
+    """`list --search` and the history screen looked only at a message's own words, never at what a file
+    attached to it says (stored once, apart from the message), though recall reads it."""
+    from foldchat.engine.attachments import read_attachment, user_message
+    from foldchat.engine.store import migrations
+
+    path = tmp_path / "before.db"
+    monkeypatch.setattr(migrations, "MIGRATIONS", MIGRATIONS[:-1])  # a file as the Foldchat before this one left it
+    store = Store(path)
+    notes = read_attachment("notes.md", b"# Trip\nThe funicular closes at 18:00.\n", 10_000)
+    image = read_attachment("photo.png", PNG, 10_000)
+    conversation = store.create_conversation()
+    store.append(conversation, user_message("read my notes", [notes, image]))
+    store.append(conversation, Message.assistant("Done."))
+    assert store.search("funicular") == []
+    store.close()
+    monkeypatch.undo()
+
+    store = Store(path)
+    try:
+        assert [(h.conversation.id, h.excerpt) for h in store.search("funicular")] == [
+            (1, "The funicular closes at 18:00.")
+        ]
+        later = store.create_conversation()
+        store.append(later, user_message("and these", [read_attachment("plan.txt", b"Ride the gondola\n", 10_000)]))
+        store.append(later, Message.user("plain words"))
+        store.append(later, Message.from_dict({"role": "user", "content": [{"type": "text", "text": "a part"}]}))
+        assert [h.excerpt for h in store.search("gondola")] == ["Ride the gondola"]
+        assert store.search("iVBORw0KGgo") == [] and store.search("PNG") == []  # an image's data is no words
+        assert [h.conversation.id for h in store.search("read my notes")] == [conversation]
+    finally:
+        store.close()

@@ -192,6 +192,30 @@ FOREIGN_SECTIONS = {
 """Sections other tools write (gemini-cli's compressed history, ...) and the nearest one of ours."""
 _QUOTED_SECTION = re.compile(r"<([A-Za-z_][\w-]{0,60})>(.*?)</\1>", re.S)
 QUOTED_LABEL = "(from a snapshot quoted in a user message)"
+_QUOTED_BLOCK = re.compile(r"<state_snapshot\b.*?(?:</state_snapshot>|\Z)", re.S)
+
+
+def without_quoted_snapshots(text: str) -> str:
+    """`text` with each snapshot block in it (another tool's, or ours pasted back) replaced by one line.
+
+    A snapshot inside a message is data about that message: its rules are no rules of this conversation
+    and its values no facts of it, so no summarizer reads its items. Its words stay in the transcript,
+    where recall finds them."""
+    if SNAPSHOT_OPEN not in text:
+        return text
+
+    def line(found: re.Match[str]) -> str:
+        lines = found.group(0).count("\n") + 1
+        return f"[a quoted state snapshot ({lines} lines): data about this message, not this conversation's state]"
+
+    return _QUOTED_BLOCK.sub(line, text)
+
+
+def is_history_head(text: str) -> bool:
+    """A message that is a snapshot and nothing else: how a tool that compressed a history before it was
+    imported leaves it (gemini-cli's /compress). First in the history, it stands for its earlier part."""
+    stripped = text.strip()
+    return stripped.startswith(SNAPSHOT_OPEN) and stripped.endswith(SNAPSHOT_CLOSE)
 
 
 def quoted_sections(text: str) -> Snapshot | None:

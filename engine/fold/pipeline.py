@@ -444,7 +444,7 @@ def _summarize_step(
     )
     summary, chunks, depth = summarize_chunked(summary_request, request.summarizer, request.counter, request.on_event)
     summary, restored = _checked(request, summary, summary_request)
-    summary = _with_quoted_snapshots(summary, data)
+    summary = _with_history_head(summary, data, summary_request.numbers or range(1, len(data) + 1))
     for earlier in reversed(previous):
         summary = snap.merge(earlier, summary)
     summary = supersede(summary)  # a value the new span changed is no longer carried as current
@@ -498,21 +498,25 @@ def _data_positions(head: list[Message]) -> list[int]:
 def _as_data(message: Message) -> Message:
     """docs/design.md §12: snapshot-like tags in text we did not write are made inert before any summarizer reads it."""
     if isinstance(message.content, str):
-        text = snap.neutralise(message.content)
+        text = snap.neutralise(snap.without_quoted_snapshots(message.content))
         return message if text == message.content else message.evolve(content=text)
     if isinstance(message.content, tuple):
         parts = tuple(
-            FrozenDict({**p, "text": snap.neutralise(str(p["text"]))}) if p.get("type") == "text" else p
+            FrozenDict({**p, "text": snap.neutralise(snap.without_quoted_snapshots(str(p["text"])))})
+            if p.get("type") == "text"
+            else p
             for p in message.content
         )
         return message.evolve(content=parts)
     return message
 
 
-def _with_quoted_snapshots(summary: Snapshot, head: Sequence[Message]) -> Snapshot:
-    """Sections of snapshots other tools wrote, found in user messages, kept as quoted data (item: foreign)."""
-    for message in head:
-        if message.role == "user" and snap.SNAPSHOT_OPEN in message.text:
+def _with_history_head(summary: Snapshot, head: Sequence[Message], numbers: Sequence[int]) -> Snapshot:
+    """The sections of the snapshot an imported history starts with (another tool compressed it: its first
+    message is that snapshot alone), kept labelled. Any other snapshot in a message is a quote: data about
+    that message, which the summarizers saw as one line (`_as_data`)."""
+    for message, number in zip(head, numbers, strict=False):
+        if number <= 2 and message.role == "user" and snap.is_history_head(message.text):
             quoted = snap.quoted_sections(message.text)
             if quoted is not None:
                 summary = snap.absorb(summary, quoted)

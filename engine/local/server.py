@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import secrets
 import socket
 import sys
 import threading
@@ -41,28 +42,41 @@ def _die_with_parent(parent: int) -> None:
 
 
 class _IdleExit:
-    """ASGI wrapper for a kept-alive server: it exits once no request has run for `seconds`.
+    """ASGI wrapper for a kept-alive server: it exits once no request with its key has run for `seconds`.
 
     With `local.keep_alive` the server outlives the Foldchat that started it, so nothing else would
-    stop it. On exit it removes the state file that lets the next `ask` find it, if it still names us.
+    stop it. Only requests that carry `api_key` count as use: any local process can knock on the port,
+    and one that knocked without the key (rejected, 401) kept the model in memory as long as it knocked.
+    On exit it removes the state file that lets the next `ask` find it, if it still names us.
     """
 
-    def __init__(self, app: Any, seconds: float, state_file: str | None) -> None:
+    def __init__(self, app: Any, seconds: float, state_file: str | None, api_key: str | None) -> None:
         self.app, self.seconds, self.state_file = app, seconds, state_file
+        self.key = None if api_key is None else api_key.encode()
         self.active = 0
         self.last = time.monotonic()
         threading.Thread(target=self._watch, daemon=True, name="idle-exit").start()
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":  # the lifespan scope lasts as long as the server
+        if scope["type"] != "http" or not self._authenticated(scope):  # lifespan lasts as long as the server
             await self.app(scope, receive, send)
             return
         self.active += 1
+        self.last = time.monotonic()  # use from its first byte: its reply may reach the client before `finally`
         try:
             await self.app(scope, receive, send)
         finally:
             self.active -= 1
             self.last = time.monotonic()
+
+    def _authenticated(self, scope: Any) -> bool:
+        """The request carries the key as llama-cpp-python reads it: the first Authorization header,
+        `<scheme> <key>` with the scheme `bearer` in any case."""
+        if self.key is None:  # a server without a key: every request is its user's
+            return True
+        given = next((value for name, value in scope.get("headers") or [] if name == b"authorization"), b"")
+        scheme, _, credentials = bytes(given).partition(b" ")
+        return scheme.lower() == b"bearer" and secrets.compare_digest(credentials, self.key)
 
     def _watch(self) -> None:
         while self.active or time.monotonic() - self.last < self.seconds:
@@ -173,7 +187,7 @@ def main() -> None:
     preload = PreloadedModel(model)  # loads while build_app imports the web stack: see local_preload
     app = build_app(web, model, preload, os.environ.get("API_KEY"))
     if known.keep_alive > 0:
-        app = _IdleExit(app, known.keep_alive, known.state_file)
+        app = _IdleExit(app, known.keep_alive, known.state_file, os.environ.get("API_KEY"))
 
     import uvicorn
 

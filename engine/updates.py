@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import re
 
-from .facts import REPLACED_MARK
+from .facts import REPLACED_MARK, identifiers
 from .salience import KEY_MARK, SCAN_CHARS, WORD, values
 
 _UPDATE_CUE = re.compile(
@@ -179,7 +179,16 @@ def _other_subjects(newer: str, older: str) -> bool:
     if new_slots and old_slots and not new_slots & old_slots:
         return True
     new_people, old_people = _people(newer), _people(older)
-    return bool(new_people) and bool(old_people) and not new_people & old_people
+    if new_people and old_people and not new_people & old_people:
+        return True
+    # each names its own code and none is common: ticket T-149's rule and ticket T-150's are two rules
+    new_codes, old_codes = _codes(newer), _codes(older)
+    return bool(new_codes) and bool(old_codes) and not new_codes & old_codes
+
+
+def _codes(text: str) -> frozenset[str]:
+    """The identifiers with letters and digits (T-150, ALPHA005, BK-61044) a statement names."""
+    return frozenset(v for v in identifiers(text[:SCAN_CHARS], limit=12) if _CODE.search(v))
 
 
 _PERSON = re.compile(r"\b([A-Z][a-z]{2,})(?:'s|’s)?\b")

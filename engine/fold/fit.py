@@ -21,7 +21,7 @@ from ..references import body, merge_referenced, numbers_in, rewrite, tag
 from ..salience import salience, values
 from ..snapshot import Snapshot
 from ..summarizers.artifacts import RANK_CHANGED, terse, trail_rank
-from .item_cuts import MENTIONED, VALUES, condensed, listed_once, said, values_only
+from .item_cuts import MENTIONED, REPLACED_STATEMENT, VALUES, condensed, listed_once, said, values_only
 from .supersede import stale_values_marked
 
 Size = Callable[[Snapshot], int]
@@ -109,9 +109,15 @@ def _rules_past_budget(snapshot: Snapshot, budget: int, size: Size) -> Snapshot:
 
 
 def rules_not_carried(before: Snapshot, after: Snapshot) -> list[str]:
-    """The standing rules of `before` that `after` (its fitted copy) no longer carries."""
+    """The standing rules of `before` that `after` (its fitted copy) no longer carries, also those a later
+    message was read as replacing: a rule is never dropped without being named (300 look-alike rules read
+    as updates of one another lost their protection and were cut without a word)."""
     kept = {body(item) for item in after.constraints_and_preferences}
-    return [item for item in before.constraints_and_preferences if is_pinned_rule(item) and body(item) not in kept]
+    return [
+        item
+        for item in before.constraints_and_preferences
+        if is_pinned_rule(REPLACED_STATEMENT.sub("", body(item))) and body(item) not in kept
+    ]
 
 
 RULES_SHARE = 0.5

@@ -34,6 +34,17 @@ def private_dir(path: Path) -> Path:
     return path
 
 
+def own_folder(path: Path) -> Path:
+    """`private_dir` for a folder Foldchat makes inside its own (exports, unsaved), refused when it is a
+    symbolic link: making it 0700 would close whatever folder the link points to (a shared one, a home)."""
+    if path.is_symlink():
+        raise StorageError(
+            f"{path} is a symbolic link: Foldchat writes only to a folder of its own there and will not change "
+            "the permissions of the one it points to; remove the link"
+        )
+    return private_dir(path)
+
+
 def private_file(path: Path) -> Path:
     """Make an existing file 0600 (a no-op for a missing file); returns it.
 
@@ -67,12 +78,12 @@ def cache_dir() -> Path:
 
 def export_dir() -> Path:
     """Where exports go unless told otherwise: private, like the conversations they hold."""
-    return private_dir(data_dir() / "exports")
+    return own_folder(data_dir() / "exports")
 
 
 def recovery_dir() -> Path:
     """Where text that could not be saved in the database is written instead (a full disk)."""
-    return private_dir(data_dir() / "unsaved")
+    return own_folder(data_dir() / "unsaved")
 
 
 def default_database() -> Path:

@@ -9,12 +9,12 @@ import time
 from pathlib import Path
 
 from .errors import StorageError
-from .paths import cache_dir, create_private_file, private_dir, recovery_dir
+from .paths import cache_dir, create_private_file, own_folder, recovery_dir
 
 
 def _candidates() -> list[Path]:
     places = []
-    for make in (recovery_dir, lambda: private_dir(cache_dir() / "unsaved")):
+    for make in (recovery_dir, lambda: own_folder(cache_dir() / "unsaved")):
         try:
             places.append(make())
         except StorageError:

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from foldchat.engine.errors import ExportError
+from foldchat.engine.errors import ExportError, StorageError
 from foldchat.engine.export import write_export
 from foldchat.engine.messages import Message
 from foldchat.engine.paths import cache_dir, data_dir, private_file
@@ -114,3 +114,27 @@ def test_exports_mark_superseded_replies_and_skip_empty_ones(store):
     md = export_conversation(store, cid, "md")
     assert f"## assistant [superseded by {new}]\n\nfirst answer" in md
     assert md.count("## assistant") == 2  # the empty interrupted reply is left out
+
+
+def test_a_linked_exports_folder_is_refused_and_the_folder_it_points_to_keeps_its_permissions(
+    usual_umask, home, monkeypatch
+):
+    """The exports folder was made 0700 by following the link: a shared folder it pointed to was closed."""
+    from foldchat.engine.paths import recovery_dir
+
+    from runtime.conftest import foldchat
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    assert foldchat("import", "-", stdin='[{"role": "user", "content": "plan Rome"}]').returncode == 0
+    shared = home / "shared"
+    shared.mkdir(mode=0o755)
+    (home / "data" / "foldchat").mkdir(parents=True, exist_ok=True)
+    (home / "data" / "foldchat" / "exports").symlink_to(shared)
+    done = foldchat("export", "1", "--save")
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+    assert "symbolic link" in done.stderr and "internal error" not in done.stderr
+    assert mode(shared) == 0o755 and list(shared.iterdir()) == []
+    (home / "data" / "foldchat" / "unsaved").symlink_to(shared)  # where a reply the disk could not take goes
+    with pytest.raises(StorageError, match="symbolic link"):
+        recovery_dir()
+    assert mode(shared) == 0o755

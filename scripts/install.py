@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -61,11 +62,12 @@ def run_with_progress(command: list[str], env: dict[str, str] | None = None) -> 
     ticker = threading.Thread(target=_ticker, args=(started, done), daemon=True)
     ticker.start()
     try:
-        return subprocess.run(command, env=env).returncode
+        status = subprocess.run(command, env=env).returncode
     finally:
         done.set()
         ticker.join()
-        print(f"  install step finished in {(time.monotonic() - started) / 60:.1f} min", flush=True)
+    print(f"  install step finished in {(time.monotonic() - started) / 60:.1f} min", flush=True)
+    return status
 
 
 def install(venv: Path, lock: Path, extras: str) -> int:
@@ -92,5 +94,17 @@ def main(argv: list[str] | None = None) -> int:
     return install(args.venv, args.lock, args.extras)
 
 
+INTERRUPTED = "install interrupted; run make run again to resume"
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # Ctrl+C: one line, no traceback; the next run repairs a half-made venv
+        print(INTERRUPTED, file=sys.stderr)
+        sys.exit(130)
+    except subprocess.CalledProcessError as error:  # a step that failed has said why on its own output
+        interrupted = error.returncode == -signal.SIGINT
+        print(INTERRUPTED if interrupted else f"install failed: {' '.join(map(str, error.cmd))} exited with "
+              f"status {error.returncode}", file=sys.stderr)  # fmt: skip
+        sys.exit(130 if interrupted else 1)

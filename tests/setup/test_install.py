@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,3 +59,33 @@ def test_the_test_suite_has_its_own_home() -> None:
     for folder in (cache_dir(), data_dir()):
         assert folder.resolve().is_relative_to(home.resolve()), folder
     assert os.environ.get("HISTFILE") == os.devnull
+
+
+def test_ctrl_c_during_the_install_says_one_line_and_how_to_resume(tmp_path: Path) -> None:
+    """It printed a Python traceback. Ctrl+C reaches the whole foreground process group: install.py and
+    the pip it runs (here a stand-in that waits, in a venv that passes the usable check)."""
+    import signal
+
+    venv = tmp_path / ".venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "pip").write_text("")
+    started = tmp_path / "started"
+    python = venv / "bin" / "python"
+    python.write_text(
+        f'#!/bin/sh\ncase "$*" in *--version*) echo pip; exit 0;; esac\ntouch {started}\nexec sleep 600\n'
+    )
+    python.chmod(0o755)
+    run = subprocess.Popen(
+        [sys.executable, str(ROOT / "scripts" / "install.py"), "--venv", str(venv), "--lock", str(tmp_path / "none")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path, start_new_session=True,
+    )  # fmt: skip
+    try:
+        while not started.exists() and run.poll() is None:  # the slow step is under way
+            threading.Event().wait(0.05)
+        os.killpg(run.pid, signal.SIGINT)  # what Ctrl+C in the terminal does
+        out, err = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert err == "install interrupted; run make run again to resume\n", err
+    assert run.returncode == 130 and "finished" not in out

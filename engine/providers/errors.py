@@ -157,6 +157,8 @@ def classify(
         return _ended(name, started)
     if isinstance(error, EmptyReply):
         return Problem(f"{name}: the model sent an empty reply", False)
+    if _REPEATING in _words(error):  # inside the "stream ended early" wrapper litellm 1.110 puts around it
+        return _repeating(name, litellm)
     ours = isinstance(error, TimeoutError) and not (litellm is not None and isinstance(error, litellm.Timeout))
     if ours and deadline is not None:
         return Problem(f"{name}: no answer within {deadline:.0f} s (request_deadline)", False)
@@ -179,6 +181,18 @@ def classify(
 # What a stream that stopped without a finish reason is called, whatever class and status wrap it: litellm
 # 1.110 raises `MidStreamFallbackError` ("Stream ended before a finish_reason was received", a 503)
 _ENDED_EARLY_SIGNS = ("before a finish_reason", "without a finish_reason", "midstreamfallbackerror")
+
+
+# litellm's own guard against a model caught in a loop: it stops a stream whose text chunk repeats
+# REPEATED_STREAMING_CHUNK_LIMIT times in a row (100 unless its environment says otherwise)
+_REPEATING = "the model is repeating the same chunk"
+
+
+def _repeating(name: str, litellm: Any) -> Problem:
+    """Not retried: the same request tends to loop the same way, and each try is paid for."""
+    limit = getattr(litellm, "REPEATED_STREAMING_CHUNK_LIMIT", None)
+    times = f" {limit} times" if isinstance(limit, int) else " many times"
+    return Problem(f"{name}: the model repeated the same chunk{times}; litellm stopped the stream", False)
 
 
 def _ended(name: str, started: bool) -> Problem:

@@ -228,3 +228,14 @@ def test_a_reply_never_asks_for_more_tokens_than_the_window_leaves(home, fake, m
     assert done.returncode == 0, done.stderr
     sent = fake.requests[-1]
     assert sent["max_tokens"] < 16000
+
+
+def test_a_stream_litellm_stops_for_repeating_one_chunk_is_named_so(home, fake):
+    """litellm ends a stream whose chunks repeat (a model caught in a loop) with an error of its own; it was
+    reported as "no finish reason"."""
+    fake.script = ["repeat"]
+    done = foldchat("ask", "say it again", "--model", "fake")
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+    assert "no finish reason" not in done.stderr and "internal error" not in done.stderr
+    assert "repeated the same chunk" in done.stderr and "litellm stopped the stream" in done.stderr, done.stderr
+    assert "again and again" in done.stdout  # what came before the guard stopped it stays shown

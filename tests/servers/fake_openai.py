@@ -13,7 +13,8 @@ empty (a 200 event stream with no events at all), stall (a few chunks, then sile
 or 60 s), blank (a well-formed stream that finishes with `stop` but carries no text), tool (the model
 calls `tool_calls`: each (name, arguments JSON) streamed as OpenAI does, the id and name first, then
 the arguments in pieces, ending with finish reason `tool_calls`), held (the reply's words one chunk
-each, held after `hold_after` words until `answer_gate` is set, then the rest).
+each, held after `hold_after` words until `answer_gate` is set, then the rest), repeat (one chunk's text
+sent `REPEATS` times, identical, as a model caught in a loop does: litellm stops such a stream itself).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import Any
 from servers.loopback import LoopbackServer, QuietHandler
 
 REPLY = "Hello from the fake server. It streams in pieces."
+REPEATS = 150  # past litellm's REPEATED_STREAMING_CHUNK_LIMIT (100)
 
 
 def openai_problems(body: dict[str, Any]) -> list[str]:
@@ -207,6 +209,8 @@ class FakeOpenAI(LoopbackServer):
                     words = [f"word{n}" for n in range(100)]
                 if behaviour == "blank":
                     words = []
+                if behaviour == "repeat":
+                    words = ["again and again"] * REPEATS
                 self._send(self._chunk({"role": "assistant", "content": None}))
                 if behaviour == "think":  # a reasoning model: its thinking streams before the answer
                     for part in fake.thinking.split(" "):

@@ -75,7 +75,8 @@ def test_attached_texts_are_searched_in_files_made_before_and_messages_added_aft
     from foldchat.engine.store import migrations
 
     path = tmp_path / "before.db"
-    monkeypatch.setattr(migrations, "MIGRATIONS", MIGRATIONS[:-1])  # a file as the Foldchat before this one left it
+    before = MIGRATIONS[: MIGRATIONS.index(migrations.attachments_in_full_text_search)]
+    monkeypatch.setattr(migrations, "MIGRATIONS", before)  # a file as the Foldchat before this one left it
     store = Store(path)
     notes = read_attachment("notes.md", b"# Trip\nThe funicular closes at 18:00.\n", 10_000)
     image = read_attachment("photo.png", PNG, 10_000)

@@ -21,6 +21,15 @@ class TranscriptState:
     pinned: set[int]
     folded_upto: int
     cost: float
+    damaged_folds: str | None = None
+    """The conversation's folds that cannot be read and count as undone, said once when it opens."""
+
+    def opening_notices(self, session: Session) -> list[tuple[str, str]]:
+        """What the app says once as it opens the conversation, (title, text): saved app state it had to
+        ignore, folds it cannot read."""
+        notices = [("Saved app state ignored", session.workspace.remembered.problem)]
+        notices.append(("Fold treated as undone", self.damaged_folds))
+        return [(title, text) for title, text in notices if text]
 
 
 def transcript_state(session: Session) -> TranscriptState:
@@ -46,6 +55,7 @@ def transcript_state(session: Session) -> TranscriptState:
         pinned=set(pins),
         folded_upto=folds[-1].last_message_id if folds else 0,
         cost=session.replies.total_cost(),
+        damaged_folds=session.workspace.damaged_folds_notice(session.conversation_id),
     )
 
 

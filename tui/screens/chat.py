@@ -170,8 +170,8 @@ class ChatScreen(Screen[None]):
         self.backend = session
         await self.refresh_title()
         # the theme last chosen (command palette) wins over the config's; it is remembered when it changes
-        if problem := session.workspace.remembered.problem:
-            self.notify(problem, title="Saved app state ignored", severity="warning", markup=False)
+        for title, problem in state.opening_notices(session):
+            self.notify(problem, title=title, severity="warning", markup=False)
         theme = session.workspace.remembered.theme or session.settings.theme
         if theme in self.app.available_themes:
             self.app.theme = theme

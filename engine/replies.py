@@ -18,12 +18,14 @@ from .context import Context
 from .events import STOPPED, PassagesRecalled, ToolCalling, ToolCallsAnswered, ToolEvent
 from .messages import Message
 from .providers.adapt import images_left_out
+from .providers.cache_marks import marked, needs_marks, stable_points
 from .providers.events import Failed, Finished, Notice, ProviderEvent, TextDelta, Waiting
 from .providers.stream import stream_reply
 from .providers.target import ModelTarget
 from .recall import RECALL_TOOL, Original, answer_within, recall, supports_recall
 from .recall_at_send import SendRecall, numbered, recall_pair, with_recalled
 from .recall_passages import Recalled
+from .store.usage_rows import UsageTotals, set_usage, totals
 
 SAVE_INTERVAL = 0.3
 MAX_TOOL_ROUNDS = 3
@@ -174,9 +176,13 @@ class Replies:
         if rounds and self._room(target, tokens + pair) < 0:  # the recalled passages are sent with each round
             context = self.context.adapted_context(target, exclude=frozenset([*stale, *rounds]))
             tokens, tools = counter.count(context), None
+        # marks for providers that cache only what is marked, before the recalled passages that vary
+        prompt_at = next((i for i, m in enumerate(context) if prompt_id is not None and m.key == prompt_id), None)
+        points = stable_points(context, prompt_at) if needs_marks(target) else []
         if recalled is not None:
             context, tokens = with_recalled(context, recalled), tokens + pair  # the rest is counted already
-        return _Request(tools, context, [m.to_dict() for m in context], tokens, recalled, prompt_id)
+        sent = marked([m.to_dict() for m in context], points)
+        return _Request(tools, context, sent, tokens, recalled, prompt_id)
 
     def _before_sending(self, target: ModelTarget, request: _Request) -> list[ReplyEvent]:
         """What the user is told before the first request of a reply: what was recalled, images left out,
@@ -325,6 +331,8 @@ class Replies:
             # providers that report no usage are priced from our own counts
             cost = usage.cost if usage else target.cost(prompt_tokens, tokens)
             self.store.finish(row, event.message, "complete", tokens=tokens, cost=cost)
+            if usage is not None:  # cached reads, cache writes and the cost without the cache, kept with it
+                set_usage(self.store, row, usage)
         else:
             self.store.finish(row, event.partial or Message.assistant(text), "error", error=event.error)
 
@@ -332,3 +340,8 @@ class Replies:
         return (
             0.0 if self.context.conversation_id is None else self.store.conversation_cost(self.context.conversation_id)
         )
+
+    def usage_totals(self) -> UsageTotals:
+        """The conversation's replies summed: cost, and how much of the input the providers read cached."""
+        conversation = self.context.conversation_id
+        return UsageTotals() if conversation is None else totals(self.store, conversation)

@@ -28,9 +28,22 @@ class ToolCallDelta:
 
 @dataclass(frozen=True)
 class UsageReport:
+    """What one request used, as the provider reported it, priced at litellm's prices (pricing.py)."""
+
     prompt_tokens: int
     completion_tokens: int
     cost: float
+    cached_tokens: int = 0
+    """Of `prompt_tokens`, read from the provider's prompt cache (billed at its cache-read price)."""
+    cache_write_tokens: int = 0
+    """Of `prompt_tokens`, written to the cache (Anthropic bills these above the input price)."""
+    reasoning_tokens: int = 0
+    uncached_cost: float | None = None
+    """The same request priced as if nothing were cached: what caching saved is the difference."""
+
+    @property
+    def full_cost(self) -> float:
+        return self.cost if self.uncached_cost is None else self.uncached_cost
 
 
 @dataclass(frozen=True)

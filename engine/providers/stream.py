@@ -42,6 +42,7 @@ from .events import (
     UsageReport,
     Waiting,
 )
+from .pricing import priced
 from .target import ModelTarget
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -262,8 +263,7 @@ def _chunk_usage(chunk: Any, target: ModelTarget) -> UsageReport | None:
     reported = getattr(chunk, "usage", None)
     if not reported or getattr(reported, "prompt_tokens", None) is None:
         return None
-    prompt, completion = int(reported.prompt_tokens or 0), int(reported.completion_tokens or 0)
-    return UsageReport(prompt, completion, target.cost(prompt, completion))
+    return priced(reported, target)
 
 
 class _Deadline:

@@ -267,3 +267,15 @@ def attachments_in_full_text_search(db: sqlite3.Connection) -> None:
         " FROM messages m",
     ):
         db.execute(statement)
+
+
+@migration
+def reply_usage(db: sqlite3.Connection) -> None:
+    # what the provider said a reply's request used (cached reads, cache writes, reasoning) and its price
+    # with and without the cache: the cost shown, and what caching saved, survive a restart
+    db.execute(
+        "CREATE TABLE reply_usage (message_id INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,"
+        " prompt_tokens INTEGER NOT NULL, cached_tokens INTEGER NOT NULL, cache_write_tokens INTEGER NOT NULL,"
+        " completion_tokens INTEGER NOT NULL, reasoning_tokens INTEGER NOT NULL, cost REAL NOT NULL,"
+        " uncached_cost REAL NOT NULL)"
+    )

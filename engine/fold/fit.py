@@ -109,15 +109,10 @@ def _rules_past_budget(snapshot: Snapshot, budget: int, size: Size) -> Snapshot:
 
 
 def rules_not_carried(before: Snapshot, after: Snapshot) -> list[str]:
-    """The standing rules of `before` that `after` (its fitted copy) no longer carries, also those a later
-    message was read as replacing: a rule is never dropped without being named (300 look-alike rules read
-    as updates of one another lost their protection and were cut without a word)."""
-    kept = {body(item) for item in after.constraints_and_preferences}
-    return [
-        item
-        for item in before.constraints_and_preferences
-        if is_pinned_rule(REPLACED_STATEMENT.sub("", body(item))) and body(item) not in kept
-    ]
+    """The standing rules of `before` that `after` (its fitted copy) no longer carries, those read as
+    replaced too: a rule is never dropped without being named."""
+    kept, rules = {body(item) for item in after.constraints_and_preferences}, before.constraints_and_preferences
+    return [item for item in rules if is_pinned_rule(REPLACED_STATEMENT.sub("", body(item))) and body(item) not in kept]
 
 
 RULES_SHARE = 0.5

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from foldchat.engine import SNAPSHOT_SECTIONS, Session, is_snapshot_message, missing_key
+from foldchat.engine import SNAPSHOT_SECTIONS, Session, Usage, is_snapshot_message, missing_key
+from foldchat.engine.spend import reply_line, total_line
+from foldchat.engine.store.usage_rows import UsageTotals, usages
 
 from .literal import excerpt
 from .screens.fold_inspector import FoldView
 from .screens.model_picker import ModelChoice
 from .slash import COMMANDS
 from .widgets.fold_marker import marker_text
+from .widgets.gauge import GaugeState
 from .widgets.message import MessageData
 from .widgets.transcript import FoldItem, Item
 
@@ -20,7 +23,8 @@ class TranscriptState:
     items: list[Item]
     pinned: set[int]
     folded_upto: int
-    cost: float
+    spent: UsageTotals
+    """The replies' cost, and how much of their input the providers read from their cache."""
     damaged_folds: str | None = None
     """The conversation's folds that cannot be read and count as undone, said once when it opens."""
 
@@ -54,7 +58,7 @@ def transcript_state(session: Session) -> TranscriptState:
         items=items,
         pinned=set(pins),
         folded_upto=folds[-1].last_message_id if folds else 0,
-        cost=session.replies.total_cost(),
+        spent=session.replies.usage_totals(),
         damaged_folds=session.workspace.damaged_folds_notice(session.conversation_id),
     )
 
@@ -123,8 +127,19 @@ def context_breakdown(session: Session, typed: int) -> str:
         f"| **total** | **{total:,}** | **{100 * total / usage.window:.1f}%** |\n\n"
         f"Window {usage.window:,} · folds when the total reaches {usage.trigger:,} (the conversation alone "
         f"{usage.trigger - usage.reserved:,}: the gauge's 'fold at') · folds down to {usage.target:,}"
-        f"{_recalled_passages(session)}"
+        f"{_recalled_passages(session)}{_spent(session)}"
     )
+
+
+def _spent(session: Session) -> str:
+    """/context's cost: the conversation's total, with what caching saved, and its latest reply's request."""
+    conversation = session.conversation_id
+    per_reply = usages(session.store, conversation) if conversation is not None else {}
+    if not per_reply:
+        return ""
+    latest = per_reply[max(per_reply)]
+    # numbers only (no text we did not write): safe in the Markdown this screen renders
+    return f"\n\n### Cost\n\n{total_line(session.replies.usage_totals())}\n\nLatest reply: {reply_line(latest)}"
 
 
 def _recalled_passages(session: Session) -> str:
@@ -178,3 +193,13 @@ def help_markdown() -> str:
 | F1 | anywhere | this help |
 | Ctrl+Q | anywhere | quit |
 """
+
+
+def gauge_for(session: Session, usage: Usage, old: GaugeState, spent: UsageTotals | None) -> GaugeState:
+    """The gauge for `usage`, keeping what is typed and the cost shown when `spent` is not read again."""
+    cost, cached = (old.cost, old.cached_share) if spent is None else (spent.cost, spent.cached_share)
+    return GaugeState(
+        tokens=usage.tokens, window=usage.window, reserved=usage.reserved, trigger=usage.trigger, cost=cost,
+        typing=old.typing, cached_share=cached, model=session.target.name, per_turn=usage.per_turn,
+        fold_paused=old.fold_paused, recalled=usage.recalled, at_trigger=session.auto.at_trigger(usage),
+    )  # fmt: skip

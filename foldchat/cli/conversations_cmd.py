@@ -44,6 +44,9 @@ def _when(stamp: float) -> str:
 
 
 def run_list(args: argparse.Namespace) -> int:
+    from foldchat.engine.spend import total_line
+    from foldchat.engine.store.usage_rows import totals
+
     with open_workspace(args) as workspace:
         hits = workspace.search(args.search) if args.search else []
         rows = [h.conversation for h in hits] if args.search else workspace.conversations()
@@ -60,11 +63,15 @@ def run_list(args: argparse.Namespace) -> int:
             )
             if excerpts.get(c.id):
                 print(f"       › {visible(excerpts[c.id])}")
+        if not args.search and (spent := totals(workspace.store)).cost > 0:  # every conversation's replies
+            print(f"total cost: {total_line(spent)}")
     return 0
 
 
 def run_show(args: argparse.Namespace) -> int:
     from foldchat.engine import status_suffix
+    from foldchat.engine.spend import reply_line, total_line
+    from foldchat.engine.store.usage_rows import totals, usages as spent_per_reply
 
     with open_workspace(args) as workspace:
         conversation = workspace.conversation(args.id)
@@ -78,12 +85,15 @@ def run_show(args: argparse.Namespace) -> int:
         folds = {f.last_message_id: f for f in workspace.folds(args.id)}
         numbers = workspace.message_numbers(args.id)  # the conversation's own numbers, as the app shows
         recalls = workspace.recalls(args.id)
+        usages = spent_per_reply(workspace.store, args.id)
         for stored in workspace.transcript(args.id):
             message = stored.message
             calls = "".join(f"\n  → {c.name}({c.arguments})" for c in message.tool_calls)
             print(visible(f"\n[{numbers[stored.id]}] {message.role}{status_suffix(stored)}: {message.text}{calls}"))
             if stored.id in recalls:
                 print(visible(f"  ({recalls[stored.id].summary()} into its request)"))
+            if stored.id in usages:  # what its provider said the request used, and what it cost
+                print(f"  ({reply_line(usages[stored.id])})")
             fold = folds.get(stored.id)
             if fold is not None:
                 first, last = numbers.get(fold.first_message_id, 0), numbers.get(fold.last_message_id, 0)
@@ -91,6 +101,8 @@ def run_show(args: argparse.Namespace) -> int:
                     f"\n── folded {workspace.fold_coverage(fold)} messages ({first}..{last}) · "
                     f"{fold.tokens_before:,} → {fold.tokens_after:,} tokens · {fold.summarizer} ──"
                 )
+        if usages:
+            print(f"\ncost: {total_line(totals(workspace.store, args.id))}")
     return 0
 
 

@@ -66,3 +66,12 @@ async def test_one_turn_left_is_one_turn():
         assert "≈ 2 turns left" in line(
             app, GaugeState(tokens=5400, window=8192, reserved=512, trigger=6553, per_turn=300)
         )
+
+
+async def test_the_cost_says_how_much_of_the_input_the_provider_read_cached():
+    app = GaugeOnly()
+    async with app.run_test(size=(200, 3)):
+        cached = GaugeState(tokens=3000, window=200_000, reserved=512, trigger=160_000, per_turn=300, cost=0.042,
+                            cached_share=0.71)  # fmt: skip
+        assert "$0.0420 · 71% of input cached" in line(app, cached)
+        assert "cached" not in line(app, replace(cached, cached_share=0.0))  # nothing cached: nothing said

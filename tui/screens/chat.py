@@ -58,6 +58,7 @@ from .refusals import refuse_last_message, refuse_up_front, refuse_while_replyin
 
 if TYPE_CHECKING:  # the session module loads pydantic and SQLite: measured 250 ms before the first frame
     from foldchat.engine import Conversation, FoldReport, Session, Usage
+    from foldchat.engine.store.usage_rows import UsageTotals
 
     from ..presenters import TranscriptState
 
@@ -169,10 +170,9 @@ class ChatScreen(Screen[None]):
             return
         self.backend = session
         await self.refresh_title()
-        # the theme last chosen (command palette) wins over the config's; it is remembered when it changes
         for title, problem in state.opening_notices(session):
             self.notify(problem, title=title, severity="warning", markup=False)
-        theme = session.workspace.remembered.theme or session.settings.theme
+        theme = session.workspace.remembered.theme or session.settings.theme  # the last chosen wins; kept when changed
         if theme in self.app.available_themes:
             self.app.theme = theme
         self.watch(self.app, "theme", lambda chosen: session.workspace.remembered.set_theme(chosen), init=False)
@@ -183,7 +183,7 @@ class ChatScreen(Screen[None]):
             self.queued.clear()
             await self.refresh_transcript()
         else:
-            self.gauge_state = GaugeState(cost=state.cost, note="counting…")
+            self.gauge_state = GaugeState(cost=(spent := state.spent).cost, cached_share=spent.cached_share, note="counting…")
         self.prepare_model()
 
     async def painted(self) -> None:
@@ -252,16 +252,12 @@ class ChatScreen(Screen[None]):
         await self.query_one(Transcript).show(state.items, pinned=state.pinned, folded_upto=state.folded_upto)
         await self.refresh_title()
         usage = await asyncio.to_thread(self.backend.usage)
-        self.set_usage(usage, state.cost)
+        self.set_usage(usage, state.spent)
 
-    def set_usage(self, usage: Usage, cost: float | None = None) -> None:
-        session, old = self.session, self.gauge_state
-        self.gauge_state = GaugeState(
-            tokens=usage.tokens, window=usage.window, reserved=usage.reserved, trigger=usage.trigger,
-            typing=old.typing, cost=old.cost if cost is None else cost, model=session.target.name,
-            per_turn=usage.per_turn, fold_paused=old.fold_paused, recalled=usage.recalled,
-            at_trigger=session.auto.at_trigger(usage),
-        )  # fmt: skip
+    def set_usage(self, usage: Usage, spent: UsageTotals | None = None) -> None:
+        from ..presenters import gauge_for  # loaded with the engine, off the first frame (open_backend)
+
+        self.gauge_state = gauge_for(self.session, usage, self.gauge_state, spent)
 
     def update_gauge(self, **changes: Any) -> None:
         self.gauge_state = replace(self.gauge_state, **changes)
@@ -273,13 +269,13 @@ class ChatScreen(Screen[None]):
         if session is None:
             return None
 
-        def read() -> tuple[T | None, Conversation | None, Usage, float]:
+        def read() -> tuple[T | None, Conversation | None, Usage, UsageTotals]:
             result = first() if first is not None else None
-            return result, session.conversation(), session.usage(), session.replies.total_cost()
+            return result, session.conversation(), session.usage(), session.replies.usage_totals()
 
-        result, conversation, usage, cost = await asyncio.to_thread(read)
+        result, conversation, usage, spent = await asyncio.to_thread(read)
         self.show_title(conversation)
-        self.set_usage(usage, cost)
+        self.set_usage(usage, spent)
         return result
 
     # -- composer -----------------------------------------------------------------------------------

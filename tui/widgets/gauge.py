@@ -19,6 +19,8 @@ class GaugeState:
     typing: int = 0
     streaming: int = 0
     cost: float = 0.0
+    cached_share: float = 0.0
+    """Of the replies' input tokens, the share the providers read from their prompt cache."""
     model: str = ""
     per_turn: int = 0
     note: str = ""
@@ -114,6 +116,8 @@ class ContextGauge(Widget):
             turns = f"≈{left} {word}" if short else f"≈ {left} {word} left"
             text.append(f" · {turns}" if s.used < s.trigger else f" · {_AT_TRIGGER[s.at_trigger][short]}")
         text.append(f" · ${s.cost:.4f}")
+        if s.cached_share >= 0.01 and not short:  # what caching did for what is paid (docs/design.md §15)
+            text.append(f" · {s.cached_share:.0%} of input cached")
         if s.note:
             text.append(f" · {s.note}", style="italic")
         return text

@@ -4,6 +4,7 @@ and one line per reply from the usage its provider reported (docs/design.md §15
 from __future__ import annotations
 
 from .providers.events import UsageReport
+from .providers.target import ModelTarget
 from .store.usage_rows import UsageTotals
 
 
@@ -33,3 +34,31 @@ def reply_line(usage: UsageReport) -> str:
     if usage.uncached_cost is not None and abs(usage.uncached_cost - usage.cost) >= 5e-7:
         cost += f" ({money(usage.uncached_cost)} without the cache)"
     return f"{', '.join(inputs)} · {output} · {cost}"
+
+
+def token_prices(target: ModelTarget) -> tuple[float, float, float] | None:
+    """(input, cache read, cache write) price per token from litellm's map; None when free or unknown.
+    A provider with no cache price reads and writes at the input price."""
+    if target.is_local:
+        return None
+    from .lazy import load_litellm
+
+    model_map = load_litellm().model_cost
+    info = model_map.get(target.litellm_model) or model_map.get(target.litellm_model.split("/", 1)[-1]) or {}
+    base = float(info.get("input_cost_per_token") or target.input_cost_per_token or 0.0)
+    if not base:
+        return None
+    read = float(info.get("cache_read_input_token_cost") or base)
+    return base, read, float(info.get("cache_creation_input_token_cost") or base)
+
+
+def fold_economics(tokens_before: int, tokens_after: int, target: ModelTarget) -> str | None:
+    """What a fold does to what later sends cost: each reads a shorter prefix (at the cache-read price),
+    and the first after it writes the new one (the cache held the old)."""
+    prices = token_prices(target)
+    if prices is None or tokens_after >= tokens_before:
+        return None
+    _, read, write = prices
+    per_send = (tokens_before - tokens_after) * read
+    once = max(0.0, tokens_after * write - tokens_before * read)
+    return f"saves ≈{money(per_send)} per later send · costs ≈{money(once)} once (the prompt cache is written again)"

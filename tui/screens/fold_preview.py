@@ -54,15 +54,17 @@ class FoldPreview(ModalScreen[bool]):
     """
     BINDINGS = [Binding("enter", "answer(True)", "Apply this fold"), Binding("escape", "answer(False)", "Discard")]
 
-    def __init__(self, plan: FoldPlan) -> None:
+    def __init__(self, plan: FoldPlan, economics: str | None = None) -> None:
         super().__init__()
         self.plan = plan
+        self.economics = economics  # what the fold saves per later send and costs once, at the model's prices
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(literal("Fold preview (nothing applied yet)"), classes="title")
             keys = "Enter applies this fold · Esc discards it" if self.plan.report.compressed else "Esc closes"
-            yield Label(literal(f"{preview_summary(self.plan)}\n{keys}"), id="summary")
+            cost = f"\n{self.economics}" if self.economics and self.plan.report.compressed else ""
+            yield Label(literal(f"{preview_summary(self.plan)}{cost}\n{keys}"), id="summary")
             with VerticalScroll(id="body"):
                 yield Markdown(visible(preview_markdown(self.plan)))
         yield Footer()  # this screen's keys, not the chat's underneath

@@ -56,6 +56,8 @@ def preview(screen: ChatScreen, focus: str | None, back_to: int | None = None) -
 
 
 async def _preview(screen: ChatScreen, focus: str | None, back_to: int | None = None) -> None:
+    from foldchat.engine.spend import fold_economics
+
     from ..screens.fold_preview import FoldPreview
 
     session = screen.session
@@ -64,7 +66,9 @@ async def _preview(screen: ChatScreen, focus: str | None, back_to: int | None = 
         if plan is None:
             screen.notify("Nothing to fold: the conversation is empty")
             return
-        if not await screen.app.push_screen_wait(FoldPreview(plan)):
+        before, after = plan.report.tokens_before, plan.report.tokens_after  # priced at the model's prices
+        economics = await asyncio.to_thread(fold_economics, before, after, session.target)
+        if not await screen.app.push_screen_wait(FoldPreview(plan, economics)):
             told = "Fold preview discarded" if plan.report.compressed else f"Nothing folded: {plan.report.reason}"
             screen.notify(f"{told}: nothing changed" if plan.report.compressed else told)
             if back_to is not None:

@@ -50,3 +50,17 @@ def test_a_model_without_a_price_is_priced_from_the_target_and_the_local_model_i
     assert report.cost == pytest.approx(1_000 * 1e-6 + 10 * 2e-6) and report.uncached_cost == report.cost
     local = ModelTarget("local", "openai/local", 8_000, is_local=True)
     assert priced(usage(prompt_tokens=1_000, completion_tokens=10, total_tokens=1_010), local).cost == 0.0
+
+
+def test_a_fold_says_what_it_saves_per_later_send_and_costs_once():
+    from foldchat.engine.spend import fold_economics
+
+    claude = ModelTarget("claude", "anthropic/claude-sonnet-4-5", 200_000)
+    p = prices("claude-sonnet-4-5")
+    said = fold_economics(40_000, 10_000, claude)
+    per_send = 30_000 * p["cache_read_input_token_cost"]
+    once = 10_000 * p["cache_creation_input_token_cost"] - 40_000 * p["cache_read_input_token_cost"]
+    assert said == (f"saves ≈${per_send:.4f} per later send · costs ≈${once:.4f} once "
+                    "(the prompt cache is written again)")  # fmt: skip
+    assert fold_economics(40_000, 10_000, ModelTarget("local", "openai/local", 8_000, is_local=True)) is None
+    assert fold_economics(40_000, 10_000, ModelTarget("mine", "openai/unpriced-model", 8_000)) is None

@@ -14,6 +14,7 @@ from .events import EventSink, FoldCompleted, FoldFailed as FoldFailedEvent, Fol
 from .fold.prefold import FoldInputs, PreFold, PreparedFold, newest_turn
 from .fold.report import FoldReport
 from .policy import Trigger
+from .spend import token_prices
 from .store import StoredMessage
 from .summarizers import RulesSummarizer
 
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 ATTEMPTS = 2
 PAUSED = "automatic folding paused after 2 failed attempts in a row: /resummarize retries"
 MODES = ("on", "ask", "off")
+CACHE_LIFETIME_SECONDS = 300.0  # Anthropic's and OpenAI's prompt caches forget a prefix unused this long
 ASK_AGAIN_RATIO = 0.1  # after "not now", ask again once usage grew by this share of the window (or overflows)
 
 log = logging.getLogger(__name__)
@@ -110,6 +112,18 @@ class AutoFold:
             self.failures = 0
             self.declined_at = None
         return report
+
+    def idle_fold_due(self, idle_seconds: float) -> bool:
+        """Whether to fold now, unasked: idle past the provider's prompt-cache lifetime, the next send reads
+        its whole prefix at full price anyway, so a fold past the reset ratio costs nothing extra now and
+        saves at every later send (docs/design.md §15)."""
+        if self.mode != "on" or self.paused or idle_seconds < CACHE_LIFETIME_SECONDS:
+            return False
+        prices = token_prices(self.session.target)
+        if prices is None or prices[1] >= prices[0]:
+            return False  # no prompt cache, nothing to lose by waiting for the trigger
+        usage = self.session.usage()
+        return self.session.settings.fold.reset_at(usage.window) <= usage.used < usage.trigger
 
     # -- background pre-fold (fold/prefold.py) -----------------------------------------------------
     def prefold_due(self) -> bool:

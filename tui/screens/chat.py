@@ -37,6 +37,7 @@ from textual.widgets import Footer, Input, OptionList, TextArea
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
+from .. import idle_fold
 from ..heap import settle_heap
 from ..literal import literal
 from ..slash import BY_NAME, completions, folds, parse, pins
@@ -557,6 +558,7 @@ class ChatScreen(Screen[None]):
             await folds.resummarize(self, focus)
             prefold_due = await asyncio.to_thread(session.auto.prefold_due)
         self.start_prefold(bool(prefold_due))
+        idle_fold.arm(self)  # folded unasked if it stays idle past the provider's prompt-cache lifetime
         if self.unanswered():
             self.stream_reply()
 

@@ -46,6 +46,7 @@ from .providers.registry import keyed_models
 from .providers.target import ModelTarget
 from .references import body
 from .replies import Replies, ReplyEvent
+from .snapshot_edit import checked_edit
 from .store import Conversation
 from .tokens import TokenCounter
 from .turn import TurnEvent, TurnOptions, run_turn
@@ -319,7 +320,7 @@ class Session:
         self.read_ahead()
 
     def edit_fold(self, fold_id: int, text: str) -> None:
-        self.store.edit_fold(fold_id, text)
+        self.store.edit_fold(fold_id, checked_edit(text, self.chain.snapshot_text(self.store.fold(fold_id))))
         self.read_ahead()
 
     # -- other conversations ----------------------------------------------------------------------

@@ -129,12 +129,10 @@ def parse(text: str) -> Snapshot | None:
     attrs = dict(_ATTR.findall(text[start:head_end]))
     body = text[head_end + 1 : end]
     data: dict[str, object] = {}
-    goal = re.search(r"<overall_goal>(.*?)</overall_goal>", body, re.S)
-    if goal:
-        data["overall_goal"] = goal.group(1)
-    for name in LIST_SECTIONS:
-        section = re.search(rf"<{name}>\n?(.*?)\n?</{name}>", body, re.S)
-        if section:
+    for name, section in sections_read(body).items():
+        if name == "overall_goal":
+            data[name] = section.group(1)
+        else:
             data[name] = [item.replace("\n  ", "\n") for item in re.split(r"(?:^|\n)- ", section.group(1)) if item]
     try:
         data["depth"] = int(attrs.get("depth", "1"))
@@ -143,6 +141,14 @@ def parse(text: str) -> Snapshot | None:
         pass
     data["covers"] = attrs.get("covers", "")
     return Snapshot.model_validate(data)
+
+
+def sections_read(body: str) -> dict[str, re.Match[str]]:
+    """Where each section of a snapshot's body is, as `parse` reads it (its first block of each name):
+    what lies outside them is read by no one (snapshot_edit.py refuses an edit that puts a line there)."""
+    found = {"overall_goal": re.search(r"<overall_goal>(.*?)</overall_goal>", body, re.S)}
+    found |= {name: re.search(rf"<{name}>\n?(.*?)\n?</{name}>", body, re.S) for name in LIST_SECTIONS}
+    return {name: match for name, match in found.items() if match is not None}
 
 
 def merge(older: Snapshot, newer: Snapshot) -> Snapshot:

@@ -90,8 +90,9 @@ def test_fold_now_then_undo_and_edit_through_the_session(options):
         assert fold is not None and [f.id for f in session.chain.folds()] == [fold.id]
         assert "PAY-0" in session.chain.snapshot_text(fold)
         assert session.chain.snapshot_of(fold).user_requests
-        session.edit_fold(fold.id, "<state_snapshot>corrected</state_snapshot>")
-        assert session.context.messages()[0].text == "<state_snapshot>corrected</state_snapshot>"
+        corrected = "<state_snapshot>\n<key_knowledge>\n- corrected\n</key_knowledge>\n</state_snapshot>"
+        session.edit_fold(fold.id, corrected)
+        assert session.context.messages()[0].text == corrected
         session.undo_fold(fold.id)
         assert session.context.active_fold() is None
         assert len(session.context.messages()) == len(session.context.transcript())

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from foldchat.engine import visible
+from foldchat.engine.snapshot_edit import edit_refusal
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -140,7 +141,9 @@ class FoldInspector(ModalScreen[InspectorAction | None]):
             yield TextArea(visible(v.snapshot_text), id="editor", soft_wrap=True)
             yield Input(placeholder="focus for the new fold (optional), Enter to fold", id="focus")
             yield Input(placeholder="number of the rule to drop (rules are numbered above), Enter", id="drop")
-            yield Input(placeholder="number of a message (#12 in the snapshot), Enter opens it word for word", id="open")
+            yield Input(
+                placeholder="number of a message (#12 in the snapshot), Enter opens it word for word", id="open"
+            )
             with Horizontal():  # Tab from the editor reaches Save first; Undo (destructive) comes last
                 yield Button("Save", id="save", variant="success", disabled=True)  # Ctrl+S, in the footer
                 yield Button("Edit", id="edit")
@@ -199,7 +202,13 @@ class FoldInspector(ModalScreen[InspectorAction | None]):
         self.query_one("#editor", TextArea).focus()
 
     def save(self) -> None:
-        self.dismiss(InspectorAction("edit", self.view.fold_id, self.query_one("#editor", TextArea).text))
+        """Saved only if every line is in a section: any other is refused by name and the editor stays open."""
+        text = self.query_one("#editor", TextArea).text
+        refusal = edit_refusal(text, self.view.snapshot_text)
+        if refusal is not None:
+            self.notify(refusal, severity="error", markup=False)  # the line is the user's, not markup
+            return
+        self.dismiss(InspectorAction("edit", self.view.fold_id, text))
 
     def action_preview(self) -> None:
         """What a re-fold would do, shown before anything is applied (with the focus typed, if any)."""

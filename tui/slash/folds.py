@@ -44,7 +44,9 @@ async def recall_mode(screen: ChatScreen, arg: str) -> None:
     elif arg:
         screen.notify(f"/recall takes on or off, not {arg!r}", severity="error", markup=False)
         return
-    state = "on: folded messages a new message is about go into its request" if screen.session.replies.at_send.on else "off"
+    state = (
+        "on: folded messages a new message is about go into its request" if screen.session.replies.at_send.on else "off"
+    )
     screen.notify(f"Recall at every send: {state}", markup=False)
 
 
@@ -134,9 +136,7 @@ async def _inspector_done(screen: ChatScreen, action: InspectorAction) -> None:
     if action.action == "undo":
         await undo(screen, action.fold_id)
     elif action.action == "edit":
-        await asyncio.to_thread(screen.session.edit_fold, action.fold_id, action.text)
-        await screen.refresh_transcript()
-        screen.notify("Snapshot edited: the corrected text is what the model sees from now on")
+        await _edit(screen, action.fold_id, action.text)
     elif action.action == "refold":
         await resummarize(screen, action.text)
     elif action.action == "preview":
@@ -145,6 +145,16 @@ async def _inspector_done(screen: ChatScreen, action: InspectorAction) -> None:
         await _drop_rule(screen, action.fold_id, action.text)
     elif action.action == "open":
         await open_message(screen, action.text, back_to=action.fold_id)
+
+
+async def _edit(screen: ChatScreen, fold_id: int, text: str) -> None:
+    try:
+        await asyncio.to_thread(screen.session.edit_fold, fold_id, text)
+    except FoldchatError as error:  # the inspector refuses such an edit first; this is the engine's word on it
+        screen.notify(str(error), severity="error", markup=False)
+        return
+    await screen.refresh_transcript()
+    screen.notify("Snapshot edited: the corrected text is what the model sees from now on")
 
 
 async def open_message(screen: ChatScreen, number: str, back_to: int | None = None) -> None:

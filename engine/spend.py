@@ -15,6 +15,8 @@ def money(amount: float) -> str:
 def total_line(totals: UsageTotals) -> str:
     """'$0.0420 · 71% of input cached · caching saved $0.0610' (or just the cost when nothing was cached)."""
     line = money(totals.cost)
+    if totals.summarizer_cost:
+        line += f" (summarizer {money(totals.summarizer_cost)})"
     if totals.cached_tokens:
         line += f" · {totals.cached_share:.0%} of input cached · caching saved {money(totals.saved)}"
     return line

@@ -19,11 +19,13 @@ from ..facts import is_standing_rule
 from ..invariants import violations
 from ..messages import Message
 from ..policy import Decision, FoldHistory, FoldPolicy, Trigger, decide
+from ..providers.meter import metered
 from ..providers.registry import ModelRegistry
 from ..providers.stream import missing_key
 from ..providers.target import ModelTarget
 from ..snapshot import Snapshot
 from ..store import StoredFold, StoredMessage
+from ..store.usage_rows import add_summarizer_usage
 from ..summarizer_model import small_model
 from ..summarizers import RulesSummarizer, Summarizer
 from ..summarizers.llm import llm_with_fallback
@@ -177,7 +179,12 @@ class FoldChain:
                 fold_through=previous.last_message_id,
                 replaces_tokens=request.counter.count(context),
             )
-        result = fold_context(self.context.originals(transcript) if refold else context, request)
+        with metered() as spent:  # the summarizer's calls are paid whether or not this fold is kept
+            try:
+                result = fold_context(self.context.originals(transcript) if refold else context, request)
+            finally:
+                if self.context.conversation_id is not None:
+                    add_summarizer_usage(self.store, self.context.conversation_id, spent)
         report = result.report
         if report.compressed and refold and previous is not None and _same_fold(result, previous, context):
             reason = "nothing to change: no message arrived since the last fold and the snapshot would be the same"

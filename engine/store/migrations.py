@@ -279,3 +279,14 @@ def reply_usage(db: sqlite3.Connection) -> None:
         " completion_tokens INTEGER NOT NULL, reasoning_tokens INTEGER NOT NULL, cost REAL NOT NULL,"
         " uncached_cost REAL NOT NULL)"
     )
+
+
+@migration
+def summarizer_usage(db: sqlite3.Connection) -> None:
+    # what each summarizer call of a fold (or a fold preview) cost: paid whether or not the fold was kept
+    db.execute(
+        "CREATE TABLE summarizer_usage (id INTEGER PRIMARY KEY, conversation_id INTEGER NOT NULL"
+        " REFERENCES conversations(id) ON DELETE CASCADE, prompt_tokens INTEGER NOT NULL,"
+        " cached_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, cost REAL NOT NULL,"
+        " uncached_cost REAL NOT NULL, created_at REAL NOT NULL)"
+    )

@@ -3,6 +3,7 @@ the faces show, what prompt caching saved, and the breakdown `/context` and `fol
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from ..providers.events import UsageReport
@@ -20,6 +21,8 @@ class UsageTotals:
     cached_tokens: int = 0
     cost: float = 0.0
     uncached_cost: float = 0.0
+    summarizer_cost: float = 0.0
+    """Of `cost`, what the summarizer's calls cost (folds and fold previews)."""
 
     @property
     def cached_share(self) -> float:
@@ -60,4 +63,23 @@ def totals(store: Store, conversation_id: int | None = None) -> UsageTotals:
         args,
     )
     prompt, cached, cost, uncached = rows[0]
-    return UsageTotals(int(prompt), int(cached), float(cost), float(uncached))
+    folds = store.query(
+        "SELECT COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(cached_tokens), 0), COALESCE(SUM(cost), 0),"
+        f" COALESCE(SUM(uncached_cost), 0) FROM summarizer_usage {where.replace('m.', '')}",
+        args,
+    )[0]
+    return UsageTotals(int(prompt) + int(folds[0]), int(cached) + int(folds[1]), float(cost) + float(folds[2]),
+                       float(uncached) + float(folds[3]), float(folds[2]))  # fmt: skip
+
+
+def add_summarizer_usage(store: Store, conversation_id: int, spent: list[UsageReport]) -> None:
+    """What a fold's summarizer calls cost, one row per call."""
+    if not spent:
+        return
+    with store.transaction() as db:
+        db.executemany(
+            "INSERT INTO summarizer_usage (conversation_id, prompt_tokens, cached_tokens, completion_tokens, cost,"
+            " uncached_cost, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(conversation_id, u.prompt_tokens, u.cached_tokens, u.completion_tokens, u.cost, u.full_cost, time.time())
+             for u in spent],
+        )  # fmt: skip

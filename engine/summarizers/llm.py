@@ -33,6 +33,7 @@ from ..facts import identifiers, mentions, shorten
 from ..fold.condense import condense
 from ..local.turns import local_turn
 from ..messages import Message
+from ..providers import meter
 from ..providers.errors import backoff, retry_after
 from ..providers.stream import connection_arguments
 from ..providers.target import ModelTarget
@@ -267,6 +268,7 @@ class LLMSummarizer:
                 with local_turn(self.target.api_base) if self.target.is_local else contextlib.nullcontext():
                     # the local server answers one at a time; a caller gone away (quit) waits for no answer
                     response = cancelling.call(lambda: litellm.completion(**kwargs))
+                meter.add_response(response, self.target)  # what the call cost, for the fold's total
                 return str(response.choices[0].message.content or "")
             except litellm.Timeout:
                 raise SummarizerFailed(f"timed out after {self.timeout:.0f} s") from None

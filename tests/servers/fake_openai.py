@@ -15,6 +15,20 @@ calls `tool_calls`: each (name, arguments JSON) streamed as OpenAI does, the id 
 the arguments in pieces, ending with finish reason `tool_calls`), held (the reply's words one chunk
 each, held after `hold_after` words until `answer_gate` is set, then the rest), repeat (one chunk's text
 sent `REPEATS` times, identical, as a model caught in a loop does: litellm stops such a stream itself).
+
+Usage (the last chunk of a stream that asked for it with `stream_options.include_usage`, and every
+non-streamed answer) has OpenAI's shape: prompt_tokens, completion_tokens, total_tokens,
+`prompt_tokens_details` {cached_tokens, audio_tokens} and `completion_tokens_details` {reasoning_tokens
+(`reasoning_tokens`, counted in completion_tokens as OpenAI does), audio_tokens, accepted_ and
+rejected_prediction_tokens}. By default the prompt is 11 tokens and nothing is cached. With
+`approximate_usage = True`, prompt_tokens is the request's size in the fake's approximation (each
+prompt unit, `tools` as one unit if any and then each message, counts `len(canonical JSON) // 4`, sorted
+keys and no spaces: `prompt_units`) and cached_tokens follows OpenAI's automatic prompt cache: the
+longest run of leading units the request shares with an earlier answered request to the same model
+seen within `cache_ttl` seconds (300; `prompt_cache_retention: "24h"` keeps a prompt a day; a hit
+restarts the earlier prompt's clock), in tokens, rounded down to a multiple of 128, and 0 under 1024.
+Time is `server.clock()` (`time.monotonic` unless a test swaps it). `usages` keeps the usage of each
+request answered to its end, whether or not the client asked to see it.
 """
 
 from __future__ import annotations
@@ -22,6 +36,8 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
@@ -29,6 +45,29 @@ from servers.loopback import LoopbackServer, QuietHandler
 
 REPLY = "Hello from the fake server. It streams in pieces."
 REPEATS = 150  # past litellm's REPEATED_STREAMING_CHUNK_LIMIT (100)
+CACHE_MINIMUM = 1024  # OpenAI caches prompts of 1024 tokens and more...
+CACHE_STEP = 128  # ...in steps of 128 tokens
+LEGACY_PROMPT_TOKENS = 11
+
+
+def prompt_units(body: dict[str, Any]) -> list[str]:
+    """The prompt as OpenAI's cache compares it: `tools` (one unit, if any), then each message, as
+    canonical JSON (sorted keys, no spaces)."""
+    units = [body["tools"]] if body.get("tools") else []
+    return [json.dumps(unit, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+            for unit in units + list(body.get("messages") or [])]  # fmt: skip
+
+
+def approx_tokens(unit: str) -> int:
+    return len(unit) // 4
+
+
+@dataclass
+class _SeenPrompt:
+    model: str
+    units: list[str]
+    used: float
+    ttl: float
 
 
 def openai_problems(body: dict[str, Any]) -> list[str]:
@@ -89,7 +128,52 @@ class FakeOpenAI(LoopbackServer):
         """What a `tool` behaviour calls: (function name, arguments as a JSON string), in one message."""
         self.answer_delay = 0.0
         """Seconds a non-streaming answer (what the LLM summarizer asks for) waits: a slow summarizer."""
+        self.approximate_usage = False
+        """Report the prompt's size and the prompt cache's hits (see the module's docstring), not 11 and 0."""
+        self.reasoning_tokens = 0
+        """`completion_tokens_details.reasoning_tokens`, included in completion_tokens."""
+        self.clock: Callable[[], float] = time.monotonic
+        """The prompt cache's time: a test swaps it to age the cache (`lambda: start + 360`)."""
+        self.cache_ttl = 300.0
+        """Seconds a prompt stays cached after its last use (OpenAI: 5 to 10 minutes of inactivity)."""
+        self.usages: list[dict[str, Any]] = []
+        self._seen: list[_SeenPrompt] = []
+        self._cache_lock = threading.Lock()
         super().__init__()
+
+    def prompt_usage(self, body: dict[str, Any]) -> tuple[int, int]:
+        """(prompt tokens, cached tokens) of a request being answered, which the cache then holds."""
+        units, now = prompt_units(body), self.clock()
+        sizes = [approx_tokens(unit) for unit in units]
+        model = str(body.get("model"))
+        with self._cache_lock:
+            self._seen = [seen for seen in self._seen if now - seen.used < seen.ttl]
+            shared, source = 0, None
+            for seen in self._seen:
+                if seen.model != model:
+                    continue
+                common = next((n for n, pair in enumerate(zip(units, seen.units, strict=False)) if pair[0] != pair[1]),
+                              min(len(units), len(seen.units)))  # fmt: skip
+                if sum(sizes[:common]) > shared:
+                    shared, source = sum(sizes[:common]), seen
+            if source is not None:
+                source.used = now
+            ttl = 86400.0 if body.get("prompt_cache_retention") == "24h" else self.cache_ttl
+            self._seen.append(_SeenPrompt(model, units, now, ttl))
+        return sum(sizes), shared // CACHE_STEP * CACHE_STEP if shared >= CACHE_MINIMUM else 0
+
+    def usage(self, prompt: tuple[int, int], completion: int) -> dict[str, Any]:
+        """The usage of an answered request (`prompt` from `prompt_usage`), remembered in `usages`."""
+        tokens, cached = prompt if self.approximate_usage else (LEGACY_PROMPT_TOKENS, 0)
+        completion += self.reasoning_tokens
+        usage = {
+            "prompt_tokens": tokens, "completion_tokens": completion, "total_tokens": tokens + completion,
+            "prompt_tokens_details": {"cached_tokens": cached, "audio_tokens": 0},
+            "completion_tokens_details": {"reasoning_tokens": self.reasoning_tokens, "audio_tokens": 0,
+                                          "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0},
+        }  # fmt: skip
+        self.usages.append(usage)
+        return usage
 
     def too_long(self, body: dict[str, Any]) -> str | None:
         """OpenAI's context_length_exceeded message, if `body` does not fit `context_window` (o200k count)."""
@@ -155,13 +239,14 @@ class FakeOpenAI(LoopbackServer):
                 elif behaviour == "hang":
                     fake.released.wait(60)
                 elif not body.get("stream"):
+                    prompt = fake.prompt_usage(body)
                     fake.released.wait(fake.answer_delay)
                     self._json(200, {
                         "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
                         "model": "fake-model",
                         "choices": [{"index": 0, "finish_reason": "stop",
                                      "message": {"role": "assistant", "content": fake.reply}}],
-                        "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+                        "usage": fake.usage(prompt, 7),
                     })  # fmt: skip
                 else:
                     self._stream(body, behaviour)
@@ -198,11 +283,12 @@ class FakeOpenAI(LoopbackServer):
                 self.send_header("content-type", "text/event-stream")
                 self.send_header("transfer-encoding", "chunked")
                 self.end_headers()
+                prompt = fake.prompt_usage(body)
                 if behaviour == "empty":
                     self._send(b"")
                     return
                 if behaviour == "tool":
-                    self._stream_tool_calls(body)
+                    self._stream_tool_calls(body, prompt)
                     return
                 words = fake.reply.split(" ")
                 if behaviour == "slow":
@@ -240,13 +326,13 @@ class FakeOpenAI(LoopbackServer):
                     self._send(b"")
                     return
                 self._send(self._chunk({}, "length" if behaviour == "cut" else "stop"))
+                usage = fake.usage(prompt, len(words))
                 if (body.get("stream_options") or {}).get("include_usage"):
-                    self._send(self._chunk({}, usage={"prompt_tokens": 11, "completion_tokens": len(words),
-                                                      "total_tokens": 11 + len(words)}))  # fmt: skip
+                    self._send(self._chunk({}, usage=usage))
                 self._send(b"data: [DONE]\n\n")
                 self._send(b"")
 
-            def _stream_tool_calls(self, body: dict[str, Any]) -> None:
+            def _stream_tool_calls(self, body: dict[str, Any], prompt: tuple[int, int]) -> None:
                 """OpenAI's streamed tool calls: per call, a delta with index, id, type and name, then
                 argument fragments under the same index; the finish reason is `tool_calls`."""
                 self._send(self._chunk({"role": "assistant", "content": None}))
@@ -259,8 +345,9 @@ class FakeOpenAI(LoopbackServer):
                         piece = arguments[start : start + third]
                         self._send(self._chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}))
                 self._send(self._chunk({}, "tool_calls"))
+                usage = fake.usage(prompt, 9)
                 if (body.get("stream_options") or {}).get("include_usage"):
-                    self._send(self._chunk({}, usage={"prompt_tokens": 11, "completion_tokens": 9, "total_tokens": 20}))
+                    self._send(self._chunk({}, usage=usage))
                 self._send(b"data: [DONE]\n\n")
                 self._send(b"")
 

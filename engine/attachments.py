@@ -154,6 +154,11 @@ def is_stubbed(part: Mapping[str, Any]) -> bool:
     return meta is not None and meta.get("pruned") is True
 
 
+def recall_hint(name: str) -> str:
+    """How a stub tells a model offered `recall` to get the file back (recall_wording.py: others are not told)."""
+    return f'recall("{name}") returns it'
+
+
 def stubbed(message: Message, number: int) -> Message:
     """`message` with each attachment it carries replaced by a one-line stub naming where it is."""
     if not isinstance(message.content, tuple):
@@ -165,7 +170,7 @@ def stubbed(message: Message, number: int) -> Message:
             parts.append(part)
             continue
         name, size = str(meta["name"]), size_of(meta)
-        text = f'[attached {name}, {human_size(size)}, message #{number} — recall("{name}") returns it]'
+        text = f"[attached {name}, {human_size(size)}, message #{number} — {recall_hint(name)}]"
         parts.append(FrozenDict({"type": "text", "text": text, ATTACHMENT_KEY: FrozenDict({**meta, "pruned": True})}))
     return message.evolve(content=tuple(parts))
 

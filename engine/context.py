@@ -19,6 +19,8 @@ from .messages import Message
 from .providers.adapt import TargetRules, adapt, rules_for_target
 from .providers.registry import ModelRegistry
 from .providers.target import ModelTarget
+from .recall import supports_recall
+from .recall_wording import without_recall
 from .snapshot import snapshot_text
 from .store import Store, StoredFold, StoredMessage
 from .tokens import TokenCounter
@@ -57,6 +59,7 @@ class Context:
         """None for a new conversation not stored yet: it reads as empty until a write creates it."""
         self._rules_cache: dict[str, TargetRules] = {}
         self._origin_cache: dict[str, str | None] = {}
+        self._recall_cache: dict[tuple[str, bool], bool] = {}
 
     def transcript(self) -> list[StoredMessage]:
         return [] if self.conversation_id is None else self.store.messages(self.conversation_id)
@@ -123,8 +126,17 @@ class Context:
         """`context` (built from `transcript`) as `target` accepts it."""
         producers = {s.id: s.model for s in transcript}
         origins = [self._provider_of(producers.get(m.key) if m.key is not None else None) for m in context]
+        if not self.offers_recall(target):  # told only what it can use: no tool it is not offered
+            context = without_recall(context)
         adapted, _ = adapt(context, self.rules(target), origins)
         return adapted
+
+    def offers_recall(self, target: ModelTarget) -> bool:
+        """Whether requests to `target` offer the `recall` tool once something is folded (replies.py)."""
+        kind = (target.litellm_model, target.is_local)
+        if kind not in self._recall_cache:
+            self._recall_cache[kind] = supports_recall(target)
+        return self.settings.fold.recall and self._recall_cache[kind]
 
     def rules(self, target: ModelTarget) -> TargetRules:
         rules = self._rules_cache.get(target.litellm_model)

@@ -9,7 +9,7 @@ from typing import cast
 
 from foldchat.engine import OpenOptions, visible
 from textual import events
-from textual.app import App
+from textual.app import App, ScreenStackError
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
@@ -63,16 +63,34 @@ class FoldchatApp(App[None]):
         self.install_screen(ChatScreen(options), name="chat")
 
     async def on_event(self, event: events.Event) -> None:
-        # a printable key for the focused composer is forwarded to it at once. Textual first gathers the
-        # focus chain's bindings and looks for a tooltip to clear: ~80 µs a key, and a paste without
-        # bracketed paste is a key per character. No priority binding of the app is a printable key. The
-        # key still goes through the composer's queue: after the keys before it, Enter or Ctrl+J among them.
-        if isinstance(event, events.Key) and event.is_printable and event.character and not event.is_forwarded:
+        # A character typed in the composer goes straight into what it types ahead: Textual's way (the
+        # focus chain's bindings gathered, a tooltip looked for, the key queued for the composer) costs
+        # ~80 µs a key, and a paste without bracketed paste is a key per character. No priority binding
+        # of the app is a printable key. What goes Textual's way (Enter, Ctrl+J, a paste, a click) may
+        # wait in the composer's queue: until the composer has handled it, characters are queued behind
+        # it (still without the bindings and the tooltip), or they would get in ahead of it.
+        composer = self.composer_typed_in(event)
+        if composer is None:
+            await super().on_event(event)
+            return
+        character = event.character if isinstance(event, events.Key) and event.is_printable else None
+        if character and self.app_focus and not composer.input_queued:
+            composer.type_ahead(character)
+        elif character and self.app_focus:
+            composer._forward_event(event)
+        else:
+            composer.input_queued = True  # (until its queue is next empty: if this never reaches it, no harm)
+            await super().on_event(event)
+
+    def composer_typed_in(self, event: events.Event) -> Composer | None:
+        """The composer, when `event` is input the app is about to hand it (it has focus)."""
+        if not isinstance(event, events.InputEvent) or event.is_forwarded:
+            return None
+        try:
             focused = self.focused
-            if isinstance(focused, Composer) and self.app_focus:
-                focused._forward_event(event)
-                return
-        await super().on_event(event)
+        except ScreenStackError:  # a key typed before the first screen is up
+            return None
+        return focused if isinstance(focused, Composer) else None
 
     def get_default_screen(self) -> ChatScreen:
         return cast(ChatScreen, self.get_screen("chat"))

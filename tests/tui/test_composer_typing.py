@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 
 from foldchat.tui.widgets.composer import Composer
+from textual import events
 
 from tui.conftest import wait_for
 from tui.test_chat_flows import chat, gauge, ready
@@ -64,7 +65,6 @@ async def test_an_emptied_composer_or_a_command_clears_the_count_without_startin
 
 def post_keys(app, text: str) -> None:
     """`text` as a terminal without bracketed paste sends it: a key event per character, all at once."""
-    from textual import events
     from textual.keys import _character_to_key
 
     for character in text:
@@ -80,7 +80,7 @@ async def test_keys_arriving_at_once_are_typed_in_few_edits_and_counted_once(app
     """A paste without bracketed paste is a key per character, all at once. Each key started a count that
     cancelled every count before it (N keys: N²/2 cancels) and was an edit of its own, re-wrapping the
     whole line: 8,000 characters took 94 s. The burst is one edit a line, and one count, now, in the
-    order typed (a newline among the characters stays where it was typed)."""
+    order typed (a newline or a paste among the characters stays where it was)."""
     app = app_factory()
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
@@ -93,8 +93,11 @@ async def test_keys_arriving_at_once_are_typed_in_few_edits_and_counted_once(app
         count_typed, edit = composer.count_typed, composer.edit
         composer.count_typed = lambda *text: started.append(1) or count_typed(*text)
         composer.edit = lambda change: edits.append(1) or edit(change)
-        text = "the nightly export timed out again,\nsee the pool settings. " * 10
-        post_keys(app, text)
+        line = "the nightly export timed out again,\nsee the pool settings. "
+        post_keys(app, line * 5)
+        app.post_message(events.Paste("[a paste among the keys] "))  # as the terminal's driver sends one
+        post_keys(app, line * 5)
+        text = line * 5 + "[a paste among the keys] " + line * 5
         await wait_for(pilot, lambda: composer.text == text)
         final = screen.backend.typed_tokens(text)
         await wait_for(pilot, lambda: gauge(screen).typing == final)

@@ -89,6 +89,9 @@ class Composer(TextArea):
         self.typed_ahead: list[str] = []
         """Characters typed and not in the text yet: keys that arrive together (a paste without bracketed
         paste is a key per character) go in as one edit, see `_on_key`."""
+        self.input_queued = False
+        """The app sent it input the long way, through its queue (Enter, a paste, a click), and it may not
+        have handled it yet: the app's shortcut for characters (tui/app.py) waits until it has."""
         self.taken_away: list[tuple[list[Edit] | None, Callable[[], None]]] = []
         """What Backspace in the empty composer took out (attachments), newest last: how to put each back,
         and the text's newest undo batch when it went (see `action_undo`)."""
@@ -139,6 +142,9 @@ class Composer(TextArea):
         if not self.typed_ahead:
             self.call_later(self.flush_typed)  # behind the keys already waiting in the queue
         self.typed_ahead.append(character)
+
+    async def _on_idle(self, _: events.Idle) -> None:
+        self.input_queued = False  # its queue is empty: nothing sent the long way waits in it
 
     def flush_typed(self) -> None:
         """What was typed ahead, in the text now (before any other key, paste or click is handled)."""

@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (`X 
         shown_attachments as shown_attachments,
         user_message as user_message,
     )
+    from .cancelling import in_thread as in_thread
     from .config import load_settings as load_settings
     from .context import Usage as Usage
     from .crash_log import crash_line as crash_line, write_crash_log as write_crash_log
@@ -83,19 +84,24 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (`X 
     from .providers.target import ModelTarget as ModelTarget
     from .recall_passages import Recalled as Recalled
     from .recovery import save_unsaved_text as save_unsaved_text
+    from .regular_file import read_regular as read_regular
     from .replies import ReplyEvent as ReplyEvent
+    from .replies_cut import is_cut_mark as is_cut_mark
     from .session import Session as Session
     from .snapshot import (
         SECTIONS as _SNAPSHOT_SECTIONS,
         Snapshot as Snapshot,
         is_snapshot_message as is_snapshot_message,
     )
+    from .snapshot_edit import edit_refusal as edit_refusal
+    from .spend import fold_economics as fold_economics, reply_line as reply_line, total_line as total_line
     from .store import (
         Conversation as Conversation,
         SearchHit as SearchHit,
         StoredFold as StoredFold,
         StoredMessage as StoredMessage,
     )
+    from .store.usage_rows import UsageTotals as UsageTotals, totals as _usage_totals, usages as _reply_usages
     from .summarizers import (
         RulesSummarizer as RulesSummarizer,
         Summarizer as Summarizer,
@@ -116,6 +122,8 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (`X 
 
     FoldFailedEvent = _FoldFailedEvent  # renamed names: an alias is what a type checker re-exports
     SNAPSHOT_SECTIONS = _SNAPSHOT_SECTIONS
+    usage_totals = _usage_totals
+    reply_usages = _reply_usages
 
 _EXPORTS = {
     # the application API: what the TUI and the CLI drive
@@ -198,6 +206,15 @@ _EXPORTS = {
     "write_crash_log": "crash_log",
     "json_safe": "untrusted_text",
     "well_formed": "untrusted_json",
+    # reading files, stopping a fold's requests, what a conversation cost
+    "read_regular": "regular_file",
+    "in_thread": "cancelling",
+    "is_cut_mark": "replies_cut",
+    "edit_refusal": "snapshot_edit",
+    "fold_economics": "spend",
+    "reply_line": "spend",
+    "total_line": "spend",
+    "UsageTotals": "store.usage_rows",
     "visible": "untrusted_text",
     "Decision": "policy",
     "FoldHistory": "policy",
@@ -211,7 +228,12 @@ _EXPORTS = {
     "Summarizer": "summarizers",
     "SummaryRequest": "summarizers",
 }
-_RENAMED = {"FoldFailedEvent": ("events", "FoldFailed"), "SNAPSHOT_SECTIONS": ("snapshot", "SECTIONS")}
+_RENAMED = {
+    "FoldFailedEvent": ("events", "FoldFailed"),
+    "SNAPSHOT_SECTIONS": ("snapshot", "SECTIONS"),
+    "usage_totals": ("store.usage_rows", "totals"),
+    "reply_usages": ("store.usage_rows", "usages"),
+}
 
 __all__ = sorted([*_EXPORTS, *_RENAMED])
 

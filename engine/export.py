@@ -17,6 +17,7 @@ from .attachments import attachment_of, attachments_in, human_size, said, size_o
 from .errors import ExportError, StorageError
 from .messages import Message
 from .paths import create_private_file, export_dir
+from .replies_cut import is_cut_mark
 from .snapshot import snapshot_text
 from .store import Store, StoredMessage
 from .untrusted_text import json_safe, visible
@@ -28,6 +29,8 @@ def status_suffix(stored: StoredMessage) -> str:
     marks = []
     if stored.status != "complete":
         marks.append(f"{stored.status}{': ' + stored.error if stored.error else ''}")
+    elif is_cut_mark(stored.error):  # complete, but the output cap ended it
+        marks.append(str(stored.error))
     if stored.superseded_by is not None:
         marks.append(f"superseded by {stored.superseded_by}")
     return f" [{'; '.join(marks)}]" if marks else ""

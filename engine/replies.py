@@ -25,6 +25,7 @@ from .providers.target import ModelTarget
 from .recall import RECALL_TOOL, Original, answer_within, recall, supports_recall
 from .recall_at_send import SendRecall, numbered, recall_pair, with_recalled
 from .recall_passages import Recalled
+from .replies_cut import cut_mark
 from .store.usage_rows import UsageTotals, set_usage, totals
 
 SAVE_INTERVAL = 0.3
@@ -330,7 +331,9 @@ class Replies:
             tokens = usage.completion_tokens if usage else counter.count_message(event.message)
             # providers that report no usage are priced from our own counts
             cost = usage.cost if usage else target.cost(prompt_tokens, tokens)
-            self.store.finish(row, event.message, "complete", tokens=tokens, cost=cost)
+            # a reply the output cap ended is kept marked, so the mark is there after a restart and in exports
+            cut = cut_mark(tokens) if event.finish_reason == "length" else None
+            self.store.finish(row, event.message, "complete", tokens=tokens, cost=cost, error=cut)
             if usage is not None:  # cached reads, cache writes and the cost without the cache, kept with it
                 set_usage(self.store, row, usage)
         else:

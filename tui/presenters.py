@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from foldchat.engine import SNAPSHOT_SECTIONS, Session, Usage, is_snapshot_message, missing_key
-from foldchat.engine.spend import reply_line, total_line
-from foldchat.engine.store.usage_rows import UsageTotals, usages
+from foldchat.engine import (
+    SNAPSHOT_SECTIONS,
+    Session,
+    Usage,
+    UsageTotals,
+    is_snapshot_message,
+    missing_key,
+    reply_line,
+    reply_usages,
+    total_line,
+)
 
 from .literal import excerpt
 from .screens.fold_inspector import FoldView
@@ -134,7 +142,7 @@ def context_breakdown(session: Session, typed: int) -> str:
 def _spent(session: Session) -> str:
     """/context's cost: the conversation's total, with what caching saved, and its latest reply's request."""
     conversation = session.conversation_id
-    per_reply = usages(session.store, conversation) if conversation is not None else {}
+    per_reply = reply_usages(session.store, conversation) if conversation is not None else {}
     if not per_reply:
         return ""
     latest = per_reply[max(per_reply)]

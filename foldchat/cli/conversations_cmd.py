@@ -44,8 +44,7 @@ def _when(stamp: float) -> str:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from foldchat.engine.spend import total_line
-    from foldchat.engine.store.usage_rows import totals
+    from foldchat.engine import total_line, usage_totals
 
     with open_workspace(args) as workspace:
         hits = workspace.search(args.search) if args.search else []
@@ -63,15 +62,13 @@ def run_list(args: argparse.Namespace) -> int:
             )
             if excerpts.get(c.id):
                 print(f"       › {visible(excerpts[c.id])}")
-        if not args.search and (spent := totals(workspace.store)).cost > 0:  # every conversation's replies
+        if not args.search and (spent := usage_totals(workspace.store)).cost > 0:  # every conversation's replies
             print(f"total cost: {total_line(spent)}")
     return 0
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from foldchat.engine import status_suffix
-    from foldchat.engine.spend import reply_line, total_line
-    from foldchat.engine.store.usage_rows import totals, usages as spent_per_reply
+    from foldchat.engine import reply_line, reply_usages, status_suffix, total_line, usage_totals
 
     with open_workspace(args) as workspace:
         conversation = workspace.conversation(args.id)
@@ -85,7 +82,7 @@ def run_show(args: argparse.Namespace) -> int:
         folds = {f.last_message_id: f for f in workspace.folds(args.id)}
         numbers = workspace.message_numbers(args.id)  # the conversation's own numbers, as the app shows
         recalls = workspace.recalls(args.id)
-        usages = spent_per_reply(workspace.store, args.id)
+        usages = reply_usages(workspace.store, args.id)
         for stored in workspace.transcript(args.id):
             message = stored.message
             calls = "".join(f"\n  → {c.name}({c.arguments})" for c in message.tool_calls)
@@ -102,7 +99,7 @@ def run_show(args: argparse.Namespace) -> int:
                     f"{fold.tokens_before:,} → {fold.tokens_after:,} tokens · {fold.summarizer} ──"
                 )
         if usages:
-            print(f"\ncost: {total_line(totals(workspace.store, args.id))}")
+            print(f"\ncost: {total_line(usage_totals(workspace.store, args.id))}")
     return 0
 
 

@@ -12,8 +12,7 @@ import json
 import sys
 from typing import Any, BinaryIO
 
-from foldchat.engine import InputTooLarge, UsageError, well_formed
-from foldchat.engine.regular_file import read_regular
+from foldchat.engine import InputTooLarge, UsageError, read_regular, well_formed
 
 SQLITE_MAX_ID = 2**63 - 1
 

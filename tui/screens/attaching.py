@@ -10,8 +10,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
-from foldchat.engine import Attachment, FoldchatError, changed_since, human_size, read_attachment, takes_images
-from foldchat.engine.regular_file import read_regular
+from foldchat.engine import (
+    Attachment,
+    FoldchatError,
+    changed_since,
+    human_size,
+    read_attachment,
+    read_regular,
+    takes_images,
+)
 
 from ..widgets.attachment_tray import AttachmentTray
 from ..widgets.composer import Composer

@@ -23,11 +23,11 @@ from foldchat.engine import (
     FoldEvent,
     FoldFailedEvent,
     OpenOptions,
+    in_thread,
     shown_attachments,
     user_message,
     visible,
 )
-from foldchat.engine.cancelling import in_thread
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -58,8 +58,7 @@ from .fold_consent import FoldConsent
 from .refusals import refuse_last_message, refuse_up_front, refuse_while_replying, surely_fits
 
 if TYPE_CHECKING:  # the session module loads pydantic and SQLite: measured 250 ms before the first frame
-    from foldchat.engine import Conversation, FoldReport, Session, Usage
-    from foldchat.engine.store.usage_rows import UsageTotals
+    from foldchat.engine import Conversation, FoldReport, Session, Usage, UsageTotals
 
     from ..presenters import TranscriptState
 

@@ -11,8 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from foldchat.engine import visible
-from foldchat.engine.snapshot_edit import edit_refusal
+from foldchat.engine import edit_refusal, visible
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding

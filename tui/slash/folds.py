@@ -5,8 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from foldchat.engine import FoldchatError
-from foldchat.engine.cancelling import in_thread
+from foldchat.engine import FoldchatError, in_thread
 
 if TYPE_CHECKING:
     from ..screens.chat import ChatScreen
@@ -58,7 +57,7 @@ def preview(screen: ChatScreen, focus: str | None, back_to: int | None = None) -
 
 
 async def _preview(screen: ChatScreen, focus: str | None, back_to: int | None = None) -> None:
-    from foldchat.engine.spend import fold_economics
+    from foldchat.engine import fold_economics
 
     from ..screens.fold_preview import FoldPreview
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from foldchat.engine import said, shown_attachments, visible
+from foldchat.engine import is_cut_mark, said, shown_attachments, visible
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
@@ -85,7 +85,8 @@ class MessageData:
             attachments=tuple((visible(title), visible(content)) for title, content in attached),
             status=stored.status,
             model=visible(stored.model) if stored.model else None,
-            error=visible(stored.error) if stored.error else None,
+            error=visible(stored.error) if stored.error and not is_cut_mark(stored.error) else None,
+            note=f"[{stored.error}] /continue asks for the rest" if is_cut_mark(stored.error) else "",
             tool_calls=tuple((visible(c.name), visible(c.arguments)) for c in message.tool_calls),
             tool_name=visible(message.name) if message.name else None,
             reasoning=visible(str(message.extras.get("reasoning_content") or "")),

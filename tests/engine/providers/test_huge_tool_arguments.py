@@ -17,10 +17,10 @@ HUGE = '{"message": ' + "9" * 5000 + "}"
 
 @pytest.mark.parametrize("model", ["gpt", "claude"])
 async def test_a_5000_digit_number_in_a_stored_tool_call_never_stops_a_conversation(
-    servers,
+    servers,  # noqa: F811 - the fixture, imported above
     tmp_path,
     monkeypatch,
-    model,  # noqa: F811
+    model,
 ):
     fake = servers[model]
     fake.script = ["tool", "ok"]

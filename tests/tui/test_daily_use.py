@@ -288,3 +288,16 @@ async def test_the_model_picker_filters_as_you_type_and_warns_about_a_missing_ke
         assert app.screen is picker and screen.backend.target.name == "fake"  # not switched yet
         await pilot.press("enter")  # asked twice: the user knows
         await wait_for(pilot, lambda: screen.backend.target.name == "openai/gpt-4o-mini")
+
+
+async def test_a_history_search_the_engine_refuses_says_why_and_lists_nothing(app_factory):
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await send(pilot, "the ferry to Cacilhas leaves at nine")
+        await send(pilot, "/history")
+        history = await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen)
+        history.query_one("#search", Input).value = "ferry " * 300  # over the search limit
+        await wait_for(pilot, lambda: any("1,000 characters" in str(n) for n in notes(app)))
+        assert history.query_one(OptionList).option_count == 0 and history.searching is not None
+        assert history.searching.error is None  # said, not a failed worker

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from foldchat.engine import FoldchatError
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -92,7 +93,11 @@ class HistoryScreen(ModalScreen[HistoryAction | None]):
 
     @work(exclusive=True, group="search", exit_on_error=False)
     async def run_search(self, text: str) -> None:
-        shown = await asyncio.to_thread(self.search, text) if text else self.rows
+        try:
+            shown = await asyncio.to_thread(self.search, text) if text else self.rows
+        except FoldchatError as error:  # a search the engine refuses (too long): say why, list nothing
+            self.notify(str(error), title="Search", severity="warning", markup=False)
+            shown = []
         options = self.query_one(OptionList)
         options.clear_options()
         options.add_options(self._options(shown))

@@ -75,3 +75,13 @@ async def test_the_cost_says_how_much_of_the_input_the_provider_read_cached():
                             cached_share=0.71)  # fmt: skip
         assert "$0.0420 · 71% of input cached" in line(app, cached)
         assert "cached" not in line(app, replace(cached, cached_share=0.0))  # nothing cached: nothing said
+
+
+async def test_the_first_typed_key_does_not_switch_the_gauge_to_its_short_form_at_120_columns():
+    app = GaugeOnly()
+    async with app.run_test(size=(122, 3)):  # 120 columns inside the gauge's padding
+        idle = GaugeState(tokens=12_000, window=128_000, reserved=4_096, trigger=102_400, model="gpt-4o",
+                          per_turn=1_500, cost=0.0123)  # fmt: skip
+        before, typing = line(app, idle), line(app, replace(idle, typing=40))
+        assert " / 128,000 (9%)" in before and " +40 typing / 128,000 (9%)" in typing  # the long form, both
+        assert typing.replace(" +40 typing", "") == before  # the rest of the line stays where it was

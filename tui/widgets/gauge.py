@@ -3,7 +3,7 @@ streaming, with the fold trigger marked and the reserved output shown."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rich.text import Text
 from textual.reactive import reactive
@@ -63,6 +63,9 @@ class GaugeState:
         return max(0, (self.trigger - self.tokens - self.reserved) // self.per_turn)
 
 
+TYPING_ROOM = 9_999  # tokens the gauge keeps room for in its line, typed or not (a long paste may go short)
+
+
 class ContextGauge(Widget):
     DEFAULT_CSS = """
     ContextGauge { height: 1; padding: 0 1; background: $panel; color: $text; }
@@ -83,12 +86,16 @@ class ContextGauge(Widget):
         if not s.window:
             return Text(s.note or "context: counting…", style="dim")
         room = self.size.width
-        text = self._line(s, max(10, min(40, room // 4)), short=False)
-        if text.cell_len > room:  # a narrow terminal (80 columns): short numbers and words; the reserve is
-            text = self._line(s, max(8, min(16, room // 8)), short=True)  # the bar's ▒ cells
-        if text.cell_len > room:  # a long model name: the status line above names the model anyway
-            text = self._line(s, 8, short=True, model=False)
-        return text
+        # the form is chosen as if something were typed: the first key must not make the line jump to the
+        # short form (it did at 120 columns); what is typed then fills the room kept for it
+        probe = replace(s, typing=max(s.typing, TYPING_ROOM))
+        wide, narrow = max(10, min(40, room // 4)), max(8, min(16, room // 8))
+        bar = min(wide, room - (self._line(probe, 10, short=False).cell_len - 10))  # the bar gives the room
+        if bar >= 10:
+            return self._line(s, bar, short=False)
+        if self._line(probe, narrow, short=True).cell_len <= room:  # 80 columns: short numbers and words; the
+            return self._line(s, narrow, short=True)  # reserve is the bar's ▒ cells
+        return self._line(s, 8, short=True, model=False)  # a long model name: the status line names it anyway
 
     def _line(self, s: GaugeState, width: int, short: bool, model: bool = True) -> Text:
         n = _short if short else _full

@@ -49,15 +49,23 @@ class Remembered:
         text = drafts.get(_key(conversation_id)) if isinstance(drafts, dict) else None
         return text if isinstance(text, str) else ""
 
+    @property
+    def left_in_new_draft(self) -> bool:
+        """The app was last left in a new conversation not saved yet, with something typed in it."""
+        return self.state.get("left_in") == _key(None) and bool(self.draft(None))
+
     def set_draft(self, conversation_id: int | None, text: str) -> None:
+        """Keep what is typed in a conversation (the app calls this as it leaves one: a quit, a switch),
+        and remember it as the one the app was left in."""
         drafts = self.state.get("drafts")
         drafts = dict(drafts) if isinstance(drafts, dict) else {}
         if text.strip() and len(text) <= MAX_DRAFT_CHARS:
             drafts[_key(conversation_id)] = text
         else:
             drafts.pop(_key(conversation_id), None)
-        if drafts != self.state.get("drafts", {}):
+        if drafts != self.state.get("drafts", {}) or self.state.get("left_in") != _key(conversation_id):
             self.state["drafts"] = drafts
+            self.state["left_in"] = _key(conversation_id)
             self._save()
 
     def _save(self) -> None:

@@ -40,6 +40,7 @@ from textual.worker import Worker, WorkerState
 from .. import idle_fold
 from ..heap import settle_heap
 from ..literal import literal
+from ..opening import open_backend
 from ..slash import BY_NAME, completions, folds, parse, pins
 from ..widgets import reply_turn
 from ..widgets.attachment_tray import AttachmentTray
@@ -60,21 +61,8 @@ from .refusals import refuse_last_message, refuse_up_front, refuse_while_replyin
 if TYPE_CHECKING:  # the session module loads pydantic and SQLite: measured 250 ms before the first frame
     from foldchat.engine import Conversation, FoldReport, Session, Usage, UsageTotals
 
-    from ..presenters import TranscriptState
 
 T = TypeVar("T")
-
-
-def open_backend(options: OpenOptions) -> tuple[Session, TranscriptState]:
-    """The session and what the transcript shows, opened in a worker thread with the engine's imports
-    (~0.25 s of pydantic models): imported on the UI thread, they held back the composer's first frame."""
-    from foldchat.engine import Session
-
-    from ..presenters import transcript_state
-
-    session = Session.open(options)
-    session.workspace.remembered  # noqa: B018 - read here: a file on the UI thread could hang it (a FIFO)
-    return session, transcript_state(session)
 
 
 # what a turn says before its reply: the fold's progress and outcome, or the prompt refused

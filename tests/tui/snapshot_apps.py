@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from foldchat.engine.config import LocalModelSettings
+from foldchat.engine.providers.target import ModelTarget
 from foldchat.tui.screens.fold_inspector import FoldInspector, FoldView
 from foldchat.tui.screens.model_picker import ModelChoice, ModelPicker
+from foldchat.tui.widgets.composer import Composer
 from foldchat.tui.widgets.fold_marker import FoldMarker, marker_text
 from foldchat.tui.widgets.gauge import ContextGauge, GaugeState
 from foldchat.tui.widgets.message import MessageData, MessageView
+from foldchat.tui.widgets.welcome import Welcome
 from textual.app import App, ComposeResult
 
 
@@ -60,3 +64,14 @@ class PickerApp(App[None]):
             ModelChoice("anthropic/claude-sonnet-4-5", 200_000, 3.0, 15.0, "fits (12,801)"),
         ]
         self.push_screen(ModelPicker(choices, "gpt-4o"))
+
+
+class WelcomeApp(App[None]):
+    """What a first run opens on: the embedded model's welcome panel, over the composer it listens to."""
+
+    AUTO_FOCUS = None  # no text cursor: its blink phase would make the render time-dependent
+
+    def compose(self) -> ComposeResult:
+        local = ModelTarget(name="local", litellm_model="openai/foldchat-local", window=8_192, is_local=True)
+        yield Welcome(local, LocalModelSettings())
+        yield Composer()

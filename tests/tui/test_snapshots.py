@@ -26,6 +26,10 @@ def test_model_picker(snap_compare):
     assert snap_compare(HERE / "snapshot_apps.py:PickerApp", terminal_size=(110, 20))
 
 
+def test_welcome_panel_of_the_embedded_model(snap_compare):
+    assert snap_compare(HERE / "snapshot_apps.py:WelcomeApp", terminal_size=(100, 24))
+
+
 def test_main_screen_after_a_reply(snap_compare, app_factory):
     app = app_factory()
 

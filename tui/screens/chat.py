@@ -137,6 +137,7 @@ class ChatScreen(Screen[None]):
             self.show_title(await asyncio.to_thread(self.backend.conversation))
 
     def show_title(self, conversation: Conversation | None) -> None:
+        self.query_one(Transcript).name_model(self.session.target, self.session.settings.local)  # welcome panel
         if conversation is None:  # not stored until its first message
             self.conversation_title = "conversation (new)"
         else:

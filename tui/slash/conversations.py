@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from foldchat.engine import FoldchatError, visible
 
 from ..widgets.composer import Composer
+from ..widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from ..screens.chat import ChatScreen
@@ -27,6 +28,7 @@ async def switch_conversation(screen: ChatScreen, conversation_id: int | None) -
     screen.keep_draft()
     screen.query_one(Composer).clear()
     await asyncio.to_thread(session.switch_conversation, conversation_id)
+    screen.query_one(Transcript).welcome_due = True  # another conversation: welcomed if it is empty
     await screen.refresh_transcript()
     screen.restore_draft()
     if session.target.name != previous:

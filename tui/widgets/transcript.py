@@ -13,7 +13,9 @@ transcript's own message loop, which the reload's mount needs.)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from textual import on
 from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.widget import Widget
@@ -22,6 +24,11 @@ from textual.widgets import Static
 from .fold_marker import FoldMarker
 from .message import MessageData, MessageView
 from .placed import quiet_virtual_size
+from .welcome import Welcome
+
+if TYPE_CHECKING:
+    from foldchat.engine.config import LocalModelSettings
+    from foldchat.engine.providers.target import ModelTarget
 
 
 @dataclass
@@ -55,6 +62,11 @@ class Transcript(VerticalScroll):
         """A reply's view mounted with its prompt, for the next reply worker to take (widgets/reply_turn.py)."""
         self.streaming = False
         """A turn's reply worker runs, or the screen has not yet handled its end (`reply_turn.TurnOver`)."""
+        self.welcome_due = True
+        """Shown empty, this conversation opens on the welcome panel: until something is typed or said in it
+        (a switch to another conversation makes it due again: slash/conversations.py)."""
+        self.welcome: Welcome | None = None
+        self.model_known: tuple[ModelTarget, LocalModelSettings] | None = None  # what a new panel names
 
     def on_mount(self) -> None:
         self.watch(self, "scroll_y", self._scrolled, init=False)
@@ -96,13 +108,16 @@ class Transcript(VerticalScroll):
         self._reloading = True
         try:
             self.items = list(items)
+            self.welcome_due = self.welcome_due and not self.items
             self.pinned = pinned
             self.folded_upto = folded_upto
             await self.remove_children()
             self.first_mounted = max(0, len(self.items) - self.WINDOW)
             earlier = Static(self._earlier_text(), id="earlier")
             earlier.display = self.first_mounted > 0
-            await self.mount(earlier, *[self._view(i) for i in self.items[self.first_mounted :]])
+            self.welcome = Welcome(*self.model_known or ()) if self.welcome_due else None
+            welcome = [self.welcome] if self.welcome is not None else []
+            await self.mount(earlier, *welcome, *[self._view(i) for i in self.items[self.first_mounted :]])
         finally:
             self._reloading = False
         self.call_after_refresh(self.scroll_end, animate=False)  # after layout, or the end is not known yet
@@ -114,6 +129,8 @@ class Transcript(VerticalScroll):
         """Add `items` at the end in one mount: one layout pass and one repaint for all of them. With
         `follow` (the user sent them) the transcript goes to the end and follows it again, wherever the
         user had scrolled to; otherwise it stays where the user reads."""
+        if self.welcome_due:  # a message said: the conversation is under way
+            self.end_welcome()
         self.items.extend(items)
         at_bottom = follow or self.scroll_y >= self.max_scroll_y - 2
         views = [self._view(item) for item in items]
@@ -124,6 +141,20 @@ class Transcript(VerticalScroll):
             self.call_after_refresh(self.scroll_end, animate=False)
             await self._unmount_oldest()
         return views
+
+    def name_model(self, target: ModelTarget, local: LocalModelSettings) -> None:
+        """The model the welcome panel names, once the session knows it (and after a switch of model)."""
+        self.model_known = (target, local)
+        if self.welcome is not None:
+            self.welcome.show_model(target, local)
+
+    @on(Welcome.Dismissed)
+    def end_welcome(self) -> None:
+        """Something was typed: the panel goes, and stays gone for this conversation."""
+        self.welcome_due = False
+        if self.welcome is not None:
+            self.welcome.remove()
+            self.welcome = None
 
     def set_pinned(self, view: MessageView, pinned: bool) -> None:
         """Shown on `view`, and kept for the view mounted again from its item (scrolled back to)."""

@@ -49,7 +49,7 @@ class FoldPreview(ModalScreen[bool]):
     DEFAULT_CSS = """
     FoldPreview { align: center middle; }
     FoldPreview > Vertical { width: 90%; height: 90%; border: thick $accent; background: $surface; padding: 0 1; }
-    FoldPreview #summary { color: $text-muted; height: auto; }
+    FoldPreview #summary { color: $text-muted; height: auto; width: 100%; }
     FoldPreview #body { height: 1fr; }
     """
     BINDINGS = [Binding("enter", "answer(True)", "Apply this fold"), Binding("escape", "answer(False)", "Discard")]

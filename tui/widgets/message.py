@@ -145,14 +145,14 @@ class MessageView(PlacedWidget, can_focus=True):
     def header_text(self) -> str:
         d = self.data
         parts = [{"user": "You", "assistant": "Assistant", "tool": "Tool", "system": "System"}[d.role]]
-        if d.model and d.role == "assistant":
-            parts.append(d.model)
         if d.tool_name:
             parts.append(d.tool_name)
         if d.status != "complete":
             parts.append(f"[{d.status}{': ' + d.error if d.error else ''}]")
-        if d.note:
+        if d.note:  # what changes (the wait's seconds, a cut) before the model's name: a long name is what is cut
             parts.append(d.note)
+        if d.model and d.role == "assistant":
+            parts.append(d.model)
         if d.superseded:
             parts.append("(edited: replaced by a newer prompt)" if d.role == "user" else "(replaced)")
         if self.pinned:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (`X 
         user_message as user_message,
     )
     from .cancelling import in_thread as in_thread
-    from .config import load_settings as load_settings
+    from .config import LocalModelSettings as LocalModelSettings, load_settings as load_settings
     from .context import Usage as Usage
     from .crash_log import crash_line as crash_line, write_crash_log as write_crash_log
     from .errors import (
@@ -215,6 +215,7 @@ _EXPORTS = {
     "reply_line": "spend",
     "total_line": "spend",
     "UsageTotals": "store.usage_rows",
+    "LocalModelSettings": "config",
     "visible": "untrusted_text",
     "Decision": "policy",
     "FoldHistory": "policy",

@@ -76,6 +76,7 @@ EXPECTED = {
     "reply_line",
     "total_line",
     "UsageTotals",
+    "LocalModelSettings",
     "usage_totals",
     "reply_usages",
     "crash_line",

@@ -27,8 +27,7 @@ from .placed import quiet_virtual_size
 from .welcome import Welcome
 
 if TYPE_CHECKING:
-    from foldchat.engine.config import LocalModelSettings
-    from foldchat.engine.providers.target import ModelTarget
+    from foldchat.engine import LocalModelSettings, ModelTarget
 
 
 @dataclass

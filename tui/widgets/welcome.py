@@ -14,8 +14,7 @@ from ..literal import literal
 from .composer import Composer
 
 if TYPE_CHECKING:  # types only: the engine's config loads pydantic, kept off the first frame
-    from foldchat.engine.config import LocalModelSettings
-    from foldchat.engine.providers.target import ModelTarget
+    from foldchat.engine import LocalModelSettings, ModelTarget
     from textual.message import Message
 
 # what the embedded model is, said plainly: people judge Foldchat by its first replies

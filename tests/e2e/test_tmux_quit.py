@@ -4,17 +4,14 @@ and keep no fold."""
 
 from __future__ import annotations
 
-import json
-import os
 import sqlite3
 import subprocess
-import sys
 import time
 
 import pytest
-from test_recall_at_send import chat
 
 from e2e.test_tmux import Tmux
+from e2e.test_tmux_recall import garden_in_a_terminal
 from servers.fake_openai import FakeOpenAI
 
 HELD = 90.0  # how long the fake holds each summarizer answer: far beyond what a quit may take
@@ -38,22 +35,10 @@ def foreground(terminal: Tmux) -> str:
 
 
 def test_ctrl_q_during_a_fold_quits_without_waiting_for_its_requests(tmp_path, slow_summarizer):
-    config = tmp_path / "config.toml"
-    config.write_text(
-        f'default_model = "fake"\nsummarizer = "llm"\nrequest_timeout = {HELD * 2}\n\n[models.fake]\n'
-        f'model = "openai/fake-model"\napi_base = "{slow_summarizer.base_url}"\napi_key_env = "FAKE_KEY"\n'
-        "context_window = 8000\n"
-    )
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    settings = f'summarizer = "llm"\nrequest_timeout = {HELD * 2}'
+    terminal = garden_in_a_terminal(tmp_path, slow_summarizer, settings, "quit.db")
     database = tmp_path / "quit.db"
-    env.update(FOLDCHAT_DATABASE=str(database), FOLDCHAT_CONFIG=str(config), FAKE_KEY="sk-fake",
-               TERM="xterm-256color")  # fmt: skip
-    (tmp_path / "garden.json").write_text(json.dumps(chat()))
-    terminal = Tmux(env)
     try:
-        python = sys.executable
-        terminal.run(f"cd {tmp_path} && {python} -m foldchat import garden.json && {python} -m foldchat -c 1")
-        terminal.wait_for(lambda s: "token window" in s)
         terminal.type("/resummarize")
         deadline = time.monotonic() + 60
         while summarizer_calls(slow_summarizer) == 0 and time.monotonic() < deadline:

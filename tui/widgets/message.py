@@ -114,7 +114,7 @@ class MessageView(PlacedWidget, can_focus=True):
     MessageView { width: 1fr; height: auto; overflow: hidden hidden; padding: 0 1; margin: 0 0 1 0;
                   border-top: blank; border-title-align: left; border-title-color: $text-muted;
                   border-title-style: bold; }
-    MessageView:focus { background: $boost; }
+    MessageView:focus { background: $accent 12%; border-top: heavy $accent; border-title-color: $accent; }
     MessageView.-user { border-title-color: $primary; }
     MessageView.-assistant { border-title-color: $secondary; }
     MessageView.-folded { opacity: 60%; }

@@ -12,6 +12,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (`X as X`: an explicit re-export)
+    from .archive import Archive as Archive
     from .attachments import (
         Attachment as Attachment,
         changed_since as changed_since,
@@ -130,6 +131,7 @@ _EXPORTS = {
     "Session": "session",
     "OpenOptions": "options",
     "Workspace": "workspace",
+    "Archive": "archive",
     "ModelEntry": "workspace",
     "Usage": "context",
     "FoldPlan": "fold.chain",

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from pathlib import Path
 from typing import Literal
 
@@ -24,18 +23,15 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from . import untrusted_json
-from .errors import ConfigError, FoldchatError
+from .config_file import ENV_PREFIX, read_config_file, refuse_deep_environment
+from .errors import ConfigError
 from .limits import MAX_TOKENS
-from .paths import default_config_file
 from .policy import FoldPolicy
-from .regular_file import read_regular
 from .validation import describe_validation_error
 
 MAX_LOCAL_CONTEXT = 131_072  # any GGUF: beyond this the KV cache alone outgrows a laptop's memory
 TRAINED_CONTEXT = {"smollm2": 8192, "gemma": 32_768}  # the packaged models' n_ctx_train
 MAX_SECONDS = 86_400.0  # a day: waits longer than that are a typo, and timers overflow on huge values
-MAX_CONFIG_BYTES = 1024 * 1024  # a settings file; bigger is a mistake, not a config
 MAX_INPUT_CAP = 256 * 1024 * 1024  # more than this is no chat input; reading it would take minutes
 
 
@@ -175,39 +171,13 @@ class Settings(BaseSettings):
         return init_settings, env_settings, TomlConfigSettingsSource(settings_cls)
 
 
-ENV_PREFIX = "FOLDCHAT_"
-
-
-def config_path(explicit: str | Path | None = None) -> Path:
-    if explicit:
-        return Path(explicit).expanduser()
-    if os.environ.get("FOLDCHAT_CONFIG"):
-        return Path(os.environ["FOLDCHAT_CONFIG"]).expanduser()
-    return default_config_file()
-
-
 def load_settings(explicit: str | Path | None = None) -> Settings:
     """Settings from the config file (if any) and the environment; one-line `ConfigError` when invalid.
 
     Each error names where the bad value came from: the `FOLDCHAT_*` variable that set it, else the file.
     """
-    _refuse_deep_environment()
-    path = config_path(explicit)
-    named = bool(explicit or os.environ.get("FOLDCHAT_CONFIG"))
-    if named and not path.exists():
-        origin = "" if explicit else " (named by FOLDCHAT_CONFIG)"
-        raise ConfigError(f"config file {path}{origin} does not exist")
-    if path.exists() and str(path) != os.devnull:  # /dev/null is a way to say "no config file"
-        try:  # checked by us first: a pipe or /dev/zero as config.toml would hang the reader
-            tomllib.loads(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8"))
-        except tomllib.TOMLDecodeError as error:
-            raise ConfigError(f"{path}: not valid TOML: {error}") from None
-        except UnicodeDecodeError:
-            raise ConfigError(f"{path}: not UTF-8 text (TOML files are UTF-8)") from None
-        except FoldchatError as error:
-            raise ConfigError(f"config file {error}") from None
-        except OSError as error:
-            raise ConfigError(f"cannot read {path}: {error.strerror}") from None
+    refuse_deep_environment()
+    path, _ = read_config_file(explicit)  # its own checks first: pydantic-settings reads it again below
 
     class FileSettings(Settings):
         model_config = SettingsConfigDict(toml_file=path if path.exists() else None)
@@ -226,16 +196,6 @@ def load_settings(explicit: str | Path | None = None) -> Settings:
                 f"{name} is not valid: a section takes a JSON object, or set one key as {name}__KEY=value"
             ) from None
         raise ConfigError(f"{path}: {error}") from None
-
-
-def _refuse_deep_environment() -> None:
-    """A `FOLDCHAT_*` value nested deeper than any section is refused before pydantic parses it as JSON.
-
-    (Its JSON parser recurses: a few thousand brackets raise RecursionError, not a validation error.)
-    """
-    for name, value in os.environ.items():
-        if name.upper().startswith(ENV_PREFIX) and untrusted_json.depth(value) > untrusted_json.MAX_DEPTH:
-            raise ConfigError(f"{name} is not valid: nested too deeply to be a settings section")
 
 
 def _variable_for(location: tuple[str, ...]) -> str | None:

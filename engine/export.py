@@ -18,7 +18,6 @@ from .errors import ExportError, StorageError
 from .messages import Message
 from .paths import create_private_file, export_dir
 from .replies_cut import is_cut_mark
-from .snapshot import snapshot_text
 from .store import Store, StoredMessage
 from .untrusted_text import json_safe, visible
 
@@ -42,6 +41,8 @@ def _worth_exporting(stored: StoredMessage) -> bool:
 
 
 def export_conversation(store: Store, conversation_id: int, fmt: str) -> str:
+    from .snapshot import snapshot_text  # pydantic's models: `show` imports this module for `status_suffix` only
+
     conversation = store.conversation(conversation_id)
     messages = [m for m in store.messages(conversation_id) if _worth_exporting(m)]
     if fmt == "json":

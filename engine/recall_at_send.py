@@ -22,13 +22,13 @@ from .context import Usage, sendable
 from .messages import Message
 from .recall import Original
 from .recall_index import Query, RecallIndex, query_for
-from .recall_passages import ACKNOWLEDGEMENT, CountText, Recalled, block, choose
+from .recall_passages import ACKNOWLEDGEMENT, CountText, Recalled, block, choose, stored_recalls
 from .store import recall_rows
 
 if TYPE_CHECKING:
     from .context import Context
     from .providers.target import ModelTarget
-    from .store import Store, StoredMessage
+    from .store import StoredMessage
 
 BEFORE_CHARS = 2_000  # of the exchange before the new message: its subject, not its whole text
 
@@ -130,12 +130,6 @@ def numbered(
             if message.key is None or sent.get(message.key) != message.text:
                 originals.append(Original(number, message, stored.created_at))
     return texts, originals
-
-
-def stored_recalls(store: Store, conversation_id: int) -> dict[int, Recalled]:
-    """What was recalled for each prompt of a conversation (message id -> passages); a damaged row is none."""
-    rows = recall_rows.recalls(store, conversation_id)
-    return {i: r for i, raw in rows.items() if (r := Recalled.from_json(raw)) is not None}
 
 
 def find_passages(

@@ -14,10 +14,14 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .recall import Original
 from .recall_index import Query, RecallIndex
+from .store import recall_rows
+
+if TYPE_CHECKING:
+    from .store import Store
 
 CountText = Callable[[str], int]
 
@@ -211,3 +215,9 @@ def _stem(word: str) -> str:
 def _hits(line: str, stems: Sequence[str]) -> int:
     lowered = line.lower()
     return sum(1 for stem in stems if stem in lowered)
+
+
+def stored_recalls(store: Store, conversation_id: int) -> dict[int, Recalled]:
+    """What was recalled for each prompt of a conversation (message id -> passages); a damaged row is none."""
+    rows = recall_rows.recalls(store, conversation_id)
+    return {i: r for i, raw in rows.items() if (r := Recalled.from_json(raw)) is not None}

@@ -1,32 +1,24 @@
 """Everything the conversations share: settings, the database and the model registry.
 
-A `Workspace` is what the shell commands that read or manage conversations (`list`, `show`,
-`export`, `import`, `models`) open; a `Session` (session.py) opens one conversation inside it. Opening
-a workspace reads the config and the database, nothing slower: litellm stays unloaded.
+A `Workspace` is the `Archive` of stored conversations (archive.py) with the settings and the models:
+what `import`, `models` and `ask` open; a `Session` (session.py) opens one conversation inside it.
+Opening a workspace reads the config and the database, nothing slower: litellm stays unloaded.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
-from types import TracebackType
-from typing import Any
 
+from .archive import Archive, database_of
 from .config import Settings, load_settings
 from .errors import UsageError
-from .export import export_conversation, write_export
-from .fold.layout import covered_messages, transcript_numbers
-from .importer import import_conversations
 from .options import OpenOptions
-from .paths import default_database
 from .providers.registry import ModelRegistry, check_model_name
 from .providers.target import ModelTarget
-from .recall_at_send import stored_recalls
-from .recall_passages import Recalled
 from .remembered import Remembered
-from .store import Conversation, SearchHit, Store, StoredFold, StoredMessage
-from .store.records import damaged_folds_notice
+from .store import Conversation
 
 
 @dataclass(frozen=True)
@@ -39,108 +31,26 @@ class ModelEntry:
     is_default: bool = False
 
 
-class Workspace:
+class Workspace(Archive):
     def __init__(self, settings: Settings, registry: ModelRegistry, database: Path) -> None:
+        super().__init__(database)
         self.settings = settings
         self.registry = registry
-        self.database = database
-        self._store: Store | None = None
 
     @classmethod
     def open(cls, options: OpenOptions | None = None) -> Workspace:
         options = options or OpenOptions()
         settings = options.settings or load_settings(options.config)
-        return cls(settings, ModelRegistry(settings), options.database or settings.database or default_database())
+        return cls(settings, ModelRegistry(settings), database_of(replace(options, settings=settings)))
 
     @cached_property
     def remembered(self) -> Remembered:
         """The theme and drafts the app keeps between runs (beside the database)."""
         return Remembered(self.database)
 
-    @property
-    def store(self) -> Store:
-        """The database, opened (and created) on first use: `foldchat models` never touches it."""
-        if self._store is None:
-            self._store = Store(self.database)
-        return self._store
-
-    def __enter__(self) -> Workspace:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
-    ) -> None:
-        self.close()
-
     def close(self) -> None:
         self.registry.close()
-        if self._store is not None:
-            self._store.close()
-
-    # -- conversations ----------------------------------------------------------------------------
-    def choose_conversation(self, conversation_id: int | None = None, new: bool = False) -> Conversation | None:
-        """The conversation to open: `conversation_id`, else None (a new one) with `new`, else the latest
-        (None when there is none). The one place both faces decide it. A new conversation is not stored
-        here: its first message stores it (`Session`), so nothing empty is left in the list."""
-        if conversation_id is not None:
-            return self.store.conversation(conversation_id)
-        return None if new else self.store.latest_conversation()
-
-    def conversations(self, search: str | None = None) -> list[Conversation]:
-        """Most recent first; with `search`, only those whose title or messages contain it."""
-        return self.store.conversations(search=search)
-
-    def search(self, text: str) -> list[SearchHit]:
-        """Conversations whose title or messages hold `text` (full-text), each with the matching line."""
-        return self.store.search(text)
-
-    def recent_models(self) -> list[str]:
-        """The models of the most recently used conversations, newest first."""
-        return self.store.recent_models()
-
-    def conversation(self, conversation_id: int) -> Conversation:
-        return self.store.conversation(conversation_id)
-
-    def transcript(self, conversation_id: int) -> list[StoredMessage]:
-        return self.store.messages(conversation_id)
-
-    def folds(self, conversation_id: int, include_undone: bool = False) -> list[StoredFold]:
-        return self.store.folds(conversation_id, include_undone)
-
-    def damaged_folds_notice(self, conversation_id: int | None) -> str | None:
-        """One line naming the conversation's folds that cannot be read (and so count as undone), for a face
-        to say once when it opens the conversation; None when there are none."""
-        return None if conversation_id is None else damaged_folds_notice(self.store.folds(conversation_id, True))
-
-    def message_numbers(self, conversation_id: int) -> dict[int, int]:
-        """Message id -> its 1-based number in the conversation (ids are shared by all conversations)."""
-        return transcript_numbers([m.id for m in self.transcript(conversation_id)])
-
-    def recalls(self, conversation_id: int) -> dict[int, Recalled]:
-        """What automatic recall added to the request of each prompt (message id -> passages)."""
-        return stored_recalls(self.store, conversation_id)
-
-    def fold_coverage(self, fold: StoredFold) -> int:
-        """How many messages `fold` stands for: the count the app's toast, marker and inspector show."""
-        return covered_messages(fold, [m.id for m in self.transcript(fold.conversation_id)])
-
-    def rename(self, conversation_id: int, title: str) -> None:
-        self.store.rename_conversation(conversation_id, title)
-
-    def delete(self, conversation_id: int) -> None:
-        self.store.delete_conversation(conversation_id)
-
-    def export(self, conversation_id: int, fmt: str) -> str:
-        """The conversation as Markdown (`md`) or JSON (`json`)."""
-        return export_conversation(self.store, conversation_id, fmt)
-
-    def write_export(self, conversation_id: int, fmt: str, directory: Path | None = None) -> Path:
-        """The conversation written to a new private file (default: the exports folder); its path."""
-        return write_export(self.store, conversation_id, fmt, directory)
-
-    def import_data(self, data: Any, model: str | None = None) -> list[int]:
-        """Conversations from a JSON message list or a ChatGPT export; returns their ids."""
-        return import_conversations(self.store, data, model)
+        super().close()
 
     # -- models -----------------------------------------------------------------------------------
     def default_model_name(self) -> str:

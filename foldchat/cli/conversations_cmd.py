@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from foldchat.cli.inputs import record_id
-from foldchat.cli.runtime import add_config_option, open_workspace
+from foldchat.cli.runtime import add_config_option, open_archive
 from foldchat.engine import visible
 
 
@@ -46,9 +46,9 @@ def _when(stamp: float) -> str:
 def run_list(args: argparse.Namespace) -> int:
     from foldchat.engine import total_line, usage_totals
 
-    with open_workspace(args) as workspace:
-        hits = workspace.search(args.search) if args.search else []
-        rows = [h.conversation for h in hits] if args.search else workspace.conversations()
+    with open_archive(args) as archive:
+        hits = archive.search(args.search) if args.search else []
+        rows = [h.conversation for h in hits] if args.search else archive.conversations()
         excerpts = {h.conversation.id: h.excerpt for h in hits}
         if not rows and args.search:
             print(visible(f"no conversation matches {args.search!r}"), file=sys.stderr)
@@ -62,7 +62,7 @@ def run_list(args: argparse.Namespace) -> int:
             )
             if excerpts.get(c.id):
                 print(f"       › {visible(excerpts[c.id])}")
-        if not args.search and (spent := usage_totals(workspace.store)).cost > 0:  # every conversation's replies
+        if not args.search and (spent := usage_totals(archive.store)).cost > 0:  # every conversation's replies
             print(f"total cost: {total_line(spent)}")
     return 0
 
@@ -70,20 +70,20 @@ def run_list(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     from foldchat.engine import reply_line, reply_usages, status_suffix, total_line, usage_totals
 
-    with open_workspace(args) as workspace:
-        conversation = workspace.conversation(args.id)
+    with open_archive(args) as archive:
+        conversation = archive.conversation(args.id)
         print(
             visible(
                 f"# {conversation.title or 'untitled'} (conversation {conversation.id}, {conversation.model or '-'})"
             )
         )
-        if notice := workspace.damaged_folds_notice(args.id):
+        if notice := archive.damaged_folds_notice(args.id):
             print(f"foldchat: {visible(notice)}", file=sys.stderr)
-        folds = {f.last_message_id: f for f in workspace.folds(args.id)}
-        numbers = workspace.message_numbers(args.id)  # the conversation's own numbers, as the app shows
-        recalls = workspace.recalls(args.id)
-        usages = reply_usages(workspace.store, args.id)
-        for stored in workspace.transcript(args.id):
+        folds = {f.last_message_id: f for f in archive.folds(args.id)}
+        numbers = archive.message_numbers(args.id)  # the conversation's own numbers, as the app shows
+        recalls = archive.recalls(args.id)
+        usages = reply_usages(archive.store, args.id)
+        for stored in archive.transcript(args.id):
             message = stored.message
             calls = "".join(f"\n  → {c.name}({c.arguments})" for c in message.tool_calls)
             print(visible(f"\n[{numbers[stored.id]}] {message.role}{status_suffix(stored)}: {message.text}{calls}"))
@@ -95,21 +95,21 @@ def run_show(args: argparse.Namespace) -> int:
             if fold is not None:
                 first, last = numbers.get(fold.first_message_id, 0), numbers.get(fold.last_message_id, 0)
                 print(
-                    f"\n── folded {workspace.fold_coverage(fold)} messages ({first}..{last}) · "
+                    f"\n── folded {archive.fold_coverage(fold)} messages ({first}..{last}) · "
                     f"{fold.tokens_before:,} → {fold.tokens_after:,} tokens · {fold.summarizer} ──"
                 )
         if usages:
-            print(f"\ncost: {total_line(usage_totals(workspace.store, args.id))}")
+            print(f"\ncost: {total_line(usage_totals(archive.store, args.id))}")
     return 0
 
 
 def run_export(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    with open_workspace(args) as workspace:
+    with open_archive(args) as archive:
         if args.save is None:
-            sys.stdout.write(workspace.export(args.id, args.format))
+            sys.stdout.write(archive.export(args.id, args.format))
             return 0
         directory = Path(args.save).expanduser() if args.save else None
-        print(workspace.write_export(args.id, args.format, directory))
+        print(archive.write_export(args.id, args.format, directory))
     return 0

@@ -1,4 +1,5 @@
-"""What the conversation commands share: the workspace (settings, database, models) and progress lines."""
+"""What the conversation commands share: the workspace (settings, database, models) or just the archive of
+stored conversations, and progress lines."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported when a command runs, not when `foldchat` starts
-    from foldchat.engine import Workspace
+    from foldchat.engine import Archive, Workspace
 
 
 def add_config_option(parser: argparse.ArgumentParser) -> None:
@@ -27,6 +28,16 @@ def open_workspace(args: argparse.Namespace) -> Iterator[Workspace]:
 
     with Workspace.open(OpenOptions(config=getattr(args, "config", None))) as workspace:
         yield workspace
+
+
+@contextmanager
+def open_archive(args: argparse.Namespace) -> Iterator[Archive]:
+    """The stored conversations (the database --config or the usual lookup names), closed after: no
+    settings beyond the database unless the config sets more, no models."""
+    from foldchat.engine import Archive, OpenOptions
+
+    with Archive.open(OpenOptions(config=getattr(args, "config", None))) as archive:
+        yield archive
 
 
 def progress_printer(enabled: bool) -> Callable[[str, int, int], None]:

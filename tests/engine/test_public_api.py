@@ -20,6 +20,7 @@ EXPECTED = {
     "Usage",
     "FoldPlan",
     "Workspace",
+    "Archive",
     "compress_messages",
     # values the faces receive
     "Conversation",

@@ -120,6 +120,8 @@ class WaitingNote:
             self.active = False
             self.timer.stop()
             self.view.set_note("")
+            # the status line said "waiting… 9 s" until the reply ended: it says what happens now
+            self.host.post_message(StatusSaid(f"{self.model} · replying…"))
 
 
 def cut_note(event: Finished, target: ModelTarget) -> str:

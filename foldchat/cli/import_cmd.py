@@ -31,6 +31,7 @@ def run(args: argparse.Namespace) -> int:
     # the whole file is read and checked before the database is touched
     data = read_json(args.file, load_settings(args.config).max_import_bytes, "max_import_bytes")
     with open_workspace(args) as workspace:
-        for cid in workspace.import_data(data, args.model):
+        # stored with the conversation, so `list` says what it continues with (it showed "-")
+        for cid in workspace.import_data(data, args.model or workspace.default_model_name()):
             print(cid)
     return 0

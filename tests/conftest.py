@@ -5,6 +5,7 @@ database that point at it)."""
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -44,6 +45,12 @@ sys.path.insert(0, str(ROOT / "tests"))
 for _folder in sorted({path.parent for path in (ROOT / "tests").rglob("test_*.py")}):
     if str(_folder) not in sys.path:
         sys.path.insert(0, str(_folder))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The scratch home goes with the run that made it: its caches alone (the local model's GGUF, the
+    parsed encodings) are 250 MB, left in the temp folder by every run before."""
+    shutil.rmtree(SCRATCH_HOME, ignore_errors=True)
 
 
 @pytest.fixture

@@ -23,7 +23,8 @@ class LoopbackServer:
         self.requests: list[dict[str, Any]] = []
         self.rejected: list[str] = []
         self._server = _QuietServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # shutdown() waits for the loop's next poll: at the default 0.5 s that was half a second of every test
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
 
     @property
     def base_url(self) -> str:

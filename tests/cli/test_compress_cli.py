@@ -1,20 +1,18 @@
-"""`foldchat compress` through the real entry point, as a subprocess."""
+"""`foldchat compress` through the CLI's entry point, `main(argv)`, in this process: what it parses, prints
+and exits with (its tokenizer and litellm loaded once for all of them, not once a test)."""
 
 import json
-import subprocess
-import sys
 
 import litellm
 import pytest
 from foldchat.engine import snapshot as snap
 
+from cli.in_process import foldchat_main
 from synth import coding_conversation
-
-FOLDCHAT = [sys.executable, "-m", "foldchat"]
 
 
 def run(*args, stdin=""):
-    return subprocess.run([*FOLDCHAT, *args], input=stdin, capture_output=True, text=True, timeout=120)
+    return foldchat_main(*args, stdin=stdin)
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import sqlite3
 
 from foldchat.engine import Message, OpenOptions, Session
 
-from runtime.conftest import foldchat
+from cli.in_process import foldchat_main as foldchat
 
 
 def folded_conversation(home) -> tuple[int, int]:

@@ -2,13 +2,13 @@
 
 import json
 import sqlite3
-import subprocess
-import sys
+
+from cli.in_process import foldchat_main
 
 
 def run(*args, stdin="", env=None):
-    return subprocess.run([sys.executable, "-m", "foldchat", *args], input=stdin, capture_output=True, text=True,
-                          timeout=120, env=env)  # fmt: skip
+    """The command's exit status and output, run in this process (`run` of the tests that read what it stored)."""
+    return foldchat_main(*args, stdin=stdin, env=env)
 
 
 def environment(tmp_path):

@@ -14,11 +14,17 @@ from pathlib import Path
 
 import pytest
 
+from cli.in_process import foldchat_main
+
 
 def run(*args: str, env: dict[str, str], stdin: str | bytes = "") -> subprocess.CompletedProcess[str]:
-    data = stdin.encode() if isinstance(stdin, str) else stdin
-    done = subprocess.run([sys.executable, "-m", "foldchat", *args], input=data, capture_output=True, timeout=120,
-                          env=env)  # fmt: skip
+    """The command's exit status and output, run in this process: what it makes of its input is the point."""
+    return foldchat_main(*args, env=env, stdin=stdin)
+
+
+def run_in_a_process(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`python -m foldchat ARGS`, for what must not hang: the timeout ends a process, not a test run."""
+    done = subprocess.run([sys.executable, "-m", "foldchat", *args], capture_output=True, timeout=120, env=env)
     return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
 
 
@@ -120,7 +126,7 @@ def test_pipes_and_devices_are_refused_in_one_line_without_waiting(tmp_path, env
         (("list",), {**env, "FOLDCHAT_CONFIG": str(zero_config)}, "is a device"),
     ]
     for args, environment, message in cases:
-        done = run(*args, env=environment)  # the timeout is the hang this guards against
+        done = run_in_a_process(*args, env=environment)  # the timeout is the hang this guards against
         assert done.returncode == 2 and message in done.stderr and one_line(done), (args, done.stderr)
     assert conversation_count(tmp_path) == 0
 

@@ -32,7 +32,7 @@ def test_a_search_longer_than_the_limit_is_refused_in_one_line_that_does_not_bla
 
 
 def test_list_search_finds_words_that_only_an_attachment_holds(home, fake, tmp_path):
-    from runtime.conftest import foldchat
+    from cli.in_process import foldchat_main as foldchat
 
     notes = tmp_path / "notes.md"
     notes.write_text("# Trip\n\nThe funicular to the castle closes at 18:00 on Sundays.\n")

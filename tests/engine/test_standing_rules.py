@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 from foldchat.engine import snapshot as snap
@@ -21,6 +18,7 @@ from foldchat.engine.tokens import LiteLLMCounter
 from hypothesis import given, settings, strategies as st
 from test_snapshot_check import ForgetfulSummarizer
 
+from cli.in_process import foldchat_main
 from trajectories import everyday_chat
 
 COUNTER = LiteLLMCounter("gpt-4o")
@@ -84,11 +82,9 @@ def seed_of(fold_number: int) -> int:
 def test_compress_three_times_on_its_own_output_keeps_every_rule():
     data = planted_chat()
     for fold_number in range(3):
-        done = subprocess.run(
-            [sys.executable, "-m", "foldchat", "compress", "-", "--model", "gpt-4o",
-             "--context-window", str(WINDOW), "--force"],
-            input=json.dumps(data), capture_output=True, text=True, timeout=120, env=os.environ.copy(),
-        )  # fmt: skip
+        done = foldchat_main(
+            "compress", "-", "--model", "gpt-4o", "--context-window", str(WINDOW), "--force", stdin=json.dumps(data)
+        )
         assert done.returncode == 0, done.stderr
         out = json.loads(done.stdout)
         assert out["report"]["compressed"]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from test_recall_at_send import bed, chat
 
-from runtime.conftest import foldchat
+from cli.in_process import foldchat_main as foldchat  # in this process: what `ask` exits with, prints and stores
 
 
 def test_ask_says_what_it_recalled_and_show_marks_it(home: Path, fake) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from runtime.conftest import foldchat
+from cli.in_process import foldchat_main as foldchat  # in this process: what `ask` exits with, prints and stores
 
 
 def rows(home: Path) -> list[tuple[str, str]]:

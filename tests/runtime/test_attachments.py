@@ -16,7 +16,7 @@ from foldchat.engine.store import Store
 from foldchat.engine.tokens import LiteLLMCounter
 
 from attachment_bench import png
-from runtime.conftest import foldchat
+from cli.in_process import foldchat_main as foldchat  # in this process: what `ask` exits with, prints and stores
 
 NOTES = "# Trip notes\n\nFerry: blue pier behind the fish market, 08:40 departure.\n" + "Museum list. " * 400
 

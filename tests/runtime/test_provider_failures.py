@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from runtime.conftest import foldchat
+from cli.in_process import foldchat_main as foldchat  # in this process: what `ask` exits with, prints and stores
 
 
 def rows(home):

@@ -8,9 +8,6 @@ own, smaller than the chat's, and refuses (as OpenAI does) any request that woul
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 from foldchat.engine.fold.pipeline import FoldRequest, fold_context
@@ -22,6 +19,7 @@ from foldchat.engine.summarizers import RulesSummarizer
 from foldchat.engine.summarizers.llm import LLMSummarizer, WithFallback
 from foldchat.engine.tokens import LiteLLMCounter
 
+from cli.in_process import foldchat_main
 from servers.fake_openai import FakeOpenAI
 from trajectories import agent_trajectory, everyday_chat
 
@@ -129,10 +127,9 @@ def test_a_fold_that_would_not_shrink_the_context_is_discarded_and_says_so():
 
 
 def compress(raw: list[dict], *extra: str) -> dict:
-    done = subprocess.run(
-        [sys.executable, "-m", "foldchat", "compress", "-", "--model", MODEL, "--context-window", str(WINDOW), *extra],
-        input=json.dumps(raw), capture_output=True, text=True, timeout=300, env=os.environ.copy(),
-    )  # fmt: skip
+    done = foldchat_main(
+        "compress", "-", "--model", MODEL, "--context-window", str(WINDOW), *extra, stdin=json.dumps(raw)
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 

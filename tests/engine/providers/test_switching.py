@@ -4,15 +4,13 @@ against loopback servers that validate like OpenAI and Anthropic do, and the rea
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 
 import pytest
 from foldchat.engine.messages import Message
 from foldchat.engine.store import Store
 
+from cli.in_process import foldchat_main
 from servers.fake_anthropic import FakeAnthropic
 from servers.fake_openai import FakeOpenAI
 
@@ -65,8 +63,7 @@ context_window = 200000
 
 
 def foldchat(*args, stdin=""):
-    return subprocess.run([sys.executable, "-m", "foldchat", *args], input=stdin, capture_output=True, text=True,
-                          timeout=180, env=os.environ.copy())  # fmt: skip
+    return foldchat_main(*args, stdin=stdin)  # in this process: the requests each provider got are the point
 
 
 def payloads(db) -> dict[int, str]:

@@ -144,19 +144,16 @@ def test_transport_errors_are_retried_once(fake):
 
 
 def test_compress_cli_with_the_llm_summarizer(fake, tmp_path):
-    import os
-    import subprocess
-    import sys
+    from cli.in_process import foldchat_main
 
     config = tmp_path / "c.toml"
     config.write_text(
         f'[models.cheap]\nmodel = "openai/fake-model"\napi_base = "{fake.base_url}"\ncontext_window = 16000\n'
     )
     fake.reply = json.dumps(GOOD)
-    done = subprocess.run(
-        [sys.executable, "-m", "foldchat", "compress", "-", "--model", "gpt-4o", "--context-window", "16000",
-         "--force", "--keep-ratio", "0.01", "--summarizer", "llm", "--summarizer-model", "cheap", "--config", str(config)],
-        input=json.dumps(HISTORY), capture_output=True, text=True, timeout=120, env=os.environ.copy(),
+    done = foldchat_main(
+        "compress", "-", "--model", "gpt-4o", "--context-window", "16000", "--force", "--keep-ratio", "0.01",
+        "--summarizer", "llm", "--summarizer-model", "cheap", "--config", str(config), stdin=json.dumps(HISTORY),
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)

@@ -86,6 +86,7 @@ class WaitingNote:
         self.host, self.view, self.model = host, view, model
         self.started = time.monotonic()
         self.active = True
+        self.said = False  # the status line shows the wait (from the first tick): it is told when it ends
         self.reading = ""  # why it waits, when the engine says (`Waiting`): "reads 4,096 tokens first, about 20 s"
         self.timer = host.set_interval(1.0, self.tick)
         # the status line joins at the first tick: a reply that starts within a second leaves it as it
@@ -114,14 +115,15 @@ class WaitingNote:
             waited = self.waited()
             self.view.set_note(waited)
             self.host.post_message(StatusSaid(f"{self.model} · {waited}"))
+            self.said = True
 
     def stop(self) -> None:
         if self.active:
             self.active = False
             self.timer.stop()
             self.view.set_note("")
-            # the status line said "waiting… 9 s" until the reply ended: it says what happens now
-            self.host.post_message(StatusSaid(f"{self.model} · replying…"))
+            if self.said:  # it said "waiting… 9 s" until the reply ended: it says what happens now
+                self.host.post_message(StatusSaid(f"{self.model} · replying…"))
 
 
 def cut_note(event: Finished, target: ModelTarget) -> str:

@@ -10,9 +10,9 @@ same one-line errors as for every command.
 from __future__ import annotations
 
 from pathlib import Path
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any
 
+from .closing import ClosedOnExit
 from .config_file import SettingsNeeded, settings_free_database
 from .fold.layout import covered_messages, transcript_numbers
 from .importer import import_conversations
@@ -40,7 +40,7 @@ def database_of(options: OpenOptions) -> Path:
     return configured or default_database()
 
 
-class Archive:
+class Archive(ClosedOnExit):
     """The conversations in one database: listed, searched, read, exported, renamed, deleted, imported."""
 
     def __init__(self, database: Path) -> None:
@@ -57,14 +57,6 @@ class Archive:
         if self._store is None:
             self._store = Store(self.database)
         return self._store
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         if self._store is not None:

@@ -24,12 +24,12 @@ import logging
 import threading
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Unpack
 
 from . import snapshot as snap
 from .attachments import Attachment, user_message
 from .autofold import AutoFold
+from .closing import ClosedOnExit
 from .context import Context, Usage
 from .errors import FoldchatError, UsageError
 from .events import EventSink, ignore_events
@@ -55,7 +55,7 @@ from .workspace import Workspace
 log = logging.getLogger(__name__)
 
 
-class Session:
+class Session(ClosedOnExit):
     def __init__(self, workspace: Workspace, conversation_id: int | None, model_name: str) -> None:
         self.workspace = workspace
         self.settings = workspace.settings
@@ -84,14 +84,6 @@ class Session:
         conversation = workspace.choose_conversation(options.conversation, options.new)
         name = workspace.choose_model(conversation, options.model)
         return cls(workspace, conversation.id if conversation is not None else None, name)
-
-    def __enter__(self) -> Session:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         self.workspace.close()

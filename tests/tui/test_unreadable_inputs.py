@@ -87,3 +87,15 @@ async def test_a_ui_state_file_linked_to_dev_zero_is_ignored_with_a_notice(app_f
     async with app.run_test(size=(120, 40)) as pilot:
         await _starts_despite(app, pilot)
         assert any("device" in n for n in notes(app))
+
+
+async def test_a_file_name_with_markup_and_escapes_is_shown_as_written(app_factory, fake, tmp_path):
+    name = "[b]x [@click=app.quit]q \x1b]2;title\x07"  # no closing tags: "/" cannot be in a file name
+    pipe = tmp_path / name
+    os.mkfifo(pipe)
+    app = app_factory()
+    async with ready_chat(app, (120, 40)) as (pilot, _screen):
+        await enter(pilot, f"/attach {tmp_path}/*")
+        said = await wait_for(pilot, lambda: [n for n in notes(app) if "named pipe" in n])
+        assert "[b]x [@click=app.quit]q" in said[0] and "\x1b" not in said[0] and "\x07" not in said[0]
+        assert app.is_running  # the click markup was text, not an action

@@ -113,11 +113,10 @@ async def attach(screen: ChatScreen, paths: list[Path]) -> list[str]:
             screen.notify(f"{attachment.name} changed since it was attached in message #{number}: this is the new "
                           "version", title="Changed file")  # fmt: skip
     for problem in problems[:SHOWN_PROBLEMS]:
-        screen.notify(problem, title="Not attached", severity="warning", markup=False)
+        screen.notify(problem, title="Not attached", severity="warning")  # shown literally: the app's notify
     if done:
         shown = ", ".join(a.name for a, _ in done[:5]) + ("…" if len(done) > 5 else "")
-        screen.notify(f"Attached {shown}: sent with your next message (Backspace in an empty composer removes)",
-                      markup=False)  # fmt: skip
+        screen.notify(f"Attached {shown}: sent with your next message (Backspace in an empty composer removes)")
     return problems
 
 

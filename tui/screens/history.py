@@ -96,7 +96,7 @@ class HistoryScreen(ModalScreen[HistoryAction | None]):
         try:
             shown = await asyncio.to_thread(self.search, text) if text else self.rows
         except FoldchatError as error:  # a search the engine refuses (too long): say why, list nothing
-            self.notify(str(error), title="Search", severity="warning", markup=False)
+            self.notify(str(error), title="Search", severity="warning")
             shown = []
         options = self.query_one(OptionList)
         options.clear_options()

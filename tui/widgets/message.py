@@ -77,6 +77,7 @@ class MessageData:
     def from_stored(cls, stored: StoredMessage, recalled: Recalled | None = None) -> MessageData:
         message = stored.message
         attached = shown_attachments(message)
+        cut = stored.status == "complete" and is_cut_mark(stored.error)  # a failed reply's error stays an error
         return cls(
             recalled=None if recalled is None else shown_recall(recalled),
             id=stored.id,
@@ -85,8 +86,8 @@ class MessageData:
             attachments=tuple((visible(title), visible(content)) for title, content in attached),
             status=stored.status,
             model=visible(stored.model) if stored.model else None,
-            error=visible(stored.error) if stored.error and not is_cut_mark(stored.error) else None,
-            note=f"[{stored.error}] /continue asks for the rest" if is_cut_mark(stored.error) else "",
+            error=visible(stored.error) if stored.error and not cut else None,
+            note=f"[{visible(str(stored.error))}] /continue asks for the rest" if cut else "",
             tool_calls=tuple((visible(c.name), visible(c.arguments)) for c in message.tool_calls),
             tool_name=visible(message.name) if message.name else None,
             reasoning=visible(str(message.extras.get("reasoning_content") or "")),

@@ -24,7 +24,6 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (`X 
     )
     from .cancelling import in_thread as in_thread
     from .config import LocalModelSettings as LocalModelSettings, load_settings as load_settings
-    from .context import Usage as Usage
     from .crash_log import crash_line as crash_line, write_crash_log as write_crash_log
     from .errors import (
         ConfigError as ConfigError,
@@ -57,6 +56,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (`X 
     from .fold.compress import CompressOptions as CompressOptions, compress_messages as compress_messages
     from .fold.pipeline import FoldRequest as FoldRequest, FoldResult as FoldResult, fold_context as fold_context
     from .fold.report import FoldReport as FoldReport
+    from .headroom import Usage as Usage, turns_words as turns_words
     from .messages import (
         Message as Message,
         ToolCall as ToolCall,
@@ -133,7 +133,8 @@ _EXPORTS = {
     "Workspace": "workspace",
     "Archive": "archive",
     "ModelEntry": "workspace",
-    "Usage": "context",
+    "Usage": "headroom",
+    "turns_words": "headroom",
     "FoldPlan": "fold.chain",
     "CompressOptions": "fold.compress",
     "compress_messages": "fold.compress",

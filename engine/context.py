@@ -5,7 +5,6 @@ after the fold), as each provider takes it, and what it uses of the model's wind
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from . import snapshot as snap
 from .alternation import current_turn_start, repair
@@ -15,6 +14,7 @@ from .config import Settings
 from .errors import UsageError
 from .fold.condense import condense_oversized
 from .fold.layout import FoldLayout, NewFold, transcript_numbers
+from .headroom import Usage as Usage, turn_size  # Usage read from here too (fold/chain.py, turn.py)
 from .messages import Message
 from .providers.adapt import TargetRules, adapt, rules_for_target
 from .providers.registry import ModelRegistry
@@ -23,28 +23,6 @@ from .recall import supports_recall
 from .recall_wording import without_recall
 from .snapshot import snapshot_text
 from .store import Store, StoredFold, StoredMessage
-from .tokens import TokenCounter
-
-
-@dataclass(frozen=True)
-class Usage:
-    """What the gauge shows: context tokens against the window, the trigger and the target."""
-
-    tokens: int
-    window: int
-    reserved: int
-    trigger: int
-    target: int
-    per_turn: int = 0
-    """What one of the last few turns (a prompt and what answered it) added to the context, on average;
-    0 before the first turn. The gauge's "turns left" divides by it."""
-    recalled: int = 0
-    """What automatic recall added to the request for the latest prompt (recall_at_send.py); not part of
-    `tokens` (it is found again at every send), shown beside them."""
-
-    @property
-    def used(self) -> int:
-        return self.tokens + self.reserved
 
 
 class Context:
@@ -85,8 +63,7 @@ class Context:
         so the rebuilt context is the one the fold reported.
         """
         stored = list(transcript) if transcript is not None else self.transcript()
-        messages = [as_sent(s.message) for s in stored if sendable(s) and s.id not in exclude]
-        return self.with_fold(messages, self.active_fold(), target)
+        return self.with_fold(sent(stored, exclude), self.active_fold(), target)
 
     def with_fold(
         self, messages: list[Message], fold: StoredFold | NewFold | None, target: ModelTarget | None
@@ -159,15 +136,18 @@ class Context:
     def usage(
         self, target: ModelTarget, extra_text: str = "", transcript: Sequence[StoredMessage] | None = None
     ) -> Usage:
+        """What the context takes of `target`'s window, and the typical turn of the stored transcript (not of
+        the context: a fold changes what is sent, not what a turn takes; `headroom.py`)."""
         counter = self.registry.counter(target)
-        messages = self.messages(transcript, target=target)
-        tokens = counter.count(messages)
+        stored = list(transcript) if transcript is not None else self.transcript()
+        messages = sent(stored)
+        tokens = counter.count(self.with_fold(messages, self.active_fold(), target))
         if extra_text:
             tokens += counter.count_message(Message.user(extra_text))
         policy = self.settings.fold
         return Usage(
             tokens, target.window, self.registry.reserved_output(target), policy.trigger_at(target.window),
-            policy.target_at(target.window), per_turn(messages, counter),
+            policy.target_at(target.window), turn_size(messages, counter.count_message),
         )  # fmt: skip
 
     def typed_tokens(self, target: ModelTarget, text: str) -> int:
@@ -245,21 +225,9 @@ class Context:
         return live[-1] if live else None
 
 
-RECENT_TURNS = 5
-
-
-def per_turn(context: Sequence[Message], counter: TokenCounter) -> int:
-    """Tokens per turn over the last `RECENT_TURNS` turns of `context` (the snapshot and what came before
-    it aside): counted from what is sent, so a long paste counts, not only the replies' lengths."""
-    tokens = turns = 0
-    for message in reversed(context):
-        if message.role == "system" or message.is_snapshot:
-            break
-        tokens += counter.count_message(message)
-        turns += message.role == "user"
-        if turns == RECENT_TURNS:
-            break
-    return tokens // turns if turns else 0
+def sent(stored: Sequence[StoredMessage], exclude: frozenset[int] = frozenset()) -> list[Message]:
+    """The sendable messages of `stored` (not those in `exclude`), as a request carries them."""
+    return [as_sent(s.message) for s in stored if sendable(s) and s.id not in exclude]
 
 
 def sendable(stored: StoredMessage) -> bool:

@@ -18,6 +18,7 @@ EXPECTED = {
     "OpenOptions",
     "Session",
     "Usage",
+    "turns_words",
     "FoldPlan",
     "Workspace",
     "Archive",

@@ -34,13 +34,12 @@ async def switch_model(screen: ChatScreen, name: str) -> None:
     except FoldchatError as error:
         screen.notify(str(error), title="Cannot switch", severity="error")
         return
-    if usage.used >= usage.trigger:
-        screen.notify(f"{name}: {usage.used:,} of {usage.window:,} tokens is over the fold trigger; "
-                      "the history folds before the next reply", title="Model switched", severity="warning")  # fmt: skip
+    # said as the picker's row says it, with the gauge's numbers (Usage.fit_words)
+    said = f"{name} ({usage.window:,}-token window): the conversation {usage.fit_words()}"
+    if usage.fits:
+        screen.notify(said, title="Model switched")
     else:
-        screen.notify(
-            f"{name}: the conversation fits ({usage.used:,} of {usage.window:,} tokens)", title="Model switched"
-        )
+        screen.notify(f"{said}; the history folds before the next reply", title="Model switched", severity="warning")
     await asyncio.to_thread(session.switch_model, target)
     screen.set_usage(usage)
     screen.prepare_model()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from foldchat.engine import visible
+from rich.cells import cell_len
 from textual.content import Content
 
 
@@ -34,3 +35,21 @@ def excerpt(text: str, limit: int = 100) -> str:
         return flat
     cut = flat[: limit + 1].rsplit(" ", 1)[0] if " " in flat[:limit] else flat[:limit]
     return cut.rstrip(",;:") + "…"
+
+
+_WORD_BREAK = re.compile(r"[\s/_.:,;-]")
+
+
+def shortened(text: str, cells: int) -> str:
+    """`text` in at most `cells` terminal cells: whole when it fits, else cut before a word break (a space, or
+    the / - _ . : of a name like a model's) with an ellipsis; mid-word only when its first word is longer."""
+    if cell_len(text) <= cells:
+        return text
+    if cells <= 1:
+        return "…"[:cells]
+    head = text[: cells - 1]
+    while cell_len(head) > cells - 1:  # wide characters (an emoji) take two cells
+        head = head[:-1]
+    breaks = [m.start() for m in _WORD_BREAK.finditer(text, 1, len(head) + 1)]
+    cut = head[: breaks[-1]] if breaks else head
+    return cut.rstrip(",;:/-_. ") + "…"

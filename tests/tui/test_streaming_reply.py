@@ -154,7 +154,9 @@ async def test_interrupt_mid_stream_keeps_the_partial_drawn(app_factory, fake):
             assert stored.status == "interrupted" and stored.message.text == partial
             # the words shown now are the words shown after a restart
             assert stored.error is not None and stored.error in view.header_text()
-            assert MessageView(MessageData.from_stored(stored)).header_text() == view.header_text()
+            number = screen.backend.context.message_numbers()[stored.id]
+            await wait_for(pilot, lambda: f"#{number}" in view.header_text())  # numbered as the turn ends
+            assert MessageView(MessageData.from_stored(stored, number=number)).header_text() == view.header_text()
     finally:
         fake.answer_gate.set()
 

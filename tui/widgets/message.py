@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from foldchat.engine import is_cut_mark, said, shown_attachments, visible
+from rich.cells import cell_len
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
@@ -21,7 +23,7 @@ from textual.message import Message as TextualMessage
 from textual.visual import VisualType
 from textual.widgets import Collapsible, Static
 
-from ..literal import literal
+from ..literal import literal, shortened
 from .placed import PlacedWidget
 from .reply_markdown import ParsedMarkdown, ReplyMarkdown
 from .reply_stream import ReplyStream, StreamTail
@@ -32,6 +34,9 @@ if TYPE_CHECKING:
 RESULT_PREVIEW_LINES = 200
 ATTACHMENT_PREVIEW_LINES = 400
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+SEPARATOR = " · "
+NUMBER_STYLE = "not bold $foreground-muted"
+"""The number in a header: quiet beside the role's bold colour (`$text-muted` is see-through, drawn white here)."""
 CLIPBOARD_NOTE = "sent to the terminal's clipboard (OSC 52); terminals without OSC 52 cannot confirm it"
 
 
@@ -72,14 +77,20 @@ class MessageData:
     recalled: tuple[str, str] | None = None
     """What automatic recall added to this prompt's request: ("recalled #12, #48 · 312 tokens", the
     passages), a collapsed line under the prompt that Enter opens."""
+    number: int | None = None
+    """Its number in the conversation (`Context.message_numbers`: what snapshots, stubs, the inspector and
+    `recall` cite as "#12"); None until it is stored (a reply is numbered as its turn ends)."""
 
     @classmethod
-    def from_stored(cls, stored: StoredMessage, recalled: Recalled | None = None) -> MessageData:
+    def from_stored(
+        cls, stored: StoredMessage, recalled: Recalled | None = None, number: int | None = None
+    ) -> MessageData:
         message = stored.message
         attached = shown_attachments(message)
         cut = stored.status == "complete" and is_cut_mark(stored.error)  # a failed reply's error stays an error
         return cls(
             recalled=None if recalled is None else shown_recall(recalled),
+            number=number,
             id=stored.id,
             role=message.role,
             text=visible(said(message) if attached else message.text),
@@ -140,25 +151,51 @@ class MessageView(PlacedWidget, can_focus=True):
         self.pinned = pinned
         self.stream: ReplyStream | None = None
         self._markdown = ParsedMarkdown()  # a finished reply's, when the view draws it itself
+        self._header_width = 0
         self.set_class(folded, "-folded")
         self.set_class(data.superseded, "-superseded")
 
     def header_text(self) -> str:
+        """The header whole, as plain text (`header` draws it, fitted to the width)."""
+        return SEPARATOR.join(self._header_parts())
+
+    def _header_parts(self) -> list[str]:
+        """Who, the number, then the rest by how much the user needs it: the model's name last, so a long one
+        is what gets shortened (the wait's seconds, a cut mark, the pin stay in view)."""
         d = self.data
         parts = [{"user": "You", "assistant": "Assistant", "tool": "Tool", "system": "System"}[d.role]]
+        if d.number is not None:
+            parts.append(f"#{d.number}")
         if d.tool_name:
             parts.append(d.tool_name)
         if d.status != "complete":
             parts.append(f"[{d.status}{': ' + d.error if d.error else ''}]")
-        if d.note:  # what changes (the wait's seconds, a cut) before the model's name: a long name is what is cut
+        if d.note:
             parts.append(d.note)
-        if d.model and d.role == "assistant":
-            parts.append(d.model)
         if d.superseded:
             parts.append("(edited: replaced by a newer prompt)" if d.role == "user" else "(replaced)")
         if self.pinned:
             parts.append("📌 pinned")
-        return " · ".join(parts)
+        if d.model and d.role == "assistant":
+            parts.append(d.model)
+        return parts
+
+    def header(self) -> Content:
+        """The header as drawn: in the title's width (the parts shortened at a word, the last first, never the
+        role or the number), the number quiet (muted, not bold), every part literal (text we did not write)."""
+        parts = self._header_parts()
+        kept = 2 if self.data.number is not None else 1
+        width = self.outer_size.width - 2  # what Textual leaves a top border's title
+        for at in range(len(parts) - 1, kept - 1, -1):
+            over = cell_len(SEPARATOR.join(parts)) - width
+            if width <= 0 or over <= 0:
+                break
+            parts[at] = shortened(parts[at], max(1, cell_len(parts[at]) - over))
+        pieces: list[str | Content | tuple[str, str]] = []
+        for at, part in enumerate(parts):
+            pieces += [SEPARATOR] if at else []
+            pieces.append((part, NUMBER_STYLE) if at == 1 and kept == 2 else literal(part))
+        return Content.assemble(*pieces)
 
     @property
     def draws_itself(self) -> bool:
@@ -176,7 +213,7 @@ class MessageView(PlacedWidget, can_focus=True):
 
     def compose(self) -> ComposeResult:
         d = self.data
-        self.border_title = literal(self.header_text())  # a title, not a child widget: one widget less per message
+        self.border_title = self.header()  # a title, not a child widget: one widget less per message
         if self.draws_itself:
             return
         if d.reasoning:
@@ -237,7 +274,19 @@ class MessageView(PlacedWidget, can_focus=True):
         self.refresh_header()
 
     def refresh_header(self) -> None:
-        self.border_title = literal(self.header_text())
+        self._show_header()
+
+    def _show_header(self) -> None:
+        header = self.header()
+        if self._border_title is None or header != self._border_title:  # the same title again is a frame of its own
+            self.border_title = header
+
+    def on_resize(self, event: events.Resize) -> None:
+        """A new width fits the header again (a reply growing as it streams changes only the height); a header
+        that still fits is left as it is, no repaint."""
+        if event.size.width != self._header_width:
+            self._header_width = event.size.width
+            self._show_header()
 
     def reply_stream(self, interval: float, on_paint: Callable[[str], None] | None = None) -> ReplyStream:
         """How a reply streams into this (streaming) view: Markdown per finished block, a plain tail;

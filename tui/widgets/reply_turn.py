@@ -31,6 +31,7 @@ from textual.worker import Worker
 
 from .fold_progress import FoldEventPosted
 from .message import MessageView
+from .numbering import number_stored
 from .reply_face import ReplyFace, reply_data
 from .transcript import Transcript
 
@@ -135,6 +136,7 @@ async def answer(transcript: Transcript, session: Session, consent: Consent, reg
     finally:
         if face is not None:
             await face.end()
+        number_stored(transcript, session)  # the prompt and its reply at once, as the turn ends: one repaint
         if prepared is not None and prepared.is_attached:
             transcript.forget(prepared)
         transcript.post_message(TurnOver(session, stopped))

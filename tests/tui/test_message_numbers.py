@@ -1,17 +1,22 @@
 """Every message's header shows its number, the one snapshots, stubs, the inspector and `recall` cite ("#12"),
-drawn (muted) at 80 columns."""
+drawn (muted) at 80 columns, and a /history search opens the conversation at the message that matched,
+selected and in view, not at its end."""
 
 from __future__ import annotations
 
 import re
 
-from foldchat.engine import SNAPSHOT_SECTIONS
+import pytest
+from foldchat.engine import SNAPSHOT_SECTIONS, OpenOptions, Session
+from foldchat.engine.messages import Message
 from foldchat.engine.references import split_reference
+from foldchat.tui.screens.history import HistoryScreen
 from foldchat.tui.widgets.message import MessageData, MessageView
 from foldchat.tui.widgets.transcript import Transcript
 from textual.app import App, ComposeResult
+from textual.widgets import Input, OptionList
 
-from tui.conftest import wait_for
+from tui.conftest import settings_for, wait_for
 from tui.test_chat_flows import ready_chat, send
 from tui.test_fold_faces import seed_other_conversation
 
@@ -91,3 +96,104 @@ async def test_a_long_model_name_is_shortened_at_a_word_and_the_number_and_pin_s
         assert number.style.bold is not True  # quiet: not the title's bold colour
         header_colour = next(s for s in app.screen._compositor.render_strips()[view.region.y] if "Assistant" in s.text)
         assert number.style.color != header_colour.style.color
+
+
+def seed_long_conversation(fake, tmp_path, count: int, match_at: int, unanswered: str = "") -> tuple[int, int]:
+    """A stored conversation of `count` exchanges whose question `match_at` alone mentions Cacilhas (then the
+    `unanswered` prompt, if any); its id and the id of that question."""
+    options = OpenOptions(settings=settings_for(fake), database=tmp_path / "tui.db")
+    with Session.open(options) as session:
+        for n in range(count):
+            text = "when does the ferry to Cacilhas leave?" if n == match_at else f"question {n} about trains"
+            stored = session.add_user_message(text)
+            if n == match_at:
+                match = stored
+            session.store.append(session.conversation_id, Message.assistant(f"answer {n} " * 30))
+        if unanswered:
+            session.add_user_message(unanswered)
+        assert session.conversation_id is not None
+        return session.conversation_id, match
+
+
+async def open_from_history(pilot, screen, word: str) -> None:
+    app = pilot.app
+    await screen.run_slash("history")
+    history = await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen) and app.screen)
+    search = (await wait_for(pilot, lambda: history.query("#search"))).first(Input)
+    search.focus()
+    search.value = word
+    options = history.query_one(OptionList)
+    await wait_for(pilot, lambda: options.option_count == 1)
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: app.screen is screen)
+
+
+@pytest.mark.parametrize("before", ["", "something else"])  # from the welcome panel, from a short conversation
+async def test_a_history_search_opens_the_conversation_at_the_matching_message_selected(
+    app_factory, fake, tmp_path, before
+):
+    seeded, match = seed_long_conversation(fake, tmp_path, count=45, match_at=3)  # 90 messages: past one window
+    app = app_factory(new=True)
+    async with ready_chat(app, (80, 30)) as (pilot, screen):
+        if before:
+            await send(pilot, before)
+        await open_from_history(pilot, screen, "cacilh")
+        await wait_for(pilot, lambda: screen.session.conversation_id == seeded)
+        transcript = screen.query_one(Transcript)
+        focused = await wait_for(pilot, lambda: isinstance(app.focused, MessageView) and app.focused)
+        await pilot.pause(0.3)
+        assert focused.data.id == match and screen.selected_message is focused
+        assert focused.styles.border_top[0] == "heavy"  # the selection's accent line
+        shown = transcript.scrollable_content_region
+        assert shown.contains_region(focused.region.intersection(shown)) and focused.region.overlaps(shown)
+        assert focused.region.y == shown.y  # at the top: its header and what follows it are in view
+        assert transcript.scroll_y < transcript.max_scroll_y  # not at the end
+        await pilot.pause(0.5)
+        assert app.focused is focused and focused.region.overlaps(shown)  # it stays there
+        assert number_in(header_drawn(app, focused)) == screen.session.context.message_numbers()[match] == 7
+
+        await send(pilot, "and the last ferry back?")  # a new prompt goes at the end, as always
+        last = screen.query_one(Transcript).message_views()[-1]
+        assert last.data.role == "assistant" and last.data.status == "complete"
+        await wait_for(pilot, lambda: re.search(r"#92\b", last.header_text()))
+        texts = [d.text for d in transcript.items if isinstance(d, MessageData)]
+        assert texts[-2:] == ["and the last ferry back?", last.data.text] and len(texts) == 92
+
+
+async def test_opened_at_a_match_far_back_the_rest_comes_as_the_user_scrolls_down(app_factory, fake, tmp_path):
+    seeded, match = seed_long_conversation(fake, tmp_path, count=45, match_at=0)
+    app = app_factory(new=True)
+    async with ready_chat(app, (80, 30)) as (pilot, screen):
+        await open_from_history(pilot, screen, "cacilh")
+        focused = await wait_for(pilot, lambda: isinstance(app.focused, MessageView) and app.focused)
+        assert focused.data.id == match and number_in(focused.header_text()) == 1
+        transcript = screen.query_one(Transcript)
+        assert transcript.later > 0 and "later items" in str(transcript.query_one("#later").render())
+        for _ in range(10):
+            if not transcript.later:
+                break
+            transcript.scroll_end(animate=False, immediate=True)
+            await pilot.pause(0.2)
+        assert transcript.later == 0 and not transcript.query("#later")
+        assert [v.data for v in transcript.message_views()] == transcript.said()  # every message once, in order
+        assert [d.number for d in transcript.said()] == list(range(1, 91))
+        assert screen.session.conversation_id == seeded and not screen.unanswered()
+
+
+async def test_opened_far_back_a_conversation_ending_unanswered_is_answered_by_ctrl_r(app_factory, fake, tmp_path):
+    """What the app asks of the last message (is it an unanswered prompt?) is asked of the conversation's last,
+    not of the last one mounted."""
+    seed_long_conversation(fake, tmp_path, count=45, match_at=0, unanswered="and the ferry back?")
+    app = app_factory(new=True)
+    async with ready_chat(app, (80, 30)) as (pilot, screen):
+        await open_from_history(pilot, screen, "cacilh")
+        await wait_for(pilot, lambda: isinstance(app.focused, MessageView))
+        transcript = screen.query_one(Transcript)
+        assert transcript.later > 0 and transcript.message_views()[-1].data.role == "assistant"
+        assert screen.unanswered()
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: fake.requests and transcript.message_views()[-1].data.status == "complete")
+        assert fake.requests[-1]["messages"][-1]["content"] == "and the ferry back?"
+        last = transcript.message_views()[-1]
+        assert last.data.role == "assistant" and not last.data.superseded and transcript.later == 0
+        await wait_for(pilot, lambda: re.search(r"#92\b", last.header_text()))

@@ -217,28 +217,28 @@ class ChatScreen(Screen[None]):
                 self.mark_unanswered()
 
     def mark_unanswered(self) -> None:
-        view = self.query_one(Transcript).message_views()[-1]
-        view.set_note("unanswered: Ctrl+R (or /retry) sends it")
+        transcript = self.query_one(Transcript)  # the last message, mounted or not (opened at a search's match)
+        transcript.set_last_note("unanswered: Ctrl+R (or /retry) sends it")
         self.notify("This conversation ends with a prompt that has no reply: Ctrl+R sends it.", timeout=10)
 
     def unanswered(self) -> bool:
         """The last prompt has no reply yet (a reply still streaming, or not yet asked for, is none)."""
-        views = [
-            v
-            for v in self.query_one(Transcript).message_views()
-            if v.data.role != "system" and v.data.status not in ("unsent", "streaming")
+        said = [
+            data
+            for data in self.query_one(Transcript).said()  # all of them: the last may not be mounted
+            if data.role != "system" and data.status not in ("unsent", "streaming")
         ]
-        return bool(views) and views[-1].data.role == "user"
+        return bool(said) and said[-1].role == "user"
 
     # -- transcript and gauge ---------------------------------------------------------------------
-    async def refresh_transcript(self) -> None:
-        """Re-read the transcript and folds (after a fold, undo, edit, switch) and recount."""
+    async def refresh_transcript(self, at: int | None = None) -> None:
+        """Re-read the transcript and folds (after a fold, undo, edit, switch) and recount; open `at` a message."""
         from ..presenters import transcript_state
 
         if self.backend is None:
             return
         state = await asyncio.to_thread(transcript_state, self.backend)
-        await self.query_one(Transcript).show(state.items, pinned=state.pinned, folded_upto=state.folded_upto)
+        await self.query_one(Transcript).show(state.items, pinned=state.pinned, folded_upto=state.folded_upto, at=at)
         await self.refresh_title()
         usage = await asyncio.to_thread(self.backend.usage)
         self.set_usage(usage, state.spent)
@@ -606,7 +606,7 @@ class ChatScreen(Screen[None]):
             self.notify("Nothing to regenerate right now")
             return
         if self.unanswered():  # a prompt opened unanswered: this is the keypress that sends it
-            self.query_one(Transcript).message_views()[-1].set_note("")
+            self.query_one(Transcript).set_last_note("")
             self.stream_reply()
             return
         self.query_one(Transcript).mark_last_replies_replaced()  # now: a fold may come before the new reply

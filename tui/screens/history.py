@@ -1,7 +1,8 @@
 """Browse conversations: search, resume (Enter), rename (r), delete (d).
 
 Search is full-text over titles and message text (the engine's FTS5 index, through the `search`
-function the chat screen passes in, run off the UI thread); each result shows the line that matched.
+function the chat screen passes in, run off the UI thread); each result shows the line that matched, and
+resuming it opens the conversation at that message, selected (a title match, or browsing, opens at the end).
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ class ConversationRow:
     messages: int
     excerpt: str = ""
     """The line of a message that matched the search ("" when browsing or when the title matched)."""
+    message_id: int | None = None
+    """The message that line is from: the conversation opens at it, selected."""
 
     def label(self) -> str:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.updated_at))
@@ -50,6 +53,8 @@ class HistoryAction:
     action: Literal["resume", "rename", "delete"]
     conversation_id: int
     title: str = ""
+    message_id: int | None = None
+    """For a resume from a search: the message that matched, where the conversation opens."""
 
 
 class HistoryScreen(ModalScreen[HistoryAction | None]):
@@ -75,6 +80,8 @@ class HistoryScreen(ModalScreen[HistoryAction | None]):
         self.rows = rows
         self.search = search
         self.searching: Worker[None] | None = None
+        self.matched: dict[int, int | None] = {}
+        """Conversation id -> the message its search result shows (what a resume opens at)."""
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -84,7 +91,11 @@ class HistoryScreen(ModalScreen[HistoryAction | None]):
             yield Input(placeholder="new title, Enter to save", id="rename")
 
     def _options(self, rows: list[ConversationRow]) -> list[Option]:
+        self.matched = {r.id: r.message_id for r in rows}
         return [Option(literal(r.label()), id=str(r.id)) for r in rows]
+
+    def _resume(self, conversation_id: int) -> None:
+        self.dismiss(HistoryAction("resume", conversation_id, message_id=self.matched.get(conversation_id)))
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id != "search":
@@ -111,12 +122,12 @@ class HistoryScreen(ModalScreen[HistoryAction | None]):
                 with contextlib.suppress(WorkerFailed, WorkerCancelled):
                     await self.searching.wait()
             if (best := self._selected()) is not None:
-                self.dismiss(HistoryAction("resume", best))  # Enter resumes the best match at once
+                self._resume(best)  # Enter resumes the best match at once
             else:
                 self.query_one(OptionList).focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(HistoryAction("resume", int(event.option.id or 0)))
+        self._resume(int(event.option.id or 0))
 
     def _selected(self) -> int | None:
         options = self.query_one(OptionList)

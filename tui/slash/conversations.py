@@ -19,7 +19,8 @@ async def new(screen: ChatScreen, _: str) -> None:
     await switch_conversation(screen, None)
 
 
-async def switch_conversation(screen: ChatScreen, conversation_id: int | None) -> None:
+async def switch_conversation(screen: ChatScreen, conversation_id: int | None, at: int | None = None) -> None:
+    """Open `conversation_id` (None: a new one) at its end, or at message `at`, selected (a search's match)."""
     session = screen.session
     if screen.streaming:
         screen.workers.cancel_group(screen, "reply")
@@ -29,12 +30,16 @@ async def switch_conversation(screen: ChatScreen, conversation_id: int | None) -
     screen.query_one(Composer).clear()
     await asyncio.to_thread(session.switch_conversation, conversation_id)
     screen.query_one(Transcript).welcome_due = True  # another conversation: welcomed if it is empty
-    await screen.refresh_transcript()
+    await screen.refresh_transcript(at=at)
     screen.restore_draft()
     if session.target.name != previous:
         screen.prepare_model()
     opened = session.conversation_id
-    screen.notify(f"Conversation {opened}" if opened is not None else "New conversation: stored with its first message")
+    match = next((d.number for d in screen.query_one(Transcript).said() if at is not None and d.id == at), None)
+    where = f" · opened at #{match}, the message that matched (selected)" if match is not None else ""
+    screen.notify(
+        f"Conversation {opened}{where}" if opened is not None else "New conversation: stored with its first message"
+    )
 
 
 async def history(screen: ChatScreen, _: str) -> None:
@@ -49,7 +54,7 @@ async def history(screen: ChatScreen, _: str) -> None:
     def search(text: str) -> list[ConversationRow]:
         return [
             ConversationRow(h.conversation.id, h.conversation.title, h.conversation.model,
-                            h.conversation.updated_at, h.conversation.message_count, visible(h.excerpt))
+                            h.conversation.updated_at, h.conversation.message_count, visible(h.excerpt), h.message_id)
             for h in session.workspace.search(text)
         ]  # fmt: skip
 
@@ -63,7 +68,7 @@ async def history(screen: ChatScreen, _: str) -> None:
 async def _history_done(screen: ChatScreen, action: HistoryAction) -> None:
     session = screen.session
     if action.action == "resume":
-        await switch_conversation(screen, action.conversation_id)
+        await switch_conversation(screen, action.conversation_id, at=action.message_id)
     elif action.action == "rename":
         await asyncio.to_thread(session.workspace.rename, action.conversation_id, action.title)
         await screen.refresh_title()

@@ -3,6 +3,11 @@
 Only the last `WINDOW` items are mounted at first; scrolling to the top mounts the previous batch.
 A 2,000-message conversation therefore opens as fast as a 40-message one.
 
+A conversation opened at a message (a /history search's match, `show(at=...)`) mounts a window from just
+before it instead, selected and scrolled to; what comes after that window is mounted as the user scrolls
+down to it, and all at once (the newest window) when something is added at the end. While the user reads
+there, the transcript does not keep to its end.
+
 A reload (`show`: /new, resume, undo, model switch) may start while a lazy load of earlier items is
 scheduled or half done. Each reload bumps `generation`; a lazy load does nothing during a reload, and
 stops when the generation changed under it, so it never looks for a banner a reload removed nor
@@ -45,13 +50,19 @@ class Transcript(VerticalScroll):
     virtual_size = quiet_virtual_size()  # one layout pass per message added, not two (placed.py)
     DEFAULT_CSS = """
     Transcript { height: 1fr; padding: 0 1; scrollbar-gutter: stable; scrollbar-visibility: hidden; }
-    Transcript #earlier { color: $text-muted; text-align: center; width: 100%; }
+    Transcript #earlier, Transcript #later { color: $text-muted; text-align: center; width: 100%; }
     """
+    LEAD = 2
+    """Items mounted above the one a conversation opens at: what led to it."""
 
     def __init__(self) -> None:
         super().__init__(id="transcript")
         self.items: list[Item] = []
         self.first_mounted = 0
+        self.later = 0
+        """Items after the mounted ones (opened at a message further back than a window)."""
+        self.reading_at = False
+        """Opened at a message: not kept at the end (anchored) until something is added there."""
         self.pinned: set[int] = set()
         self.folded_upto = 0
         self._loading = False
@@ -72,6 +83,9 @@ class Transcript(VerticalScroll):
 
     def _scrolled(self, scroll_y: float) -> None:
         self._maybe_load_earlier(scroll_y)
+        if self.later and scroll_y >= self.max_scroll_y - 1 and not self._loading:
+            self._loading = True
+            self.call_later(self.load_later)
         self._show_scrollbar_when_reading_back(scroll_y)
 
     def _show_scrollbar_when_reading_back(self, scroll_y: float) -> None:
@@ -89,7 +103,7 @@ class Transcript(VerticalScroll):
         scrolled in one frame, where a scroll after the layout drew the whole transcript twice, once
         unscrolled. Not while it fits: Textual's anchor would then push it to the bottom."""
         overflows = size.height > self.size.height
-        if overflows != self.is_anchored:
+        if overflows != self.is_anchored and not self.reading_at:
             self.anchor(overflows)
 
     def _view(self, item: Item) -> Widget:
@@ -101,25 +115,54 @@ class Transcript(VerticalScroll):
     def _earlier_text(self) -> str:
         return f"▲ {self.first_mounted:,} earlier items · scroll up or press Home to load more"
 
-    async def show(self, items: list[Item], *, pinned: set[int], folded_upto: int) -> None:
-        """Replace everything with `items`, mounting only the newest window."""
+    def _later_text(self) -> str:
+        return f"▼ {self.later:,} later items · scroll down to load more (a new message goes to the end)"
+
+    async def show(self, items: list[Item], *, pinned: set[int], folded_upto: int, at: int | None = None) -> None:
+        """Replace everything with `items`, mounting only the newest window; or, `at` a message (its id), the
+        window from just before it, with that message selected (see the module)."""
         self.generation += 1
         self._reloading = True
+        index = next((n for n, i in enumerate(items) if isinstance(i, MessageData) and i.id == at), None)
         try:
             self.items = list(items)
             self.welcome_due = self.welcome_due and not self.items
             self.pinned = pinned
             self.folded_upto = folded_upto
             await self.remove_children()
-            self.first_mounted = max(0, len(self.items) - self.WINDOW)
+            count = len(self.items)
+            self.first_mounted = max(
+                0, count - self.WINDOW if index is None else min(index - self.LEAD, count - self.WINDOW)
+            )
+            end = min(count, self.first_mounted + self.WINDOW)
+            self.later, self.reading_at = count - end, index is not None
+            if self.reading_at:
+                self.anchor(False)  # kept at the end no more (an anchor scrolls there at every layout)
             earlier = Static(self._earlier_text(), id="earlier")
             earlier.display = self.first_mounted > 0
             self.welcome = Welcome(*self.model_known or ()) if self.welcome_due else None
             welcome = [self.welcome] if self.welcome is not None else []
-            await self.mount(earlier, *welcome, *[self._view(i) for i in self.items[self.first_mounted :]])
+            later = [Static(self._later_text(), id="later")] if self.later else []
+            views = [self._view(i) for i in self.items[self.first_mounted : end]]
+            await self.mount(earlier, *welcome, *views, *later)
         finally:
             self._reloading = False
-        self.call_after_refresh(self.scroll_end, animate=False)  # after layout, or the end is not known yet
+        if index is None:
+            self.call_after_refresh(self.scroll_end, animate=False)  # after layout, or the end is not known yet
+        else:
+            self.call_after_refresh(self._select, views[index - self.first_mounted])
+
+    def _select(self, view: Widget, tries: int = 20) -> None:
+        """`view` at the top of the transcript, selected (focused: its accent line), once laid out: until the
+        transcript's size takes it in, a scroll there is cut to the size of what was shown before."""
+        if not view.is_attached:
+            return
+        placed = view.virtual_region
+        if tries and (not placed.height or placed.bottom > self.virtual_size.height):
+            self.call_after_refresh(self._select, view, tries - 1)
+            return
+        self.scroll_to_widget(view, top=True, animate=False, immediate=True)
+        view.focus(scroll_visible=False)
 
     async def append(self, item: Item) -> Widget:
         return (await self.append_all([item]))[0]
@@ -130,8 +173,12 @@ class Transcript(VerticalScroll):
         user had scrolled to; otherwise it stays where the user reads."""
         if self.welcome_due:  # a message said: the conversation is under way
             self.end_welcome()
+        gap = self.later > 0
+        if gap:  # opened at a message far back: the end is mounted, and shown, before anything goes after it
+            await self.show(self.items, pinned=self.pinned, folded_upto=self.folded_upto)
+        self.reading_at = self.reading_at and not follow
         self.items.extend(items)
-        at_bottom = follow or self.scroll_y >= self.max_scroll_y - 2
+        at_bottom = follow or gap or self.scroll_y >= self.max_scroll_y - 2
         views = [self._view(item) for item in items]
         await self.mount(*views)
         if follow and not self.is_anchored and self.virtual_size.height > self.size.height:
@@ -213,6 +260,26 @@ class Transcript(VerticalScroll):
         finally:
             self._loading = False
 
+    async def load_later(self) -> None:
+        """Mount the next batch after the mounted items (opened at a message far back); a no-op when there is
+        none (or a reload just ran)."""
+        try:
+            later = next(self.query("#later").results(Static), None)
+            if self._reloading or later is None or not self.later:
+                return
+            generation, start = self.generation, len(self.items) - self.later
+            end = min(len(self.items), start + self.WINDOW)
+            await self.mount(*[self._view(i) for i in self.items[start:end]], before=later)
+            if generation != self.generation:
+                return  # a reload replaced everything while these were mounting
+            self.later = len(self.items) - end
+            if self.later:
+                later.update(self._later_text())
+            else:
+                await later.remove()
+        finally:
+            self._loading = False
+
     def focus_fold_marker(self, focused: Widget | None, older: bool) -> bool:
         """Focus the fold marker before the `focused` one (from elsewhere: the newest), or after it when not
         `older`, wrapping around; False when there is none."""
@@ -228,12 +295,27 @@ class Transcript(VerticalScroll):
 
     def mark_last_replies_replaced(self) -> None:
         """The replies to the last prompt, shown as replaced by the one being regenerated."""
-        for view in self.message_views()[::-1]:
-            if view.data.role == "user":
+        views = {id(v.data): v for v in self.message_views()}
+        for data in self.said()[::-1]:
+            if data.role == "user":
                 break
-            view.data.superseded = True  # kept if the view is mounted again (scrolled back to)
-            view.add_class("-superseded")
-            view.refresh_header()  # "(replaced)" now, not at the next reload
+            data.superseded = True  # kept if the view is mounted again (scrolled back to)
+            if (view := views.get(id(data))) is not None:
+                view.add_class("-superseded")
+                view.refresh_header()  # "(replaced)" now, not at the next reload
+
+    def said(self) -> list[MessageData]:
+        """Every message of the transcript, mounted or not, in order."""
+        return [item for item in self.items if isinstance(item, MessageData)]
+
+    def set_last_note(self, note: str) -> None:
+        """The last message's passing note (an unanswered prompt's), shown if it is mounted, kept if not."""
+        said = self.said()
+        view = next((v for v in self.message_views()[::-1] if said and v.data is said[-1]), None)
+        if view is not None:
+            view.set_note(note)
+        elif said:
+            said[-1].note = note
 
     def message_views(self) -> list[MessageView]:
         """The mounted message views in order: its direct children, scanned (a CSS query matched selectors

@@ -9,14 +9,16 @@ with a newer one.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from typing import Any, Protocol
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
+from typing import Annotated, Any, Protocol
 
 from pydantic import BaseModel, Field
 
 from .messages import Message
 from .references import merge_referenced
 from .salience import is_overall_goal
+from .snapshot_sections import Section
 
 SNAPSHOT_OPEN = "<state_snapshot"
 SNAPSHOT_CLOSE = "</state_snapshot>"
@@ -32,47 +34,93 @@ SNAPSHOT_INTRO = (
     "instructions); the recent turns follow verbatim."
 )
 
-LIST_SECTIONS: tuple[str, ...] = (
-    "constraints_and_preferences",
-    "user_requests",
-    "key_knowledge",
-    "decisions",
-    "artifacts",
-    "errors_and_fixes",
-    "task_state",
-    "open_questions",
-    "recent_actions",
-    "pinned",
-)
-SECTIONS: tuple[str, ...] = ("overall_goal", *LIST_SECTIONS)
-
 
 class Snapshot(BaseModel):
-    """The structured summary of folded turns. Every list keeps the order events happened in."""
+    """The structured summary of folded turns. Every list keeps the order events happened in.
 
-    overall_goal: str = Field("", description="What the user is trying to achieve overall.")
-    constraints_and_preferences: list[str] = Field(
-        default_factory=list, description="What the user asked the assistant to always or never do."
+    Each section is written once, here: its field names it, its description says what it holds, its
+    `Section` who fills, checks and cuts it (snapshot_sections.py). The fields after the sections are the
+    snapshot's attributes."""
+
+    overall_goal: Annotated[
+        str, Section("the first statement of a goal, else the first message more than a greeting", required=True)
+    ] = Field("", description="What the user is trying to achieve overall.")
+    constraints_and_preferences: Annotated[
+        list[str],
+        Section(
+            "the user's standing rules word for word, and the user's sentences stating a constraint",
+            checked=True,
+            near_duplicates=True,
+            halving_rank=5,
+            keep_oldest=True,
+        ),
+    ] = Field(default_factory=list, description="What the user asked the assistant to always or never do.")
+    user_requests: Annotated[
+        list[str],
+        Section(
+            "every user message, its informative statements with every identifier kept",
+            required=True,
+            checked=True,
+            statements=True,
+            pleasantries=True,
+        ),
+    ] = Field(default_factory=list, description="Every user message, in order, identifiers verbatim.")
+    key_knowledge: Annotated[
+        list[str],
+        Section(
+            "what the assistant stated, its code lines, identifiers only mentioned, the fold's focus",
+            required=True,
+            checked=True,
+            statements=True,
+            pleasantries=True,
+            near_duplicates=True,
+        ),
+    ] = Field(default_factory=list, description="Facts, names, numbers, ids.")
+    decisions: Annotated[
+        list[str],
+        Section("choices either side stated", required=True, checked=True, statements=True, near_duplicates=True),
+    ] = Field(default_factory=list, description="Choices made and why.")
+    artifacts: Annotated[
+        list[str],
+        Section("the artifact trail: files, commands, searches, attachments, URLs shared", required=True, checked=True),
+    ] = Field(default_factory=list, description="Files, paths, commands, URLs and what happened to them.")
+    errors_and_fixes: Annotated[
+        list[str],
+        Section("tool errors and the edit or reply that fixed them", checked=True, statements=True, halving_rank=4),
+    ] = Field(default_factory=list, description="Errors seen and their fixes.")
+    task_state: Annotated[
+        list[str],
+        Section("steps tools finished, and the last request", required=True, statements=True, halving_rank=3),
+    ] = Field(default_factory=list, description="Done / in progress / pending.")
+    open_questions: Annotated[
+        list[str], Section("the questions of the last message that asked any", halving_rank=2)
+    ] = Field(default_factory=list, description="Questions still unanswered.")
+    recent_actions: Annotated[
+        list[str], Section("the last tool calls and assistant actions", pleasantries=True, halving_rank=1)
+    ] = Field(default_factory=list, description="The last things done.")
+    pinned: Annotated[list[str], Section("the pinned texts, with the messages holding them", kept_whole=True)] = Field(
+        default_factory=list, description="Pinned messages, quoted verbatim."
     )
-    user_requests: list[str] = Field(
-        default_factory=list, description="Every user message, in order, identifiers verbatim."
-    )
-    key_knowledge: list[str] = Field(default_factory=list, description="Facts, names, numbers, ids.")
-    decisions: list[str] = Field(default_factory=list, description="Choices made and why.")
-    artifacts: list[str] = Field(
-        default_factory=list, description="Files, paths, commands, URLs and what happened to them."
-    )
-    errors_and_fixes: list[str] = Field(default_factory=list, description="Errors seen and their fixes.")
-    task_state: list[str] = Field(default_factory=list, description="Done / in progress / pending.")
-    open_questions: list[str] = Field(default_factory=list, description="Questions still unanswered.")
-    recent_actions: list[str] = Field(default_factory=list, description="The last things done.")
-    pinned: list[str] = Field(default_factory=list, description="Pinned messages, quoted verbatim.")
     depth: int = Field(1, description="How many folds this snapshot has absorbed.")
     covers: str = Field("", description="The message range it stands for, e.g. '1..84'.")
     tokens_before: int = Field(0, description="Context tokens before the fold that wrote it.")
 
     def items(self) -> int:
         return sum(len(getattr(self, name)) for name in LIST_SECTIONS) + bool(self.overall_goal)
+
+
+SECTION_ROLES: Mapping[str, Section] = MappingProxyType(
+    {
+        name: role
+        for name, field in Snapshot.model_fields.items()
+        for role in field.metadata
+        if isinstance(role, Section)
+    }
+)
+"""Every section, in the rendering's order, with its roles: the one table the other parts read."""
+SECTIONS: tuple[str, ...] = tuple(SECTION_ROLES)
+LIST_SECTIONS: tuple[str, ...] = tuple(name for name in SECTIONS if Snapshot.model_fields[name].annotation is not str)
+"""The sections that hold a list of items (all but the overall goal, one text)."""
 
 
 _TAG = re.compile(r"<(/?)(state_snapshot|" + "|".join(SECTIONS) + r")\b")

@@ -10,6 +10,7 @@ import functools
 import re
 
 from .references import body
+from .rule_words import DIET, PURPOSE, WANT, holds_to_diet
 
 _MONTHS = (
     "January|February|March|April|May|June|July|August|September|October|November|December|"
@@ -62,9 +63,11 @@ IDENTIFIER = re.compile(
 )
 
 # A labelled statement, also after a few words ("Rule:", "also important:", "most important thing and I
-# almost forgot:"): what follows the colon is what the person wants kept.
+# almost forgot:"): what follows the colon is what the person wants kept. A numbered note is an entry of a
+# series ("Day note 3:", "fact #2:"), and a label word among clauses reports ("fixed, constraint added, ran:").
 LABEL_PATTERN = (
-    r"^\W*(?:[\w']+[ ,]+){0,3}?(?:rule|constraint|note|fact|preference|important|reminder)\b[^:.!?\n]{0,30}:"
+    r"^\W*(?:[\w']+[ ,]+){0,3}?(?:rule|constraint|preference|important|(?:note|fact|reminder)(?!\s*#?\d))\b"
+    r"[^:.!?,\n]{0,30}:"
 )
 LABEL = re.compile(LABEL_PATTERN, re.I)
 # Sentences that state a standing rule for the assistant.
@@ -99,9 +102,9 @@ STANDING_RULE = re.compile(
 PREFERENCE_RULE = re.compile(
     r"\b(?:must(?:n't| not)?|only (?:use|answer|reply|write|want|eat|drink|fly|book|take|suggest|recommend|in)|"
     r"(?:do not|don't) (?:use|suggest|recommend|add|book|include|mention|bring up|send|give)|prefers?|"
-    # what someone wants, not what "you want" asks or allows ("what do you want", "if you want to")
-    r"would rather|(?!you\b)\w+ (?:really |just |only )?wants? (?!to know\b)"
-    r"(?:to|it|them|my|our|the|a|an|everything|nothing|me|us|no)\b|please keep|make sure|no more than|at most|"
+    # what someone wants is a wish ("Theo wants to see Guernica", "I want the Prado"), not a rule, unless it is
+    # refused, asked of someone or bounded ("she wants everything separate and touching nothing"): `WANT`
+    rf"would rather|{WANT}|please keep|make sure|no more than|at most|"
     r"at least|metric|imperial|time ?zone|America/\w+|Europe/\w+|in (?:\w+ )?format|"
     r"(?:budget|spending|price) (?:cap|limit)|budget is|deadline|for later|em[- ]dash(?:es)?|"
     r"(?:has|have|needs?) to be|has to|can only|only (?:be|on|after|before)|"
@@ -126,20 +129,18 @@ def asks(text: str) -> bool:
     return is_question(text) and _STANDING_REQUEST.match(text) is None
 
 
-# "3. Spanish allergy card", "Sun 14:00 lunch (vegetarian place)": a diet word in a pasted list line
-# names a thing; "he's allergic to shellfish", "it needs to be gluten free" say what someone holds to
-_DIET = re.compile(r"allerg\w*|vegetarian|vegan|gluten|lactose|halal|kosher", re.I)
-_SAID_OF_SOMEONE = re.compile(
-    r"\b(?:i|i'm|me|us|please|we|we're|you|he|she|they|\w+'s|is|are|am|has|have|had|eats?|needs?|can't|cannot|"
-    r"no|avoid|only|free)\b",
-    re.I,
-)
-
-
 def states_rule(text: str) -> bool:
     scanned = text[:SENTENCE_SCAN_CHARS]
-    found = STANDING_RULE.search(scanned) or PREFERENCE_RULE.search(scanned)
-    if found is not None and _DIET.fullmatch(found.group(0)) and not _SAID_OF_SOMEONE.search(scanned):
+    found = next(
+        (
+            found
+            for pattern in (STANDING_RULE, PREFERENCE_RULE)
+            for found in pattern.finditer(scanned)
+            if not PURPOSE.search(scanned, 0, found.start())  # "so I don't forget" is what it is for
+        ),
+        None,
+    )
+    if found is not None and DIET.fullmatch(found.group(0)) and not holds_to_diet(scanned):
         return False
     return (
         found is not None and not _DESCRIBES_SOMEONE.search(scanned, 0, found.end()) and not _NEVER_DID.search(scanned)
@@ -148,7 +149,8 @@ def states_rule(text: str) -> bool:
 
 # "never heard of Brightloom", "I've never been": what did not happen, not a rule
 _NEVER_DID = re.compile(
-    r"\bnever (?:heard|seen|met|been|tried|noticed|realized|realised|thought|knew|known|know|remember|understand|get)\b",
+    r"\bnever (?:\w+ly )?(?:heard|seen|met|been|tried|noticed|realized|realised|thought|knew|known|know|remember|"
+    r"understand|get|used|said|did|had|went|got|told|asked|saw|made|gave|took|liked|wanted|cared)\b",
     re.I,
 )
 
@@ -168,9 +170,10 @@ def is_constraint(sentence: str) -> bool:
     """A sentence that sets a constraint in the broad words of `CONSTRAINT`, not one that only uses them:
     "I don't know", "don't worry", "don't laugh" and "without" alone constrain nothing."""
     scanned = sentence[:SENTENCE_SCAN_CHARS]
-    return any(not _LOOSE_WORD_ONLY.match(scanned, found.start()) for found in CONSTRAINT.finditer(scanned)) and (
-        not _DESCRIBES_SOMEONE.search(scanned) and not _NEVER_DID.search(scanned)
-    )
+    return any(
+        not _LOOSE_WORD_ONLY.match(scanned, found.start()) and not PURPOSE.search(scanned, 0, found.start())
+        for found in CONSTRAINT.finditer(scanned)
+    ) and (not _DESCRIBES_SOMEONE.search(scanned) and not _NEVER_DID.search(scanned))
 
 
 _LOOSE_WORD_ONLY = re.compile(

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 
-from .facts import LABEL, RULE_CHARS, asks, is_question, sentences, states_rule
+from .facts import LABEL, RULE_CHARS, SENTENCE_SCAN_CHARS, asks, is_question, sentences, states_rule
+from .rule_pointers import pointed, pointer_word
 
 # a rule that points back at what was just said ("please remember that one", "put that on your radar")
 _POINTS_BACK = re.compile(
@@ -19,8 +20,23 @@ _POINTS_BACK = re.compile(
 LABEL_LEAD_CHARS = 25  # a label followed by this little ("important: her thyroid pill.") takes the next sentence
 
 
-def standing_rules(text: str) -> list[str]:
-    """The user's standing instructions, constraints and preferences in `text`, in order, whole.
+def standing_rules(text: str, said_before: str = "") -> list[str]:
+    """The user's standing instructions, constraints and preferences in `text`, in order, whole (`_rules_in`);
+    a rule whose "that" points at a value said before it (in `text`, or in `said_before`: what the messages
+    just before it said) notes the value, or that it needs a look (`rule_pointers.pointed`)."""
+    rules, said = _rules_in(text)
+    if not any(pointer_word(rule) for rule in rules):
+        return rules
+    earlier = sentences(said_before[-SENTENCE_SCAN_CHARS:]) if said_before else []
+    out = []
+    for rule in rules:
+        start = next((i for i, sentence in enumerate(said) if rule.startswith(sentence)), len(said))
+        out.append(pointed(rule, [*earlier, *said[:start]]))
+    return out
+
+
+def _rules_in(text: str) -> tuple[list[str], list[str]]:
+    """The rules of `text` (see `standing_rules`) and every sentence of it, in order, flattened.
 
     The unit is the sentence, kept whole with what it needs of the sentences before it: one that has no
     value of its own takes the one before when that one does ("Budget cap is $500 total. Never exceed
@@ -31,6 +47,7 @@ def standing_rules(text: str) -> list[str]:
     a bare label ("most important thing:") takes the sentence after it. A question ("do you always …?") sets nothing, a request phrased as one ("can you
     always …?") does; sentences longer than `RULE_CHARS` are not rules. Whitespace is normalised."""
     rules: list[str] = []
+    said: list[str] = []  # every sentence so far
     before: list[str] = []  # the message's sentences so far, since its last question
     since: list[str] = []  # the sentences since the last rule, questions too
     lead = False  # the last rule was a bare label: this sentence is what it labels
@@ -38,6 +55,7 @@ def standing_rules(text: str) -> list[str]:
         line_start = len(before)
         for sentence in sentences(line):
             flat = " ".join(sentence.split()).lstrip("-*• ")
+            said.append(flat)
             if lead and len(joined := f"{rules[-1]} {flat}") <= RULE_CHARS:
                 rules[-1], lead = joined, False
                 before.append(flat)
@@ -62,7 +80,7 @@ def standing_rules(text: str) -> list[str]:
                 before, line_start = [], 0
             else:
                 before.append(flat)
-    return rules
+    return rules, said
 
 
 def _what_it_needs(rule: str, before: list[str], line_start: int) -> list[str]:

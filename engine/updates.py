@@ -249,3 +249,19 @@ _NAME_CHANGE = re.compile(r"\b(?:switch\w*|instead|renam\w*|replac\w*|chang\w*|r
 def _renamed(changed: frozenset[str], old_values: frozenset[str]) -> bool:
     """A name changed for a name ("switch Seville to Patio de las Naranjas"): only names on both sides."""
     return all(kind_of(v) == "name" for v in changed) and any(kind_of(v) == "name" for v in old_values)
+
+
+@functools.lru_cache(maxsize=4096)  # asked of every update statement for every values list it meets
+def said_as_old(statement: str) -> frozenset[str]:
+    """The values `statement` names as the old ones ("not 7315 anymore", "from $7,500 to", "replacing the
+    $70 one"), by their core; the 6pm of "moved to 6pm" is the new one, though an unrelated list says 18:00."""
+    old = set()
+    for value in values(statement):
+        said = re.escape(value)
+        if re.search(rf"\b(?:{_OLD_BEFORE})\s+(?:the\s+)?{said}|{said}\s+(?:{_OLD_AFTER})", statement, re.I):
+            old.add(core(value))
+    return frozenset(old)
+
+
+_OLD_BEFORE = "not|from|instead of|replacing|was|no longer|old|used to be|renam\\w*|chang\\w*|switch\\w*|mov\\w*"
+_OLD_AFTER = "anymore|any more|no more"

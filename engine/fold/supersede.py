@@ -10,16 +10,16 @@ so a snapshot never presents both values as current.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 from functools import partial
 
 from ..facts import CURRENT_MARK, REPLACED_MARK, is_standing_rule
 from ..references import body, numbers_in, rewrite, tag
+from ..rule_pointers import NOTE, note, pointed, pointer_note, pointer_word, without_notes
 from ..salience import SCAN_CHARS, joined, statements, values
 from ..snapshot import Snapshot
-from ..updates import compared_values, core, has_update_cue, key_of, kind_of, replaces, topic
+from ..updates import compared_values, core, has_update_cue, key_of, kind_of, replaces, said_as_old, topic
 from .item_cuts import CURRENT_END, REPLACED_STATEMENT, VALUES
 
 SECTIONS = ("constraints_and_preferences", "key_knowledge", "decisions", "user_requests")
@@ -53,14 +53,17 @@ def supersede(snapshot: Snapshot) -> Snapshot:
     if not updates:
         return snapshot
     lists = {name: list(getattr(snapshot, name)) for name in SECTIONS}
+    said_by: dict[int, list[str]] = {}  # what each update message said changed: where a rule's "that" goes
     for name, i, newer in updates:
         at = max(numbers_in(newer), default=0)
         # the message says it changes something; its statements that carry a value are what changed
-        text = _ANY_MARK.sub("", body(newer))  # "[replaced by #9]" says "replaced": a mark is not a cue
+        # ("[replaced by #9]" says "replaced", a rule's note says "changed": a mark is not a cue)
+        text = without_notes(_ANY_MARK.sub("", body(newer)))
         # "can we rename stock_items to inventory_items?" asks for the change: a question with a cue of its own
         said = [s for s in statements(text) if "?" not in s or _asks_to_change(s)] if has_update_cue(text) else []
         if name not in NEWER_SECTIONS:  # the assistant: only what it says it changed
             said = [s for s in said if _DONE_CHANGE.search(s)]
+        said_by.setdefault(at, []).extend(said)
         replaced: set[int] = set()
         before = {k: list(v) for k, v in lists.items()}
         # a replaced statement shares a content word or a value with what replaces it (`replaces`): the others are
@@ -94,6 +97,7 @@ def supersede(snapshot: Snapshot) -> Snapshot:
             shown = ", ".join(f"#{n}" for n in sorted(replaced))
             lists[name][i] = rewrite(lists[name][i], partial(_marked_current, shown=shown))
     lists["constraints_and_preferences"] = _rules_left_standing(lists["constraints_and_preferences"])
+    lists["constraints_and_preferences"] = _rules_repointed(lists, said_by)
     return stale_values_marked(snapshot.model_copy(update=lists))
 
 
@@ -110,10 +114,56 @@ def _rules_left_standing(items: list[str]) -> list[str]:
         old = [p for p in parts if p.startswith(REPLACED_MARK)]
         rest = joined([p for p in parts if not p.startswith(REPLACED_MARK)])
         if old and rest and is_standing_rule(rest):
+            # "Please don't suggest anything over that." notes the value it pointed at, which the update changed
+            rest = pointed(rest, [_ANY_MARK.sub("", p) for p in old])
             out += [tag(joined(old), numbers_in(item)), tag(rest, numbers_in(item))]
         else:
             out.append(item)
     return out
+
+
+def _rules_repointed(lists: dict[str, list[str]], said_by: dict[int, list[str]]) -> list[str]:
+    """The rules with a note on what their "that" stands for (`rule_pointers`): still standing (a mark the
+    note's value put on the rule, which states none of its own, is taken off), the note following the value
+    a later message made history: the value in force when that message names one of its kind, else a look."""
+    rules = lists["constraints_and_preferences"]
+    if not any(pointer_note(body(rule)) for rule in rules):
+        return rules
+    replaced = _replaced_values(lists)
+    out = []
+    for rule in rules:
+        found = NOTE.search(body(rule))
+        written = found.group(0).strip() if found else ""
+        since = max([int(found.group("at") or 0), *numbers_in(rule)]) if found else 0
+        changed = [at for at, stale, _ in replaced if found and at > since and core(found.group("value")) in stale]
+        if found is not None and changed:
+            at, word, was = max(changed), found.group("word"), found.group("value")
+            new = _new_value(said_by.get(at, []), was)
+            written = note(word, new, at) if new else note(word, None, at, was=was)
+        out.append(rewrite(rule, partial(_repointed, found=found, written=written)))
+    return out
+
+
+def _repointed(text: str, found: re.Match[str] | None, written: str) -> str:
+    """A rule's `text` with its note `found` written anew and the mark of a replaced value taken off, when
+    its own words state no value (a rule that does is left as it is)."""
+    if found is not None:
+        text = f"{text[: found.start()]} {written}{text[found.end() :]}"
+    unmarked = REPLACED_STATEMENT.sub("", text)
+    return unmarked if pointer_word(without_notes(unmarked)) else text
+
+
+def _new_value(said: list[str], old: str) -> str | None:
+    """The one value `said` states of the kind of `old` that is neither `old` nor named as the old one ("raise
+    the cap to $650, not $500"); None when there is none, or more than one."""
+    kind = kind_of(core(old))
+    new = {
+        core(v): v
+        for statement in said
+        for v in values(statement)
+        if kind_of(core(v)) == kind and core(v) != core(old) and core(v) not in said_as_old(statement)
+    }
+    return next(iter(new.values())) if len(new) == 1 else None
 
 
 def stale_values_marked(snapshot: Snapshot) -> Snapshot:
@@ -182,7 +232,7 @@ def _replaced_values(lists: dict[str, list[str]]) -> list[tuple[int, frozenset[s
         renamed = _renames([v for v in values(current[at]) if core(v) not in old_values], olds)
         # "raising the cap from $7,500 to $8,200" names what it made history: $7,500, not the €480 of a
         # tally that also named the cap
-        said_old = _said_as_old(current[at])
+        said_old = said_as_old(current[at])
         named_old = {v for v in old_values & said_old if kind_of(v) in kinds}
         of_kind = {v for v in old_values if kind_of(v) in kinds and kind_of(v) != "name"}
         # what the update states is current, though an older statement said it too (the new 6pm is the
@@ -217,25 +267,9 @@ def _named_as_old(said: list[str], listed: tuple[str, ...]) -> frozenset[str]:
     for statement in said:
         named = compared_values(statement)
         changed_kinds = {kind_of(v) for v in named - {core(v) for v in listed}} - {"name"}
-        old = _said_as_old(statement)
+        old = said_as_old(statement)
         stale.update(v for v in listed if core(v) in old and kind_of(core(v)) in changed_kinds)
     return frozenset(stale)
-
-
-@functools.lru_cache(maxsize=4096)  # asked of every update statement for every values list it meets
-def _said_as_old(statement: str) -> frozenset[str]:
-    """The values `statement` names as the old ones ("not 7315 anymore", "from $7,500 to", "replacing the
-    $70 one"), by their core; the 6pm of "moved to 6pm" is the new one, though an unrelated list says 18:00."""
-    old = set()
-    for value in values(statement):
-        said = re.escape(value)
-        if re.search(rf"\b(?:{_OLD_BEFORE})\s+(?:the\s+)?{said}|{said}\s+(?:{_OLD_AFTER})", statement, re.I):
-            old.add(core(value))
-    return frozenset(old)
-
-
-_OLD_BEFORE = "not|from|instead of|replacing|was|no longer|old|used to be|renam\\w*|chang\\w*|switch\\w*|mov\\w*"
-_OLD_AFTER = "anymore|any more|no more"
 
 
 def _keyed_as_old(said: list[str], listed: tuple[str, ...]) -> frozenset[str]:

@@ -38,6 +38,7 @@ from ..fold.item_cuts import MENTIONED
 from ..fold.supersede import supersede
 from ..messages import Message, ToolCall
 from ..references import merge_referenced, tag
+from ..rule_pointers import without_notes
 from ..rule_statements import standing_rules
 from ..salience import (
     OVERALL_GOAL,
@@ -189,6 +190,7 @@ class _Builder:
         self.goal_stated = False  # the goal came from a statement of one, not from the first message
         self.goal_overall = False  # ...one that says it is the overall goal: later cues do not replace it
         self.stated_texts: list[str] = []  # what the replies' key_knowledge items already say
+        self.said_before: tuple[str, ...] = ()  # the last two messages' text: what a rule's "that" may point at
 
     def add(self, message: Message, number: int) -> None:
         self.number = number
@@ -219,7 +221,8 @@ class _Builder:
         own, pastes = split_pasted(text)
         described = [p.describe() for p in pastes]
         here = [self.number]
-        rules = standing_rules(own)  # whole statements, verbatim, never clipped
+        rules = standing_rules(own, "\n".join(self.said_before))  # whole statements, verbatim, never clipped
+        self.said_before = (*self.said_before[-1:], own)
         looser = [
             c for c in matching_sentences(CONSTRAINT, own) if is_constraint(c) and not any(c in rule for rule in rules)
         ]
@@ -228,7 +231,7 @@ class _Builder:
         self.out.decisions.extend(tag(d, here) for d in decided)
         # the request: what the constraints and decisions above do not already say, its informative
         # statements whole (not its first 700 characters); a message that was all rules is told by them
-        rest = _without_statements(own, [*rules, *looser, *decided])
+        rest = _without_statements(own, [*map(without_notes, rules), *looser, *decided])
         request = " ".join([_request_text(rest) if rest.strip() else "", *(f"[{d}]" for d in described)]).strip()
         self.last_request = (request or _request_text(own), self.number)
         if request or not (rules or looser or decided):
@@ -269,6 +272,7 @@ class _Builder:
         text = message.text[:ASSISTANT_SCAN_CHARS]
         here = self.number
         if text.strip():
+            self.said_before = (*self.said_before[-1:], text)
             reading = self.memo.reading(text)
             self.unanswered = [(q, here) for q in reading.questions[-2:]]
             # the assistant's choices are marked as its own: only what the user said can replace a value

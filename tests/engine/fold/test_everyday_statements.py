@@ -418,10 +418,13 @@ def test_call_me_friday_is_no_name_a_bullet_is_not_doubled_and_a_gap_is_one_mark
     assert "… …" not in cut and "9046" in cut, cut
 
 
-def test_what_you_want_asked_back_is_no_preference_and_what_someone_wants_is():
-    for chatter in ("also I owe you, what do you want.", "if you want to come by, great", "I want to know why"):
+def test_what_you_want_asked_back_is_no_preference_and_a_bounded_want_is():
+    """What someone wants to do is a wish, not a rule (issue 44 item 10: "Theo wants to see Guernica." was
+    listed as one); a want bounded by what it allows, or asked of someone, holds."""
+    for chatter in ("also I owe you, what do you want.", "if you want to come by, great", "I want to know why",
+                    "Marco wants to see who changed the count"):  # fmt: skip
         assert standing_rules(chatter) == [], chatter
-    for wish in ("she wants everything separate and touching nothing", "Marco wants to see who changed the count"):
+    for wish in ("she wants everything separate and touching nothing", "Dr. Okafor wants me to rest my knee"):
         assert standing_rules(wish) == [wish], wish
 
 
@@ -660,8 +663,7 @@ def test_an_update_makes_history_of_what_it_names_as_old_not_of_everything_besid
     )
     marked = stale_values_marked(items)
     assert marked.key_knowledge[1:] == items.key_knowledge[1:]  # the booking code, the siesta's 18:00, €480
-    from foldchat.engine.fold.supersede import _said_as_old
-    from foldchat.engine.updates import core
+    from foldchat.engine.updates import core, said_as_old as _said_as_old
 
     assert core("7315") in _said_as_old("it's not 7315 anymore, the new code is 9046")
     assert core("stock_items") in _said_as_old("So can we rename the stock_items table to inventory_items?")

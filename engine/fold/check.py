@@ -22,13 +22,12 @@ from ..facts import is_standing_rule, mentions
 from ..messages import Message
 from ..references import body, strip_references
 from ..salience import values
-from ..snapshot import LIST_SECTIONS, Snapshot, render
+from ..snapshot import SECTION_ROLES, Snapshot, render
 from ..summarizers.base import SummaryRequest
 
-UNCHECKED_SECTIONS = frozenset({"task_state", "open_questions", "recent_actions", "pinned"})
-CHECKED_SECTIONS: tuple[str, ...] = tuple(s for s in LIST_SECTIONS if s not in UNCHECKED_SECTIONS)
-"""Sections whose items carry identifiers worth restoring (task state and recent actions restate them;
-pinned text is the user's own, quoted verbatim)."""
+CHECKED_SECTIONS: tuple[str, ...] = tuple(name for name, roles in SECTION_ROLES.items() if roles.checked)
+"""Sections whose items carry identifiers worth restoring, as the schema marks them (task state and recent
+actions restate them; pinned text is the user's own, quoted verbatim)."""
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,9 @@ read, successful looks such as `ls`/`cat`, other commands, failures; an edited, 
 never dropped); then items are dropped by salience (information per token, `salience`), least first,
 values replaced by a later message before anything current; user requests dropped that way are named
 in one line by their message numbers. Pinned text and the user's standing rules are never cut.
+
+Which sections each cut applies to, and the order sections are halved in, is the schema's (`Section` on
+each field of `snapshot.Snapshot`): `cut_order` reads it.
 """
 
 from __future__ import annotations
@@ -19,13 +22,16 @@ from functools import partial
 from ..facts import CURRENT_MARK, FOCUS_MARK, REPLACED_MARK, clip, is_pinned_rule
 from ..references import body, merge_referenced, numbers_in, rewrite, tag
 from ..salience import salience, values
-from ..snapshot import Snapshot
+from ..snapshot import SECTION_ROLES, Snapshot
 from .item_cuts import MENTIONED, REPLACED_STATEMENT, VALUES, condensed, listed_once, said, values_only
 from .supersede import stale_values_marked
 from .trail_cuts import trim_trail
 
 Size = Callable[[Snapshot], int]
-STATEMENT_SECTIONS = ("user_requests", "key_knowledge", "decisions", "errors_and_fixes", "task_state")
+Step = Callable[[Snapshot, int, Size], Snapshot]
+STATEMENT_SECTIONS = tuple(name for name, roles in SECTION_ROLES.items() if roles.statements)
+PLEASANTRY_SECTIONS = tuple(name for name, roles in SECTION_ROLES.items() if roles.pleasantries)
+NEAR_DUPLICATE_SECTIONS = tuple(name for name, roles in SECTION_ROLES.items() if roles.near_duplicates)
 SHORTEN_TO = (400, 240)
 SHORTEN_FURTHER = (200, 120)
 CARRIED_WEIGHT = 2.0
@@ -49,26 +55,8 @@ def fit_snapshot(snapshot: Snapshot, budget: int, size: Size, carried: frozenset
     `carried`: the items (without references) an earlier snapshot already carried. They won a fit before,
     so they are shortened before they are dropped and weigh more than new items of the same salience."""
     current = snapshot.model_copy(deep=True)
-    steps: tuple[Callable[[Snapshot, int, Size], Snapshot], ...] = (
-        lambda s, _b, _z: _without_repeats(s),
-        lambda s, _b, _z: _without_pleasantries(s),
-        partial(_halving, name="recent_actions", keep_newest=True),
-        _without_mentions,
-        partial(_halving, name="open_questions", keep_newest=True),
-        partial(_shortened, limits=SHORTEN_TO),
-        partial(_by_salience, below=LOW_SALIENCE),
-        partial(_rules_within_share, carried=carried),
-        partial(_halving, name="task_state", keep_newest=True),
-        partial(_halving, name="errors_and_fixes", keep_newest=True),
-        trim_trail,
-        partial(_shortened, limits=SHORTEN_FURTHER, only=carried),
-        partial(_to_values, carried=carried),
-        partial(_by_salience, carried=carried),
-        partial(_halving, name="constraints_and_preferences", keep_newest=False),
-        _rules_past_budget,
-    )
     focus = [i for i in snapshot.key_knowledge if i.startswith(FOCUS_MARK)]
-    for step in steps:
+    for step in cut_order(carried):
         if size(current) <= budget:
             return current
         current = step(current, budget, size)
@@ -78,6 +66,40 @@ def fit_snapshot(snapshot: Snapshot, budget: int, size: Size, carried: frozenset
         current.user_requests = [rewrite(r, lambda text: clip(text, 60)) for r in current.user_requests]
         current.overall_goal = clip(current.overall_goal, 60)
     return current
+
+
+def cut_order(carried: frozenset[str] = frozenset()) -> tuple[Step, ...]:
+    """The cuts `fit_snapshot` makes, in order, least informative first; the sections the schema marks
+    halved are halved in the order of their `halving_rank`, at four points of it."""
+    return (
+        lambda s, _b, _z: _without_repeats(s),
+        lambda s, _b, _z: _without_pleasantries(s),
+        *_halvings(above=0, through=1),  # an agent's bookkeeping
+        _without_mentions,
+        *_halvings(above=1, through=2),
+        partial(_shortened, limits=SHORTEN_TO),
+        partial(_by_salience, below=LOW_SALIENCE),
+        partial(_rules_within_share, carried=carried),
+        *_halvings(above=2, through=4),
+        trim_trail,
+        partial(_shortened, limits=SHORTEN_FURTHER, only=carried),
+        partial(_to_values, carried=carried),
+        partial(_by_salience, carried=carried),
+        *_halvings(above=4),  # the last before the standing rules themselves
+        _rules_past_budget,
+    )
+
+
+def _halvings(above: int, through: int | None = None) -> list[Step]:
+    """Halving steps for the sections whose `halving_rank` is past `above` and at most `through`, in rank order."""
+    ranked = sorted(
+        (roles.halving_rank, name)
+        for name, roles in SECTION_ROLES.items()
+        if roles.halving_rank is not None
+        and roles.halving_rank > above
+        and (through is None or roles.halving_rank <= through)
+    )
+    return [partial(_halving, name=name, keep_newest=not SECTION_ROLES[name].keep_oldest) for _, name in ranked]
 
 
 def _halving(snapshot: Snapshot, budget: int, size: Size, name: str, keep_newest: bool) -> Snapshot:
@@ -147,10 +169,7 @@ def _rules_within_share(snapshot: Snapshot, budget: int, size: Size, carried: fr
 
 def _without_pleasantries(snapshot: Snapshot) -> Snapshot:
     """Greetings, thanks and acknowledgements tell the next model nothing it can use."""
-    update = {
-        name: [i for i in getattr(snapshot, name) if salience(said(i)) > 0]
-        for name in ("user_requests", "key_knowledge", "recent_actions")
-    }
+    update = {name: [i for i in getattr(snapshot, name) if salience(said(i)) > 0] for name in PLEASANTRY_SECTIONS}
     return snapshot.model_copy(update=update)
 
 
@@ -315,7 +334,7 @@ def _without_repeats(snapshot: Snapshot) -> Snapshot:
     merged = merge_referenced(snapshot.user_requests)
     requests = [rewrite(r, lambda text: f"{text} (×{counts[text]})") if counts[body(r)] > 1 else r for r in merged]
     update = {"overall_goal": goal, "user_requests": requests}
-    for name in ("key_knowledge", "decisions", "constraints_and_preferences"):  # a rule said thrice is one rule
+    for name in NEAR_DUPLICATE_SECTIONS:  # a rule said thrice is one rule
         update[name] = _near_duplicates_merged(getattr(snapshot, name))
     return snapshot.model_copy(update=update)
 

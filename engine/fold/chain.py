@@ -29,7 +29,7 @@ from ..store.usage_rows import add_summarizer_usage
 from ..summarizer_model import small_model
 from ..summarizers import RulesSummarizer, Summarizer
 from ..summarizers.llm import llm_with_fallback
-from .layout import FoldLayout, covered_ids, covered_messages, new_fold, transcript_numbers
+from .layout import FoldLayout, NewFold, covered_ids, covered_messages, new_fold, transcript_numbers
 from .pipeline import FoldRequest, FoldResult, fold_context
 from .report import FoldReport
 
@@ -196,9 +196,8 @@ class FoldChain:
         if not plan.report.compressed:
             return plan.report
         with self._one_at_a_time():
-            active = self.context.active_fold()
-            same_fold = (active.id if active else None) == (plan.previous.id if plan.previous else None)
-            if not same_fold or [s.id for s in self.context.transcript()] != [s.id for s in plan.transcript]:
+            planned_on = [s.id for s in plan.transcript]
+            if not self._on_top_of(plan.previous) or [s.id for s in self.context.transcript()] != planned_on:
                 raise FoldFailed("the conversation changed since the preview: preview it again")
             return self._store_fold(plan.result, plan.previous, plan.transcript)
 
@@ -218,8 +217,7 @@ class FoldChain:
         started = time.perf_counter()
         decided, usage = decision
         result = plan.result
-        snapshot = result.snapshot.model_dump() if result.snapshot is not None else None
-        record = new_fold(result.messages, result.folded, snapshot, plan.previous)
+        record = _record(result, plan.previous)
         if record is None:
             return None
         messages = [s.message for s in transcript if sendable(s)]
@@ -241,10 +239,15 @@ class FoldChain:
             duration_ms=round((time.perf_counter() - started) * 1000, 2),
         )
         with self._one_at_a_time():
-            active = self.context.active_fold()
-            if (active.id if active else None) != (plan.previous.id if plan.previous else None):
+            if not self._on_top_of(plan.previous):
                 return None  # another fold was stored meanwhile: the plan was made on what it replaced
             return self._store_fold(replace(result, report=report), plan.previous, transcript)
+
+    def _on_top_of(self, previous: StoredFold | None) -> bool:
+        """Whether the active fold is still `previous`, the one a plan was made on: each fold is stored on
+        the one it replaces, so a plan made before another fold was stored is stale."""
+        active = self.context.active_fold()
+        return (active.id if active else None) == (previous.id if previous else None)
 
     def _fold_request(
         self,
@@ -279,8 +282,7 @@ class FoldChain:
     ) -> FoldReport | None:
         """Store what makes the context rebuild to the fold's output; the report counts as the marker does."""
         report = result.report
-        snapshot = result.snapshot.model_dump() if result.snapshot is not None else None
-        record = new_fold(result.messages, result.folded, snapshot, previous)
+        record = _record(result, previous)
         if record is None:
             return None
         fold_id = self.store.add_fold(
@@ -295,6 +297,12 @@ class FoldChain:
         )
         covered = covered_messages(self.store.fold(fold_id), [s.id for s in transcript])
         return replace(report, folded_messages=covered)
+
+
+def _record(result: FoldResult, previous: StoredFold | None) -> NewFold | None:
+    """What storing `result` on `previous` writes: the fold's range and snapshot (None: nothing to store)."""
+    snapshot = result.snapshot.model_dump() if result.snapshot is not None else None
+    return new_fold(result.messages, result.folded, snapshot, previous)
 
 
 def choose_summarizer(settings: Settings, registry: ModelRegistry, target: ModelTarget) -> Summarizer:

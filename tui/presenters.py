@@ -14,6 +14,7 @@ from foldchat.engine import (
     reply_line,
     reply_usages,
     total_line,
+    turns_words,
 )
 
 from .literal import excerpt
@@ -58,9 +59,10 @@ def transcript_state(session: Session) -> TranscriptState:
         label = marker_text(covered, fold.tokens_before, fold.tokens_after, fold.summarizer, (kept, len(pinned_texts)))
         markers.setdefault(fold.last_message_id, []).append(FoldItem(fold.id, label))
     recalls = session.replies.at_send.stored()
+    numbers = session.context.message_numbers()  # what snapshots, stubs and recall cite: the headers show it
     items: list[Item] = []
     for stored in transcript:
-        items.append(MessageData.from_stored(stored, recalls.get(stored.id)))
+        items.append(MessageData.from_stored(stored, recalls.get(stored.id), numbers.get(stored.id)))
         items.extend(markers.get(stored.id, []))
     return TranscriptState(
         items=items,
@@ -99,11 +101,11 @@ def model_choices(session: Session) -> list[ModelChoice]:
     """The picker's rows: current, recent (marked), aliases, default, and each provider whose key is set."""
     choices = []
     recent = set(session.workspace.recent_models())
-    for target, usage in session.model_usages():
-        fit = f"fits ({usage.used:,})" if usage.used < usage.trigger else "will fold first"
+    for target, usage in session.model_usages():  # the fit said as the switch notice says it (Usage.fit_words)
         choices.append(
             ModelChoice(
-                target.name, target.window, target.input_cost_per_token * 1e6, target.output_cost_per_token * 1e6, fit,
+                target.name, target.window, target.input_cost_per_token * 1e6, target.output_cost_per_token * 1e6,
+                usage.fit_words(),
                 "recent" if target.name in recent else "", missing_key(target),
             )
         )  # fmt: skip
@@ -134,8 +136,20 @@ def context_breakdown(session: Session, typed: int) -> str:
         f"## Context · {session.target.name}\n\n| part | tokens | of window |\n|---|---:|---:|\n{rows}\n"
         f"| **total** | **{total:,}** | **{100 * total / usage.window:.1f}%** |\n\n"
         f"Window {usage.window:,} · folds when the total reaches {usage.trigger:,} (the conversation alone "
-        f"{usage.trigger - usage.reserved:,}: the gauge's 'fold at') · folds down to {usage.target:,}"
+        f"{usage.fold_at:,}: the gauge's 'fold at') · folds down to {usage.target:,}{_turns(usage)}"
         f"{_recalled_passages(session)}{_spent(session)}"
+    )
+
+
+def _turns(usage: Usage) -> str:
+    """/context's turns left: the gauge's number, and what a typical recent turn takes that it counts in."""
+    left = usage.turns_left
+    if left is None:
+        return ""
+    turn = usage.turn
+    return (
+        f" · {turns_words(left)} (a recent turn takes {turn.exchange:,}, its prompt {turn.prompt:,}: the median "
+        "of the last few)"
     )
 
 
@@ -189,7 +203,7 @@ def help_markdown() -> str:
 | Esc | chat | stop the reply (the partial reply is kept, marked) |
 | Ctrl+R | chat | regenerate the last reply |
 | Ctrl+O | chat | switch model (recent models and every provider whose key is set) |
-| Ctrl+T or F2 | chat | conversations: search what was said, resume, rename, delete (also /history) |
+| Ctrl+T or F2 | chat | conversations: search what was said, resume (a search result opens at the message that matched), rename, delete (also /history) |
 | F3 / Shift+F3 | chat | jump to the previous / next fold marker (Enter opens the fold inspector) |
 | ↑ | empty composer | edit the last prompt; Enter resends it (later messages are kept, replaced), Esc cancels |
 | Ctrl+P | anywhere | command palette (every /command is there) |
@@ -208,6 +222,6 @@ def gauge_for(session: Session, usage: Usage, old: GaugeState, spent: UsageTotal
     cost, cached = (old.cost, old.cached_share) if spent is None else (spent.cost, spent.cached_share)
     return GaugeState(
         tokens=usage.tokens, window=usage.window, reserved=usage.reserved, trigger=usage.trigger, cost=cost,
-        typing=old.typing, cached_share=cached, model=session.target.name, per_turn=usage.per_turn,
+        typing=old.typing, cached_share=cached, model=session.target.name, turns_left=usage.turns_left,
         fold_paused=old.fold_paused, recalled=usage.recalled, at_trigger=session.auto.at_trigger(usage),
     )  # fmt: skip

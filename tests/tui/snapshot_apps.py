@@ -16,10 +16,10 @@ from textual.app import App, ComposeResult
 
 class GaugeApp(App[None]):
     def compose(self) -> ComposeResult:
-        common = {"window": 128_000, "reserved": 4_096, "trigger": 102_400, "model": "gpt-4o", "per_turn": 1_500}
-        for tokens, typing, cost in ((12_000, 0, 0.0123), (85_000, 300, 0.41), (101_000, 900, 1.2)):
+        common = {"window": 128_000, "reserved": 4_096, "trigger": 102_400, "model": "gpt-4o"}
+        for tokens, typing, cost, turns in ((12_000, 0, 0.0123, 57), (85_000, 300, 0.41, 8), (101_000, 900, 1.2, 0)):
             gauge = ContextGauge()
-            gauge.state = GaugeState(tokens=tokens, typing=typing, cost=cost, **common)
+            gauge.state = GaugeState(tokens=tokens, typing=typing, cost=cost, turns_left=turns, **common)
             yield gauge
 
 
@@ -59,9 +59,9 @@ class InspectorApp(App[None]):
 class PickerApp(App[None]):
     def on_mount(self) -> None:
         choices = [
-            ModelChoice("local", 8_192, 0, 0, "will fold first"),
-            ModelChoice("gpt-4o", 128_000, 2.5, 10.0, "fits (12,345)"),
-            ModelChoice("anthropic/claude-sonnet-4-5", 200_000, 3.0, 15.0, "fits (12,801)"),
+            ModelChoice("local", 8_192, 0, 0, "will fold first (12,912)"),
+            ModelChoice("gpt-4o", 128_000, 2.5, 10.0, "fits (12,345 · ≈ 57 turns left)", "recent"),
+            ModelChoice("anthropic/claude-sonnet-4-5", 200_000, 3.0, 15.0, "fits (12,801 · ≈ 103 turns left)"),
         ]
         self.push_screen(ModelPicker(choices, "gpt-4o"))
 

@@ -37,7 +37,7 @@ class ModelChoice:
             "free" if not (self.input_per_million or self.output_per_million)
             else f"${self.input_per_million:.2f}/${self.output_per_million:.2f} per 1M"
         )  # fmt: skip
-        line = f"{self.name:<28} {self.window:>9,} tokens  {price:<22} {self.fit}"
+        line = f"{self.name:<28} {self.window:>9,}  {price:<20} {self.fit}"  # the fit: Usage.fit_words
         notes = [n for n in (self.note, f"needs {self.missing_key}" if self.missing_key else "") if n]
         return f"{line} · {' · '.join(notes)}" if notes else line
 
@@ -48,7 +48,7 @@ Choices = list[ModelChoice] | Callable[[], list[ModelChoice]]
 class ModelPicker(ModalScreen[str | None]):
     DEFAULT_CSS = """
     ModelPicker { align: center middle; }
-    ModelPicker > Vertical { width: 90; max-width: 95%; height: auto; max-height: 80%;
+    ModelPicker > Vertical { width: 112; max-width: 95%; height: auto; max-height: 80%;
                              border: thick $primary; background: $surface; padding: 0 1; }
     ModelPicker OptionList { height: auto; max-height: 20; }
     ModelPicker #warning { color: $warning; }

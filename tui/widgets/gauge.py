@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from foldchat.engine import turns_words
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -22,7 +23,9 @@ class GaugeState:
     cached_share: float = 0.0
     """Of the replies' input tokens, the share the providers read from their prompt cache."""
     model: str = ""
-    per_turn: int = 0
+    turns_left: int | None = None
+    """The engine's `Usage.turns_left` for the stored context: typing or a reply streaming does not make it
+    flicker (counted with them, it jumped at every key). None before the first reply."""
     note: str = ""
     fold_paused: bool = False
     recalled: int = 0
@@ -54,13 +57,6 @@ class GaugeState:
     @property
     def fold_at(self) -> int:
         return max(0, self.trigger - self.reserved)
-
-    def turns_left(self) -> int | None:
-        """Whole turns like the recent ones before the trigger, from the stored context alone: typing or
-        a reply streaming does not make it flicker (it was counted with them, and jumped at every key)."""
-        if not self.window or self.per_turn <= 0:
-            return None
-        return max(0, (self.trigger - self.tokens - self.reserved) // self.per_turn)
 
 
 TYPING_ROOM = 9_999  # tokens the gauge keeps room for in its line, typed or not (a long paste may go short)
@@ -110,7 +106,7 @@ class ContextGauge(Widget):
             numbers = (f" {context}{recalled}{typing} / {n(s.window)} ({percent:.0f}%) · fold at "
                        f"{n(s.fold_at)} · reserve {n(s.reserved)}")  # fmt: skip
         text = Text.assemble((name, "bold"), _bar(s, width), numbers)
-        left = s.turns_left()
+        left = s.turns_left
         if s.fold_paused:  # before the turns left, which it makes meaningless: seen in a narrow terminal too
             paused = (
                 "auto-fold paused: /resummarize" if short else "auto-fold paused after 2 failures: /resummarize retries"
@@ -119,8 +115,7 @@ class ContextGauge(Widget):
         elif s.typing + s.reserved > s.window:  # no fold makes room for what is typed: say it before Enter
             text.append(" · too big to send" if short else " · what is typed is too big to send", style="bold")
         elif left is not None:
-            word = "turn" if left == 1 else "turns"
-            turns = f"≈{left} {word}" if short else f"≈ {left} {word} left"
+            turns = f"≈{left} {'turn' if left == 1 else 'turns'}" if short else turns_words(left)
             text.append(f" · {turns}" if s.used < s.trigger else f" · {_AT_TRIGGER[s.at_trigger][short]}")
         text.append(f" · ${s.cost:.4f}")
         if s.cached_share >= 0.01 and not short:  # what caching did for what is paid (docs/design.md §15)

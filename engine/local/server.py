@@ -22,6 +22,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+READ_STEP = 512
+"""Prompt tokens read between two progress reports (llama.cpp's default batch is 2,048: ~15 s on 2 cores)."""
 IDLE_POLL = 0.5
 """Seconds between two looks at a kept-alive server's work counters."""
 
@@ -133,6 +135,7 @@ def server_params(args: argparse.Namespace, api_key: str | None) -> Any:
     params.model_alias = {args.alias}
     params.n_ctx = args.n_ctx
     params.n_parallel = 1  # one reply at a time: a second request waits for the first, never cuts it
+    params.n_batch = READ_STEP  # progress is said after each batch read: every few seconds on 2 cores
     params.cpuparams.n_threads = args.threads
     params.cpuparams_batch.n_threads = args.threads_batch
     params.hostnames = ["127.0.0.1"]

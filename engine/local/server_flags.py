@@ -53,7 +53,8 @@ def request_extras(settings: LocalModelSettings) -> dict[str, object]:
     transcript prompt the stops that end its reply (the server's template cannot stop generation)."""
     from ..transcript_prompt import FORMAT_NAME, STOP
 
-    extras: dict[str, object] = {"repeat_penalty": repeat_penalty(settings)}
+    # return_progress: while it reads the prompt the server streams how far it got (`prefix_warm.progress_note`)
+    extras: dict[str, object] = {"repeat_penalty": repeat_penalty(settings), "return_progress": True}
     if chat_format(settings) == FORMAT_NAME:
         extras["stop"] = list(STOP)
     return extras

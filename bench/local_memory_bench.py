@@ -1,10 +1,9 @@
 """Local server memory: resident size after filling the window with one prompt.
 
-Run: .venv/bin/python bench/local_memory_bench.py [--tokens N] [--logits-all]
+Run: .venv/bin/python bench/local_memory_bench.py [--tokens N]
 Starts the embedded server as Foldchat does, sends one chat request whose prompt is about N tokens
 (default: the whole window minus room for the template and a 4-token reply) and reports the
-server's VmRSS and peak (VmHWM) from /proc. `--logits-all` starts it with llama-cpp-python's default
-(logits kept for every token) to show what turning that off saves.
+server's VmRSS and peak (VmHWM) from /proc.
 """
 
 from __future__ import annotations
@@ -42,10 +41,8 @@ def prompt_of(server: LocalModelServer, tokens: int) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tokens", type=int, help="prompt size (default: the full window)")
-    parser.add_argument("--logits-all", action="store_true", help="keep logits for every token (the old way)")
     args = parser.parse_args()
     settings = LocalModelSettings()
-    LocalModelServer.keep_all_logits = args.logits_all
     server = LocalModelServer(settings)
     server.start()
     assert server.process is not None
@@ -64,7 +61,7 @@ def main() -> None:
         took = time.perf_counter() - start
         after = memory_kb(server.process.pid)
         print(
-            f"logits_all={args.logits_all} window={settings.context_size} prompt={tokens} tokens ({took:.0f} s): "
+            f"window={settings.context_size} prompt={tokens} tokens ({took:.0f} s): "
             f"server RSS idle {idle['VmRSS'] / 1024:.0f} MB -> {after['VmRSS'] / 1024:.0f} MB, "
             f"peak {after['VmHWM'] / 1024:.0f} MB"
         )

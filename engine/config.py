@@ -52,7 +52,7 @@ class ModelAlias(_Section):
 
 
 class LocalModelSettings(_Section):
-    """The embedded local model served by llama-cpp-python on 127.0.0.1 (docs/design.md §10)."""
+    """The embedded local model served by llama.cpp's server on 127.0.0.1 (docs/design.md §10)."""
 
     model: Literal["smollm2", "gemma"] = Field(
         "smollm2",
@@ -71,7 +71,7 @@ class LocalModelSettings(_Section):
     )
     chat_format: str = Field(
         "auto",
-        description="llama-cpp chat format for the prompt; auto: the model's own template (SmolLM2's ChatML), "
+        description="llama.cpp chat template name for the prompt (chatml, gemma, llama3, ...); auto: the model's own template (SmolLM2's ChatML), "
         "or Foldchat's plain transcript prompt for the base Gemma.",
     )
     max_reply_tokens: int = Field(

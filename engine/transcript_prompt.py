@@ -46,3 +46,26 @@ def transcript_prompt(messages: Sequence[Mapping[str, Any]]) -> str:
             lines.append(f"Tool result: {text}")
     lines.append("Assistant:")
     return "\n".join(lines)
+
+
+# The same prompt as Jinja, as llama.cpp's server applies a chat template (the server builds the prompt);
+# tests/engine/local/test_local_model.py checks that both write the same text.
+TEMPLATE = (
+    # every literal is an expression: `-%}` strips the text after a tag, newlines included
+    "{%- set ns = namespace(system='') -%}"
+    "{%- for m in messages if m.role == 'system' -%}"
+    "{%- set ns.system = ns.system ~ ' ' ~ (m.content | trim) -%}"
+    "{%- endfor -%}"
+    "{{- ('" + PREAMBLE + " ' ~ (ns.system | trim)) | trim -}}"
+    "{{- '\\n\\n" + EXAMPLE.rstrip("\n").replace("\n", "\\n") + "' -}}"
+    "{%- for m in messages -%}"
+    "{%- if m.role == 'user' -%}{{- '\\nUser: ' ~ (m.content | trim) -}}"
+    "{%- elif m.role == 'assistant' -%}{{- '\\nAssistant: ' ~ ((m.content or '') | trim) -}}"
+    "{%- if m.tool_calls -%}{{- ' [called ' -}}"
+    "{%- for c in m.tool_calls -%}{{- (', ' if not loop.first else '') ~ c.function.name -}}{%- endfor -%}"
+    "{{- ']' -}}{%- endif -%}"
+    "{%- elif m.role == 'tool' -%}{{- '\\nTool result: ' ~ (m.content | trim) -}}"
+    "{%- endif -%}"
+    "{%- endfor -%}"
+    "{{- '\\nAssistant:' -}}"
+)

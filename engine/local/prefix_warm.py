@@ -36,6 +36,40 @@ READ_PER_CORE = {"smollm2": 90.0, "gemma": 185.0}
 270M in 11 s): how long a context the server has not read yet takes before the first word."""
 
 
+_measured_rate: float | None = None
+"""Prompt tokens a second the server last read at, from a read-ahead's own timings (None: not yet)."""
+MEASURED_FROM = 256
+"""Tokens a read must have for its rate to stand for the next ones (a short read is mostly overhead)."""
+
+
+def progress_note(progress: Any) -> str | None:
+    """What llama.cpp's server says while it reads a prompt (`prompt_progress`: total, cache, processed,
+    time_ms), as the wait's reason: how far it got and how long the rest takes at the rate measured so
+    far. None when it has read everything (the first word is next) or said nothing usable."""
+    try:
+        total, cached = int(progress.total), int(getattr(progress, "cache", 0) or 0)
+        done, seconds = int(progress.processed), float(progress.time_ms) / 1000
+    except (AttributeError, TypeError, ValueError):
+        return None
+    read = done - cached
+    if done >= total or read <= 0 or seconds <= 0:
+        return None
+    left = (total - done) / (read / seconds)
+    return f"reading {done:,} of {total:,} tokens, about {left:.0f} s left"
+
+
+def _remember_rate(answer: bytes) -> None:
+    """Keep the read rate a read-ahead's answer reports (llama.cpp's `timings`), for the next estimate."""
+    global _measured_rate
+    try:
+        timings = json.loads(answer).get("timings") or {}
+        tokens, rate = int(timings.get("prompt_n", 0)), float(timings.get("prompt_per_second", 0))
+    except (ValueError, TypeError, AttributeError):
+        return
+    if tokens >= MEASURED_FROM and rate > 0:
+        _measured_rate = rate
+
+
 def unread_from(read: Sequence[dict[str, Any]], context: Sequence[dict[str, Any]]) -> int:
     """The index of the first message of `context` the server has not read: llama.cpp reuses the longest
     common prefix of what it read last (`read`), so everything from the first difference is read again."""
@@ -48,8 +82,10 @@ def unread_from(read: Sequence[dict[str, Any]], context: Sequence[dict[str, Any]
 
 
 def read_seconds(tokens: int, model: str, cores: int) -> float:
-    """About how long the local server takes to read `tokens` of prompt with `cores` threads."""
-    return tokens / (READ_PER_CORE.get(model, 90.0) * max(1, cores))
+    """About how long the local server takes to read `tokens` of prompt with `cores` threads: at the rate
+    it last read at when known (a busy machine reads 4-5 times slower than the table says), else the table's."""
+    rate = _measured_rate or READ_PER_CORE.get(model, 90.0) * max(1, cores)
+    return tokens / rate
 
 
 class PrefixWarmer:
@@ -143,7 +179,9 @@ def warm(target: ModelTarget, messages: list[dict[str, Any]]) -> bool:
         with local_turn(target.api_base):  # never beside another process's reply (local_turns.py)
             connection.request("POST", url.path, json.dumps(body).encode(), headers)
             response = connection.getresponse()
-            response.read()
+            answer = response.read()
+        if response.status == 200:
+            _remember_rate(answer)
         return response.status == 200
     except (OSError, http.client.HTTPException):
         return False

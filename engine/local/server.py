@@ -1,32 +1,31 @@
 """Child-process entry point for the local model server (`python -P -m foldchat.engine.local.server`).
 
-It registers Foldchat's transcript chat format with llama-cpp-python, makes sure it dies with its
-parent (a thread watches the parent pid), builds llama-cpp-python's OpenAI-compatible app from the
-remaining arguments and serves it on the listening socket the parent passes as `--listen_fd`.
+It runs llama.cpp's own C++ server (the prebuilt `xllamacpp` wheel: no compiler, no build on install)
+on 127.0.0.1, on a port the kernel picks, tells the parent that port through a pipe, and makes sure it
+dies with its parent (a thread watches the parent pid).
 
-Why not llama-cpp-python's own `main`: it binds `HOST`/`PORT` from the environment over its flags and
-adds a CORS middleware that lets any web page call the model with credentials. Here the socket is the
-parent's (bound to 127.0.0.1 before we exist, so no other process can take the port), no CORS
-middleware is installed, and the API key arrives in the `API_KEY` variable of an environment the
-parent built (never on the command line, which every local user can read).
-
-The model loads in a thread while the web stack imports (`local_preload`): a cold start pays the
-longer of the two, not their sum.
+Nothing in the user's shell configures it: every setting is set here from our flags (llama.cpp's own
+`LLAMA_ARG_*` variables are read only by its command line, which is not used), the API key arrives in
+the `API_KEY` variable of an environment the parent built (never on the command line, which every
+local user can read), there is no web UI and no cross-origin access, and the port is known only once
+the server listens, so no other process can take it first.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
+import http.client
 import os
-import secrets
-import socket
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
-from .preload import PreloadedModel, serving_preloaded
+READ_STEP = 512
+"""Prompt tokens read between two progress reports (llama.cpp's default batch is 2,048: ~15 s on 2 cores)."""
+IDLE_POLL = 0.5
+"""Seconds between two looks at a kept-alive server's work counters."""
 
 
 def _die_with_parent(parent: int) -> None:
@@ -41,158 +40,136 @@ def _die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, daemon=True, name="parent-watch").start()
 
 
-class _IdleExit:
-    """ASGI wrapper for a kept-alive server: it exits once no request with its key has run for `seconds`.
+def work_done(port: int, api_key: str | None) -> tuple[float, ...] | None:
+    """The server's work counters (decode calls, tokens read, requests running), None if unreadable.
 
-    With `local.keep_alive` the server outlives the Foldchat that started it, so nothing else would
-    stop it. Only requests that carry `api_key` count as use: any local process can knock on the port,
-    and one that knocked without the key (rejected, 401) kept the model in memory as long as it knocked.
+    Only a request with the key can make the model work: a stranger knocking on the port (rejected with
+    401) changes none of them, so knocks never keep a kept-alive server in memory.
+    """
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request("GET", "/metrics", headers={"Authorization": f"Bearer {api_key or ''}"})
+        response = connection.getresponse()
+        text = response.read().decode("utf-8", "replace")
+    except (OSError, http.client.HTTPException):
+        return None
+    finally:
+        connection.close()
+    if response.status != 200:
+        return None
+    wanted = ("llamacpp:n_decode_total", "llamacpp:prompt_tokens_total", "llamacpp:requests_processing")
+    values = dict(line.split()[:2] for line in text.splitlines() if line.startswith(wanted) and " " in line)
+    return tuple(float(values.get(name, "nan")) for name in wanted)
+
+
+class IdleExit:
+    """A kept-alive server exits once no Foldchat has used it for `seconds`.
+
+    Use is what only a Foldchat holding the key can cause: the model working (its counters move, or a
+    request runs) or the state file being touched (a Foldchat that found the server and is about to ask).
     On exit it removes the state file that lets the next `ask` find it, if it still names us.
     """
 
-    def __init__(self, app: Any, seconds: float, state_file: str | None, api_key: str | None) -> None:
-        self.app, self.seconds, self.state_file = app, seconds, state_file
-        self.key = None if api_key is None else api_key.encode()
-        self.active = 0
+    def __init__(self, port: int, api_key: str | None, seconds: float, state_file: str | None) -> None:
+        self.port, self.api_key, self.seconds, self.state_file = port, api_key, seconds, state_file
         self.last = time.monotonic()
-        threading.Thread(target=self._watch, daemon=True, name="idle-exit").start()
+        self._seen: tuple[float, ...] | None = None
+        self._touched = self._state_mtime()
 
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or not self._authenticated(scope):  # lifespan lasts as long as the server
-            await self.app(scope, receive, send)
-            return
-        self.active += 1
-        self.last = time.monotonic()  # use from its first byte: its reply may reach the client before `finally`
+    def _state_mtime(self) -> float | None:
         try:
-            await self.app(scope, receive, send)
-        finally:
-            self.active -= 1
-            self.last = time.monotonic()
+            return os.stat(self.state_file).st_mtime if self.state_file else None
+        except OSError:
+            return None
 
-    def _authenticated(self, scope: Any) -> bool:
-        """The request carries the key as llama-cpp-python reads it: the first Authorization header,
-        `<scheme> <key>` with the scheme `bearer` in any case."""
-        if self.key is None:  # a server without a key: every request is its user's
-            return True
-        given = next((value for name, value in scope.get("headers") or [] if name == b"authorization"), b"")
-        scheme, _, credentials = bytes(given).partition(b" ")
-        return scheme.lower() == b"bearer" and secrets.compare_digest(credentials, self.key)
+    def used(self) -> bool:
+        """Whether anyone with the key used the server since the last look."""
+        counters, touched = work_done(self.port, self.api_key), self._state_mtime()
+        busy = counters is not None and (counters != self._seen or counters[2] > 0)
+        busy = busy or touched != self._touched
+        self._seen, self._touched = counters, touched
+        return busy
 
-    def _watch(self) -> None:
-        while self.active or time.monotonic() - self.last < self.seconds:
-            time.sleep(min(0.5, self.seconds / 4))
-        if self.state_file:
-            try:
-                with open(self.state_file) as state:
-                    ours = f'"pid": {os.getpid()},' in state.read()
-                if ours:
-                    os.unlink(self.state_file)
-            except OSError:
-                pass
+    def watch(self) -> None:
+        self.used()  # the counters at start: loading the model is not use
+        while True:
+            if self.used():
+                self.last = time.monotonic()
+            elif time.monotonic() - self.last >= self.seconds:
+                break
+            time.sleep(min(IDLE_POLL, self.seconds / 4))
+        self._forget()
         os._exit(0)
 
-
-def register_chat_format() -> None:
-    """Foldchat's transcript format (transcript_prompt.py) under its name; once per process."""
-    from foldchat.engine.transcript_prompt import FORMAT_NAME, STOP, transcript_prompt
-    from llama_cpp import llama_chat_format
-
-    @llama_chat_format.register_chat_format(FORMAT_NAME)
-    def _format(messages: list[dict[str, Any]], **_: Any) -> llama_chat_format.ChatFormatterResponse:
-        return llama_chat_format.ChatFormatterResponse(prompt=transcript_prompt(messages), stop=STOP)
-
-
-COUNT_PATH = "/foldchat/count"
-
-
-def _count_route(api_key: str | None) -> Any:
-    """POST {"texts": [...]} -> {"counts": [...]}: tokens as Foldchat counts them (no BOS; special-token
-    text read as plain text), with the served model's own vocabulary.
-
-    llama-cpp-python's `/extras/tokenize` adds a BOS, parses special tokens, and takes the model lock:
-    a count sent while a reply streams would wait for the reply, or cut it (the server interrupts a
-    stream when another request queues). Tokenizing reads only the vocabulary, which llama.cpp's own
-    server also does beside a running decode, so this route does not take the lock.
-    """
-    import json
-    import secrets
-
-    from llama_cpp.server import app as server_app
-    from starlette.concurrency import run_in_threadpool
-    from starlette.responses import JSONResponse
-    from starlette.routing import Route
-
-    def count(texts: list[str]) -> list[int]:
-        proxy = server_app._llama_proxy  # set by create_app; calling it returns the loaded model, no lock
-        if proxy is None:
-            raise RuntimeError("no model is loaded")
-        llama = proxy(None)
-        return [len(llama.tokenize(t.encode("utf-8"), add_bos=False, special=False)) for t in texts]
-
-    async def endpoint(request: Any) -> Any:
-        given = request.headers.get("authorization", "")
-        if api_key is not None and not secrets.compare_digest(given.encode(), f"Bearer {api_key}".encode()):
-            return JSONResponse({"error": {"message": "Invalid API key"}}, status_code=401)
+    def _forget(self) -> None:
+        if not self.state_file:
+            return
         try:
-            texts = json.loads(await request.body())["texts"]
-            if not (isinstance(texts, list) and all(isinstance(t, str) for t in texts)):
-                raise TypeError
-        except (ValueError, KeyError, TypeError):
-            return JSONResponse({"error": {"message": 'expected {"texts": [strings]}'}}, status_code=400)
-        return JSONResponse({"counts": await run_in_threadpool(count, texts)})
-
-    return Route(COUNT_PATH, endpoint, methods=["POST"])
+            if f'"pid": {os.getpid()},' in Path(self.state_file).read_text():
+                os.unlink(self.state_file)
+        except OSError:
+            pass
 
 
-def server_settings(argv: list[str]) -> tuple[Any, Any]:
-    """llama-cpp-python's (ServerSettings, ModelSettings) from its command-line flags."""
-    from llama_cpp.server.cli import add_args_from_model, parse_model_from_args
-    from llama_cpp.server.settings import ModelSettings, ServerSettings, Settings
-
+def arguments(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="foldchat-local-server")
-    add_args_from_model(parser, Settings)
-    args = parser.parse_args(argv)
-    return parse_model_from_args(ServerSettings, args), parse_model_from_args(ModelSettings, args)
+    parser.add_argument("--port_fd", type=int, required=True, help="pipe to write the listening port to")
+    parser.add_argument("--keep_alive", type=float, default=0.0)
+    parser.add_argument("--state_file", default=None)
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--alias", required=True)
+    parser.add_argument("--n_ctx", type=int, required=True)
+    parser.add_argument("--threads", type=int, required=True)
+    parser.add_argument("--threads_batch", type=int, required=True)
+    parser.add_argument("--chat_template", default="", help="a llama.cpp template name, or Jinja text")
+    parser.add_argument("--kv_q8", action="store_true", help="an 8-bit KV cache")
+    return parser.parse_args(argv)
 
 
-def build_app(server: Any, model: Any, preload: PreloadedModel | None, api_key: str | None) -> Any:
-    """llama-cpp-python's app for `model` (taken from `preload` when it holds those settings), with
-    no CORS and with the count route."""
-    from llama_cpp.server.app import create_app
-    from starlette.middleware.cors import CORSMiddleware
+def server_params(args: argparse.Namespace, api_key: str | None) -> Any:
+    """llama.cpp's server parameters for `args`: loopback, a kernel-picked port, our key, no extras."""
+    import xllamacpp
 
-    # a request that arrives while a reply streams waits for it (the default ends the streaming reply
-    # early: two `ask`s against a kept-alive server broke each other, and a health check cut replies)
-    server.interrupt_requests = False
-    with serving_preloaded(preload) if preload is not None else contextlib.nullcontext():
-        app = create_app(server_settings=server, model_settings=[model])
-    # the model is for this user's Foldchat, not for web pages: no cross-origin access at all
-    app.user_middleware = [m for m in app.user_middleware if m.cls is not CORSMiddleware]
-    app.router.routes.append(_count_route(api_key))
-    app.middleware_stack = None
-    return app
+    params = xllamacpp.CommonParams()
+    params.model.path = args.model
+    params.model_alias = {args.alias}
+    params.n_ctx = args.n_ctx
+    params.n_parallel = 1  # one reply at a time: a second request waits for the first, never cuts it
+    params.n_batch = READ_STEP  # progress is said after each batch read: every few seconds on 2 cores
+    params.cpuparams.n_threads = args.threads
+    params.cpuparams_batch.n_threads = args.threads_batch
+    params.hostnames = ["127.0.0.1"]
+    params.port = 0
+    params.api_keys = [api_key] if api_key else []
+    params.ui = False  # the model is for this user's Foldchat, not for a browser
+    # no web page may call it: the allowed origin is empty, which matches no page (the server's default is *)
+    params.cors_origins, params.cors_origins_explicit, params.cors_credentials = "", True, False
+    params.endpoint_metrics = True  # the idle watch reads its counters (with the key)
+    # Jinja for the model's own template and for ours; a name llama.cpp knows is applied natively (with Jinja
+    # on, the name itself would be taken for a template and printed as every prompt)
+    params.use_jinja = not args.chat_template or "{" in args.chat_template
+    if args.chat_template:
+        params.chat_template = args.chat_template
+    if args.kv_q8:
+        params.cache_type_k = params.cache_type_v = xllamacpp.ggml_type.GGML_TYPE_Q8_0
+    return params
 
 
 def main() -> None:
-    ours = argparse.ArgumentParser(add_help=False)
-    ours.add_argument("--listen_fd", type=int, required=True)
-    ours.add_argument("--keep_alive", type=float, default=0.0)
-    ours.add_argument("--state_file", default=None)
-    known, rest = ours.parse_known_args(sys.argv[1:])
-    if known.keep_alive <= 0:  # the usual rule: no server outlives the process that started it
+    args = arguments(sys.argv[1:])
+    if args.keep_alive <= 0:  # the usual rule: no server outlives the process that started it
         _die_with_parent(int(os.environ.get("FOLDCHAT_PARENT_PID", os.getppid())))
-    listener = socket.socket(fileno=known.listen_fd)  # family and type come from the socket itself
-    web, model = server_settings(rest)
-    register_chat_format()
-    preload = PreloadedModel(model)  # loads while build_app imports the web stack: see local_preload
-    app = build_app(web, model, preload, os.environ.get("API_KEY"))
-    if known.keep_alive > 0:
-        app = _IdleExit(app, known.keep_alive, known.state_file, os.environ.get("API_KEY"))
+    api_key = os.environ.get("API_KEY")
+    import xllamacpp
 
-    import uvicorn
-
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
-    server.run(sockets=[listener])
+    server = xllamacpp.Server(server_params(args, api_key))  # loads the model, then listens
+    port = int(str(server.listening_address).rstrip("/").rsplit(":", 1)[1])
+    with os.fdopen(args.port_fd, "w") as pipe:
+        pipe.write(f"{port}\n")
+    if args.keep_alive > 0:
+        IdleExit(port, api_key, args.keep_alive, args.state_file).watch()
+    while True:  # the server's own threads serve; this one only keeps the process (and `server`) alive
+        time.sleep(3600)
 
 
 if __name__ == "__main__":

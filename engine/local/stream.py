@@ -49,7 +49,7 @@ def request_body(
     """What litellm would send for `target` (model name without its `openai/` prefix, our sampling)."""
     body: dict[str, Any] = {
         "model": target.litellm_model.split("/", 1)[-1],
-        # as litellm sends them: no null fields (llama-cpp-python's server refuses an assistant `content: null`)
+        # as litellm sends them: no null fields (a local server may refuse an assistant `content: null`)
         "messages": [{key: value for key, value in m.items() if value is not None} for m in messages],
         "stream": True,
         "stream_options": {"include_usage": True},

@@ -1,6 +1,6 @@
 """One request at a time to a local model server, across processes.
 
-llama-cpp-python's server answers one completion at a time; a second one sent while the first streams
+The local server answers one completion at a time; a second one sent while the first streams
 ends the first early ("the stream ended before the model finished"). Two `foldchat ask`s against a
 kept-alive server broke each other in 5 of 5 tries. Every completion sent to a local server (replies,
 summaries, warm-ups) therefore holds an advisory file lock named after the server's port; a request that

@@ -228,7 +228,10 @@ def _rejection(error: BaseException, target: ModelTarget, litellm: Any) -> Probl
 
 
 TOO_BIG = "the conversation is larger than the model's window; /resummarize folds it"
-_CONTEXT_SIGNS = ("context_length_exceeded", "maximum context length", "exceed context window")
+_CONTEXT_SIGNS = (
+    "context_length_exceeded", "maximum context length", "exceed context window",
+    "exceed_context_size_error", "exceeds the available context size",  # llama.cpp's own server
+)  # fmt: skip
 
 
 def _status_rejection(error: LocalHTTPError, target: ModelTarget) -> Problem | None:

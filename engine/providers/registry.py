@@ -13,7 +13,7 @@ from dataclasses import replace
 from ..config import Settings
 from ..errors import LocalModelError, UsageError
 from ..local.gguf import Progress, gguf_ready
-from ..local.model import LOCAL_ALIAS, SERVED_NAME, LocalModelServer, repeat_penalty
+from ..local.model import LOCAL_ALIAS, SERVED_NAME, LocalModelServer, request_extras
 from ..tokens import TextCounter, TokenCounter, counter_for, model_info
 from .target import ModelTarget
 
@@ -75,7 +75,7 @@ class ModelRegistry:
         name = name or self.default_name()
         if name == LOCAL_ALIAS:
             local = self.settings.local
-            running = self.local.running
+            running = self.local.listening
             base = self.local.base_url if running else None
             return ModelTarget(
                 name=LOCAL_ALIAS,
@@ -85,7 +85,7 @@ class ModelRegistry:
                 max_output_tokens=local.max_reply_tokens,
                 is_local=True,
                 temperature=local.temperature,
-                extra_body={"repeat_penalty": repeat_penalty(local)},
+                extra_body=request_extras(local),
                 api_key=self.local.api_key if running else None,
             )
         alias = self.settings.models.get(name)

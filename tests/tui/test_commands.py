@@ -2,8 +2,7 @@
 
 import inspect
 
-from foldchat.tui.presenters import help_markdown
-from foldchat.tui.slash import BY_NAME, COMMANDS, completions, parse
+from foldchat.tui.slash import BY_NAME, COMMANDS, completions, help_markdown, parse
 
 
 def test_every_command_has_a_coroutine_handler_of_the_screen_and_its_argument_and_a_unique_name():

@@ -208,7 +208,7 @@ async def test_the_gauge_is_readable_at_80_columns():
 
 
 def test_help_table_keeps_export_formats_in_one_cell_and_lists_the_keys():
-    from foldchat.tui.presenters import help_markdown
+    from foldchat.tui.slash import help_markdown
     from markdown_it import MarkdownIt
 
     tokens = MarkdownIt("gfm-like").parse(help_markdown())

@@ -41,7 +41,7 @@ from .. import idle_fold
 from ..heap import settle_heap
 from ..literal import literal
 from ..opening import open_backend
-from ..slash import BY_NAME, completions, folds, parse, pins
+from ..slash import BY_NAME, completions, folds, help_markdown, parse, pins
 from ..widgets import reply_turn
 from ..widgets.attachment_tray import AttachmentTray
 from ..widgets.composer import Composer
@@ -621,7 +621,6 @@ class ChatScreen(Screen[None]):
 
     # -- actions ------------------------------------------------------------------------------------
     def action_help(self) -> None:
-        from ..presenters import help_markdown
         from .info import InfoScreen
 
         self.app.push_screen(InfoScreen(help_markdown(), "help-screen"))

@@ -1,6 +1,6 @@
 """The slash commands: one table (name → handler, argument hint, help) that dispatch, completion,
-the command palette and /help all read. Each handler is a plain function of the chat screen and the
-argument, in the module of its topic."""
+the command palette and /help (`help_markdown`, beside the table) all read. Each handler is a plain
+function of the chat screen and the argument, in the module of its topic."""
 
 from __future__ import annotations
 
@@ -68,3 +68,39 @@ def completions(text: str) -> list[SlashCommand]:
         return []
     prefix = text[1:].lower()
     return [c for c in COMMANDS if c.name.startswith(prefix)]
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def help_markdown() -> str:
+    # a "|" inside a cell (`/export [md|json]`) would end the cell: escaped, it stays in the text
+    commands = "\n".join(f"| `{_cell(c.usage)}` | {c.help} |" for c in COMMANDS)
+    return f"""## Foldchat
+
+| command | what it does |
+|---|---|
+{commands}
+
+| key | where | what it does |
+|---|---|---|
+| Enter | composer | send |
+| Ctrl+J | composer | new line (Shift+Enter too, where the terminal reports it) |
+| Ctrl+L | composer | clear it (Ctrl+Z brings the text back; F7 selects all; Ctrl+L elsewhere focuses it) |
+| Tab | composer | complete a /command |
+| Esc | chat | stop the reply (the partial reply is kept, marked) |
+| Ctrl+R | chat | regenerate the last reply |
+| Ctrl+O | chat | switch model (recent models and every provider whose key is set) |
+| Ctrl+T or F2 | chat | conversations: search what was said, resume (a search result opens at the message that matched), rename, delete (also /history) |
+| F3 / Shift+F3 | chat | jump to the previous / next fold marker (Enter opens the fold inspector) |
+| ↑ | empty composer | edit the last prompt; Enter resends it (later messages are kept, replaced), Esc cancels |
+| Ctrl+P | anywhere | command palette (every /command is there) |
+| Tab / Shift+Tab | chat | move between messages, fold markers and the composer |
+| Enter, then p / c / y | a selected message | pin / copy it / copy its last code block (OSC 52) |
+| Enter, then e | a selected prompt | edit and resend it |
+| any letter | a selected message | goes to the composer (a selected message takes no bare letters) |
+| Enter | a fold marker | open the fold inspector (Ctrl+E edit, Ctrl+R re-fold, Ctrl+T preview, Ctrl+U undo; typing goes on in the composer) |
+| F1 | anywhere | this help |
+| Ctrl+Q | anywhere | quit |
+"""

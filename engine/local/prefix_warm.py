@@ -55,7 +55,7 @@ def progress_note(progress: Any) -> str | None:
     if done >= total or read <= 0 or seconds <= 0:
         return None
     left = (total - done) / (read / seconds)
-    return f"reading {done:,} of {total:,} tokens, about {left:.0f} s left"
+    return f"read {done:,}/{total:,} tokens, ~{left:.0f} s left"  # short: beside the seconds at 80 columns
 
 
 def _remember_rate(answer: bytes) -> None:

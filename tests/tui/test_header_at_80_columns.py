@@ -56,11 +56,11 @@ class WaitingWithAReason(App[None]):
 
         self.note = WaitingNote(self, self.query_one(MessageView), "local")
         self.note.started -= 9.4
-        self.note.say("reading 1,024 of 4,096 tokens, about 15 s left · and a reason long enough to be cut here")
+        self.note.say("read 1,024/4,096 tokens, ~15 s left · and a reason long enough to be cut here")
 
 
 async def test_the_seconds_come_before_the_reason_of_the_wait_at_80_columns():
     app = WaitingWithAReason()
     async with app.run_test(size=(80, 10)) as pilot:
         await pilot.pause()
-        assert "waiting for the model… 9 s · reading 1,024" in drawn(app)
+        assert "waiting for the model… 9 s · read 1,024/4,096" in drawn(app)

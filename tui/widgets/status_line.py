@@ -21,14 +21,21 @@ class StatusLine(Label):
     def watch_status(self) -> None:
         self._show()
 
+    def on_resize(self) -> None:
+        self._show()
+
     def _show(self) -> None:
-        title = short_title(self.title)
+        # what the app is doing comes whole before the title's room: at 80 columns a 48-character title cut
+        # "waiting for the model… 31 s" to "waiting for the", and the line looked frozen
+        room = (self.size.width or 10_000) - len(self.status) - len(" · ")
+        title = short_title(self.title, room) if room >= MIN_TITLE_CHARS else ""
         self.update(f"{title} · {self.status}" if title else self.status, layout=False)
 
 
-TITLE_CHARS = 48  # room left on the line for what the app is doing
+TITLE_CHARS = 48  # at most, when the line has room
+MIN_TITLE_CHARS = 12  # a shorter title says nothing: the line shows only what the app is doing
 
 
-def short_title(title: str) -> str:
-    """`title` in at most `TITLE_CHARS`, cut at a word with "…" (not "I'm already ov" at the edge)."""
-    return excerpt(title, TITLE_CHARS - 1)
+def short_title(title: str, room: int = TITLE_CHARS) -> str:
+    """`title` in at most `TITLE_CHARS` (and `room`), cut at a word with "…" (not "I'm already ov" at the edge)."""
+    return excerpt(title, min(TITLE_CHARS, room) - 1)

@@ -18,9 +18,9 @@ def progress(total: int, processed: int, ms: float, cache: int = 0) -> SimpleNam
 
 
 def test_the_time_left_is_what_is_left_at_the_rate_read_so_far():
-    assert progress_note(progress(4096, 1024, 5000)) == "reading 1,024 of 4,096 tokens, about 15 s left"
+    assert progress_note(progress(4096, 1024, 5000)) == "read 1,024/4,096 tokens, ~15 s left"
     # tokens the server had cached cost nothing: the rate is of what it read itself
-    assert progress_note(progress(4096, 2048, 5000, cache=1024)) == "reading 2,048 of 4,096 tokens, about 10 s left"
+    assert progress_note(progress(4096, 2048, 5000, cache=1024)) == "read 2,048/4,096 tokens, ~10 s left"
     assert progress_note(progress(4096, 4096, 9000)) is None  # all read: the first word is next
     assert progress_note(progress(4096, 0, 0)) is None
     assert progress_note(SimpleNamespace(total="x")) is None
@@ -38,10 +38,10 @@ async def test_the_real_server_says_how_far_it_read_before_the_first_word(local_
     async for event in stream_reply(target, long_prompt(150), timeout=600):
         if isinstance(event, TextDelta):
             break
-        if isinstance(event, Waiting) and event.reason.startswith("reading "):
+        if isinstance(event, Waiting) and event.reason.startswith("read "):
             notes.append(event.reason)
     assert notes, "no progress while the server read ~2,000 tokens"
-    done = [int(note.split()[1].replace(",", "")) for note in notes]
+    done = [int(note.split()[1].split("/")[0].replace(",", "")) for note in notes]
     assert done == sorted(done) and all("s left" in note for note in notes)
 
 

@@ -16,25 +16,23 @@ from weakref import WeakKeyDictionary
 if TYPE_CHECKING:
     from textual.timer import Timer
 
-    from .screens.chat import ChatScreen
+    from .host import ChatHost
 
 CHECK_AFTER = 305.0  # seconds after a turn: just past the engine's CACHE_LIFETIME_SECONDS
-_timers: WeakKeyDictionary[ChatScreen, tuple[Timer, float]] = WeakKeyDictionary()
+_timers: WeakKeyDictionary[ChatHost, tuple[Timer, float]] = WeakKeyDictionary()
 
 
-def arm(screen: ChatScreen) -> None:
+def arm(screen: ChatHost) -> None:
     """(Re)start the idle check for `screen`'s conversation."""
     if (previous := _timers.get(screen)) is not None:
         previous[0].stop()
     _timers[screen] = (screen.set_timer(CHECK_AFTER, lambda: screen.run_worker(_check(screen))), time.monotonic())
 
 
-async def _check(screen: ChatScreen) -> None:
-    from .widgets.composer import Composer
-
+async def _check(screen: ChatHost) -> None:
     session = screen.backend
     armed = _timers.get(screen)
-    if session is None or armed is None or screen.streaming or screen.folding or screen.query_one(Composer).text:
+    if session is None or armed is None or screen.streaming or screen.folding or screen.composer.text:
         return  # something is under way, or being typed: the send will fold if it must
     due = await asyncio.to_thread(session.auto.idle_fold_due, time.monotonic() - armed[1])
     if due and await screen.fold_history(force=True).wait():

@@ -20,16 +20,13 @@ from foldchat.engine import (
     takes_images,
 )
 
-from ..widgets.attachment_tray import AttachmentTray
-from ..widgets.composer import Composer
-
 if TYPE_CHECKING:
     from foldchat.engine import Session
 
-    from .chat import ChatScreen
+    from ..host import ChatHost
 
 # the message last kept back because an `@path` in it could not be attached: sent as it is on the next Enter
-_told_unattached: WeakKeyDictionary[ChatScreen, str] = WeakKeyDictionary()
+_told_unattached: WeakKeyDictionary[ChatHost, str] = WeakKeyDictionary()
 FOLDER_FILES = 20  # a folder attaches its files up to this many (the first, by name)
 COMPLETIONS = 40
 SHOWN_PROBLEMS = 3
@@ -87,17 +84,17 @@ def read_files(session: Session, paths: list[Path]) -> tuple[list[tuple[Attachme
     return done, problems
 
 
-def take_out_last(screen: ChatScreen) -> None:
+def take_out_last(screen: ChatHost) -> None:
     """Backspace in the empty composer: the last attachment out, said by its name (held down, it empties
     the tray one by one), and Ctrl+Z in the composer puts it back."""
-    tray = screen.query_one(AttachmentTray)
+    tray = screen.tray
     removed = tray.remove_last()
     if removed is not None:
-        screen.query_one(Composer).took_away(lambda: tray.add(*removed))
+        screen.composer.took_away(lambda: tray.add(*removed))
         screen.notify(f"removed {removed[0].name} from this message · Ctrl+Z brings it back", markup=False)
 
 
-async def attach(screen: ChatScreen, paths: list[Path]) -> list[str]:
+async def attach(screen: ChatHost, paths: list[Path]) -> list[str]:
     """Read, check and count `paths`, put what can be attached in the tray, and say what happened; what
     could not be attached is returned (one line each)."""
     session = screen.backend
@@ -105,7 +102,7 @@ async def attach(screen: ChatScreen, paths: list[Path]) -> list[str]:
         screen.notify("Still starting: attach again in a moment")
         return ["still starting"]
     done, problems = await asyncio.to_thread(read_files, session, paths)
-    tray = screen.query_one(AttachmentTray)
+    tray = screen.tray
     transcript = await asyncio.to_thread(lambda: [m.message for m in session.context.transcript()])
     for attachment, tokens in done:
         tray.add(attachment, tokens)
@@ -120,7 +117,7 @@ async def attach(screen: ChatScreen, paths: list[Path]) -> list[str]:
     return problems
 
 
-async def slash_attach(screen: ChatScreen, arg: str) -> None:
+async def slash_attach(screen: ChatHost, arg: str) -> None:
     """/attach PATH|GLOB: files to send with the next message (a folder: its files)."""
     if not arg:
         screen.notify("Usage: /attach PATH (a file, a glob such as src/*.py, or a folder)", severity="warning")
@@ -171,15 +168,15 @@ def pasted_path(text: str) -> Path | None:
     return path if path is not None and path.is_file() else None
 
 
-async def attachments_for(screen: ChatScreen, text: str) -> list[Attachment] | None:
+async def attachments_for(screen: ChatHost, text: str) -> list[Attachment] | None:
     """What a message attaches (the tray, and its `@path` words), or None when it cannot be sent: an image
     for a model that takes none (the user removes it, one key, or switches model)."""
-    tray = screen.query_one(AttachmentTray)
+    tray = screen.tray
     if (found := await asyncio.to_thread(at_paths, text)) and screen.backend is not None:
         problems = await attach(screen, [p for p in found if p.name not in {a.name for a in tray.attachments}])
         if problems and _told_unattached.get(screen) != text:  # said once: the next Enter sends it as it is
             _told_unattached[screen] = text
-            screen.query_one(Composer).text = text
+            screen.composer.text = text
             screen.notify("The message is back in the composer: Enter sends it without what was not attached",
                           title="Not sent", severity="warning", timeout=15)  # fmt: skip
             return None
@@ -188,7 +185,7 @@ async def attachments_for(screen: ChatScreen, text: str) -> list[Attachment] | N
     session = screen.backend
     if images and session is not None and not await asyncio.to_thread(takes_images, session.target):
         keep(screen, attachments)
-        screen.query_one(Composer).text = text
+        screen.composer.text = text
         screen.notify(f"{session.target.name} takes no images: {', '.join(images)} not sent. Backspace in an "
                       "empty composer removes the last attachment; /model picks another model.",
                       title="Not sent", severity="warning", timeout=15)  # fmt: skip
@@ -200,7 +197,7 @@ async def attachments_for(screen: ChatScreen, text: str) -> list[Attachment] | N
     limit = session.settings.max_input_bytes if session is not None else 0
     if attachments and len(text.encode()) + sum(a.size for a in attachments) > limit:
         keep(screen, attachments)
-        screen.query_one(Composer).text = text
+        screen.composer.text = text
         screen.notify(f"The message with its attachments is over {human_size(limit)} (max_input_bytes in "
                       "config.toml): not sent. Backspace in an empty composer removes the last attachment.",
                       title="Too big to send", severity="warning", timeout=15)  # fmt: skip
@@ -208,24 +205,24 @@ async def attachments_for(screen: ChatScreen, text: str) -> list[Attachment] | N
     return attachments
 
 
-def keep(screen: ChatScreen, attachments: list[Attachment]) -> None:
+def keep(screen: ChatHost, attachments: list[Attachment]) -> None:
     """Attachments of a message not sent go back to the tray."""
-    tray = screen.query_one(AttachmentTray)
+    tray = screen.tray
     for attachment in attachments:
         tray.add(attachment, 0 if attachment.is_image else tray.counted.get(attachment.sha256, 0))
 
 
-async def offer_pasted(screen: ChatScreen, text: str) -> None:
+async def offer_pasted(screen: ChatHost, text: str) -> None:
     """A pasted path of an existing file is attached (Backspace in an empty composer takes it out)."""
     path = await asyncio.to_thread(pasted_path, text)
     if path is not None and screen.backend is not None:
         await attach(screen, [path])
 
 
-async def complete_path(screen: ChatScreen, word: str) -> None:
+async def complete_path(screen: ChatHost, word: str) -> None:
     """Tab after `@word`: the path completed when one matches, as far as all agree when several do."""
     found = await asyncio.to_thread(completions, word)
-    composer = screen.query_one(Composer)
+    composer = screen.composer
     common = common_start(found)
     if len(common) > len(word):
         composer.complete_word("@" + word, "@" + common)

@@ -28,7 +28,7 @@ from foldchat.engine import (
     user_message,
     visible,
 )
-from textual import events, on, work
+from textual import events, getters, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.reactive import var
@@ -65,9 +65,6 @@ if TYPE_CHECKING:  # the session module loads pydantic and SQLite: measured 250 
 T = TypeVar("T")
 
 
-# what a turn says before its reply: the fold's progress and outcome, or the prompt refused
-
-
 class ChatScreen(Screen[None]):
     # its CSS (chat.tcss) is in the app's CSS_PATH: it is the app's default screen (app.py), and Textual
     # reads a screen's own CSS_PATH only when it is pushed
@@ -92,6 +89,11 @@ class ChatScreen(Screen[None]):
     gauge_state: var[GaugeState] = var(GaugeState(note="starting…"))
     folding: var[bool] = var(False)
     """A fold runs (a turn's or /resummarize's): its progress line shows."""
+    # the widgets the screen and its helpers (tui/host.py) work with, each composed once (`compose`)
+    composer = getters.query_one(Composer)
+    transcript = getters.query_one(Transcript)
+    tray = getters.query_one(AttachmentTray)
+    suggestions = getters.query_one("#suggestions", OptionList)
 
     def __init__(self, options: OpenOptions) -> None:
         super().__init__()
@@ -127,8 +129,8 @@ class ChatScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(Composer).focus()
-        self.query_one("#suggestions").display = False
+        self.composer.focus()
+        self.suggestions.display = False
         # after the first frame: the backend's imports would otherwise compete with it for the GIL
         self.call_after_refresh(self.open_session)
 
@@ -137,7 +139,7 @@ class ChatScreen(Screen[None]):
             self.show_title(await asyncio.to_thread(self.backend.conversation))
 
     def show_title(self, conversation: Conversation | None) -> None:
-        self.query_one(Transcript).name_model(self.session.target, self.session.settings.local)  # welcome panel
+        self.transcript.name_model(self.session.target, self.session.settings.local)  # welcome panel
         if conversation is None:  # not stored until its first message
             self.conversation_title = "conversation (new)"
         else:
@@ -149,7 +151,7 @@ class ChatScreen(Screen[None]):
         self.status = "opening the conversation…"
         try:
             session, state = await asyncio.to_thread(open_backend, self.options)
-            await self.query_one(Transcript).show(state.items, pinned=state.pinned, folded_upto=state.folded_upto)
+            await self.transcript.show(state.items, pinned=state.pinned, folded_upto=state.folded_upto)
             self.status = "loading model support…"
             await self.painted()  # litellm's import in a thread holds the GIL: the transcript is drawn first
             await asyncio.to_thread(session.connect)  # litellm: seconds, so after the transcript is up
@@ -186,7 +188,7 @@ class ChatScreen(Screen[None]):
         session = self.backend
         assert session is not None
         self.model_ready = False
-        self.query_one(Composer).count = None  # nothing is counted while the model starts
+        self.composer.count = None  # nothing is counted while the model starts
         name = session.target.name
         self.status = f"starting {name}…" if session.target.is_local else f"model: {name}"
 
@@ -207,7 +209,7 @@ class ChatScreen(Screen[None]):
         finally:  # a count that fails must not leave every later prompt queued
             self.model_ready = True
             self.status = f"{name} · {session.target.window:,} token window"
-        composer = self.query_one(Composer)  # it counts what is typed from now on (the session's current model)
+        composer = self.composer  # it counts what is typed from now on (the session's current model)
         composer.count = lambda text: session.typed_tokens(text)
         composer.recount()  # a draft restored, or typed while the model started
         if self.unanswered():
@@ -217,15 +219,15 @@ class ChatScreen(Screen[None]):
                 self.mark_unanswered()
 
     def mark_unanswered(self) -> None:
-        transcript = self.query_one(Transcript)  # the last message, mounted or not (opened at a search's match)
-        transcript.set_last_note("unanswered: Ctrl+R (or /retry) sends it")
+        # the last message, mounted or not (opened at a search's match)
+        self.transcript.set_last_note("unanswered: Ctrl+R (or /retry) sends it")
         self.notify("This conversation ends with a prompt that has no reply: Ctrl+R sends it.", timeout=10)
 
     def unanswered(self) -> bool:
         """The last prompt has no reply yet (a reply still streaming, or not yet asked for, is none)."""
         said = [
             data
-            for data in self.query_one(Transcript).said()  # all of them: the last may not be mounted
+            for data in self.transcript.said()  # all of them: the last may not be mounted
             if data.role != "system" and data.status not in ("unsent", "streaming")
         ]
         return bool(said) and said[-1].role == "user"
@@ -238,7 +240,7 @@ class ChatScreen(Screen[None]):
         if self.backend is None:
             return
         state = await asyncio.to_thread(transcript_state, self.backend)
-        await self.query_one(Transcript).show(state.items, pinned=state.pinned, folded_upto=state.folded_upto, at=at)
+        await self.transcript.show(state.items, pinned=state.pinned, folded_upto=state.folded_upto, at=at)
         await self.refresh_title()
         usage = await asyncio.to_thread(self.backend.usage)
         self.set_usage(usage, state.spent)
@@ -271,7 +273,7 @@ class ChatScreen(Screen[None]):
     def on_text_area_changed(self, event: Composer.Changed) -> None:
         composer = self.typed_in = event.text_area  # its text is read when kept: joining it at every key is O(n)
         matches = completions(composer.document.get_line(0)) if composer.document.line_count == 1 else []
-        suggestions = self.query_one("#suggestions", OptionList)
+        suggestions = self.suggestions
         if matches or suggestions.option_count:  # most keystrokes: nothing to suggest, nothing to redo
             suggestions.clear_options()
             suggestions.add_options([Option(literal(f"{c.usage:<24} {c.help}"), id=c.name) for c in matches])
@@ -281,28 +283,28 @@ class ChatScreen(Screen[None]):
 
     def on_composer_counted(self, event: Composer.Counted) -> None:
         """The composer counted what is typed (`Composer.count_typed`): the gauge shows it with the tray's."""
-        typing = event.tokens + self.attached_tokens
+        typing = event.tokens + self.tray.tokens  # what the tray adds to the next message counts too
         if self.gauge_state.typing != typing:  # most counts of an emptied composer change nothing
             self.update_gauge(typing=typing)
 
     def on_composer_tab_pressed(self, _: Composer.TabPressed) -> None:
-        suggestions = self.query_one("#suggestions", OptionList)
+        suggestions = self.suggestions
         if suggestions.display and suggestions.option_count:
             option = suggestions.get_option_at_index(suggestions.highlighted or 0)
-            composer = self.query_one(Composer)
+            composer = self.composer
             composer.text = f"/{option.id} "
             composer.move_cursor(composer.document.end)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option_list.id == "suggestions":
-            composer = self.query_one(Composer)
+            composer = self.composer
             composer.text = f"/{event.option.id} "
             composer.focus()
             composer.move_cursor(composer.document.end)
 
     async def on_composer_submitted(self, event: Composer.Submitted) -> None:
-        self.query_one("#suggestions").display = False
-        self.query_one(Composer).clear_count()
+        self.suggestions.display = False
+        self.composer.clear_count()
         command = parse(event.text)
         if command is not None:
             await self.run_slash(*command)
@@ -317,7 +319,7 @@ class ChatScreen(Screen[None]):
             return
         if self.backend is None:
             self.queued.append(text)
-            await self.query_one(Transcript).append(MessageData(None, "user", visible(text), status="queued"))
+            await self.transcript.append(MessageData(None, "user", visible(text), status="queued"))
             self.notify("Queued: it is sent as soon as the model is ready")
             return
         if (  # what is typed must fit; a file bigger than the room is sent cut and recalled (attachment_fit.py)
@@ -330,12 +332,12 @@ class ChatScreen(Screen[None]):
             return
         shown = tuple((visible(t), visible(c)) for t, c in shown_attachments(user_message(text, attachments)))
         prompt = MessageData(None, "user", visible(text), attachments=shown)
-        reply_turn.drop_unused_reply_view(self.query_one(Transcript))
+        reply_turn.drop_unused_reply_view(self.transcript)
         answering = self.model_ready and not self.reply_underway()
         # the reply's view comes with the prompt's, in one layout pass and one repaint of the transcript;
         # stream_reply uses it, or takes it away if no reply is asked for after all
         reply = self.reply_data() if answering else None
-        views = await self.query_one(Transcript).append_all([prompt] if reply is None else [prompt, reply], follow=True)
+        views = await self.transcript.append_all([prompt] if reply is None else [prompt, reply], follow=True)
         backend = self.backend
         if not self.model_ready:
             prompt.id = await asyncio.to_thread(backend.add_user_message, text, attachments)
@@ -346,15 +348,11 @@ class ChatScreen(Screen[None]):
         if answering:
             reply_view = views[-1]
             assert isinstance(reply_view, MessageView)
-            self.query_one(Transcript).prepared_reply = reply_view
+            self.transcript.prepared_reply = reply_view
             self.stream_reply()
 
-    @property
-    def attached_tokens(self) -> int:  # what the tray adds to the next message: the gauge counts it
-        return self.query_one(AttachmentTray).tokens
-
     def on_attachment_tray_changed(self, event: AttachmentTray.Changed) -> None:
-        self.update_gauge(typing=self.query_one(Composer).typed_tokens + event.tokens)
+        self.update_gauge(typing=self.composer.typed_tokens + event.tokens)
 
     def on_composer_empty_backspace(self, _: Composer.EmptyBackspace) -> None:
         take_out_last(self)
@@ -466,16 +464,16 @@ class ChatScreen(Screen[None]):
 
     async def consent_to_fold(self, report: FoldReport) -> bool:
         """`fold.auto = "ask"` (or off, and the send would not fit): a dialog asks; yes folds."""
-        consented: bool = await self.app.push_screen_wait(FoldConsent(report.reason, forward=self.query_one(Composer)))
+        consented: bool = await self.app.push_screen_wait(FoldConsent(report.reason, forward=self.composer))
         return consented
 
     # -- a reply: the transcript's worker runs the turn (widgets/reply_turn.py); its facts come up here ----
     @property
     def streaming(self) -> bool:
-        return self.query_one(Transcript).streaming
+        return self.transcript.streaming
 
     def reply_underway(self) -> bool:
-        return reply_turn.reply_underway(self.query_one(Transcript))
+        return reply_turn.reply_underway(self.transcript)
 
     def reply_data(self) -> MessageData:
         """A reply about to stream (its view shows the wait, then the text)."""
@@ -483,7 +481,7 @@ class ChatScreen(Screen[None]):
 
     def stream_reply(self, regenerate: bool = False) -> Worker[None] | None:
         """Start a turn (`Session.turn`: fold if needed, then the reply) in the transcript's reply worker."""
-        transcript = self.query_one(Transcript)
+        transcript = self.transcript
         session = self.backend
         if session is None or not self.model_ready:
             if transcript.prepared_reply is not None:
@@ -494,7 +492,7 @@ class ChatScreen(Screen[None]):
 
     @on(TurnStarted)
     def turn_started(self) -> None:
-        self.query_one(Composer).cursor_blink = False  # a blink is a frame of its own while the reply paints
+        self.composer.cursor_blink = False  # a blink is a frame of its own while the reply paints
 
     @on(StatusSaid)
     def status_said(self, message: StatusSaid) -> None:
@@ -533,12 +531,12 @@ class ChatScreen(Screen[None]):
         /resummarize typed meanwhile, the next fold prepared, a prompt sent meanwhile answered."""
         session = message.session
         try:
-            self.query_one(Composer).cursor_blink = True
+            self.composer.cursor_blink = True
             self.folding = False  # stopped mid-fold: the fold finishes in its thread, unseen
             self.status = self.model_status()
             prefold_due = await self.refresh_usage(session.auto.prefold_due)
         finally:
-            self.query_one(Transcript).streaming = False
+            self.transcript.streaming = False
         if message.stopped:
             return
         if self.fold_requested is not None:
@@ -560,25 +558,28 @@ class ChatScreen(Screen[None]):
                 session.auto.prepare_fold, name="prepare_fold", group="prefold", thread=True, exit_on_error=False
             )
 
+    def cancel_workers(self, group: str) -> None:
+        """Cancel the screen's own workers of `group` (a reply's worker is the transcript's: `action_stop`)."""
+        self.workers.cancel_group(self, group)
+
     def action_stop(self) -> None:
         if self.editing is not None:
             editing.stop_editing(self)
-            self.query_one(Composer).clear()
+            self.composer.clear()
             self.notify("Edit cancelled")
         elif self.streaming:
-            self.workers.cancel_group(self.query_one(Transcript), "reply")
+            self.workers.cancel_group(self.transcript, "reply")
             self.notify("Stopped: the partial reply is kept")
 
     def action_back(self) -> None:
         """Esc backs out one level: stops a streaming reply or cancels an edit, else closes the suggestions, else returns
         to the composer from wherever focus is (the transcript, a fold marker)."""
-        suggestions = self.query_one("#suggestions")
         if self.streaming or self.editing is not None:  # an edit in progress is cancelled first
             self.action_stop()
-        elif suggestions.display:
-            suggestions.display = False
+        elif self.suggestions.display:
+            self.suggestions.display = False
         else:
-            self.query_one(Composer).focus()
+            self.composer.focus()
 
     def on_key(self, event: events.Key) -> None:
         """A printable key typed outside a text field goes to the composer, and focus with it. A selected
@@ -589,9 +590,8 @@ class ChatScreen(Screen[None]):
             return
         event.stop()
         event.prevent_default()
-        composer = self.query_one(Composer)
-        composer.focus()
-        composer.type_ahead(event.character)
+        self.composer.focus()
+        self.composer.type_ahead(event.character)
 
     def on_screen_resume(self) -> None:
         # back from a dialog whose opener is gone (a fold marker replaced by a reload): nothing is focused
@@ -599,17 +599,17 @@ class ChatScreen(Screen[None]):
 
     def _focus_composer_if_lost(self) -> None:
         if self.is_current and self.focused is None:
-            self.query_one(Composer).focus()
+            self.composer.focus()
 
     def action_retry(self) -> None:
         if self.backend is None or not self.model_ready or self.streaming:
             self.notify("Nothing to regenerate right now")
             return
         if self.unanswered():  # a prompt opened unanswered: this is the keypress that sends it
-            self.query_one(Transcript).set_last_note("")
+            self.transcript.set_last_note("")
             self.stream_reply()
             return
-        self.query_one(Transcript).mark_last_replies_replaced()  # now: a fold may come before the new reply
+        self.transcript.mark_last_replies_replaced()  # now: a fold may come before the new reply
         self.stream_reply(regenerate=True)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -636,15 +636,15 @@ class ChatScreen(Screen[None]):
             self.selected_message = event.widget
 
     def action_focus_composer(self) -> None:
-        self.query_one(Composer).focus()
+        self.composer.focus()
 
     def action_next_fold_marker(self, older: bool = True) -> None:
         """F3 / Shift+F3: the fold marker before / after the one focused; Enter on it opens the inspector."""
-        if not self.query_one(Transcript).focus_fold_marker(self.focused, older):
+        if not self.transcript.focus_fold_marker(self.focused, older):
             self.notify("No fold in this conversation yet")
 
     async def action_load_earlier(self) -> None:
-        await self.query_one(Transcript).load_earlier()
+        await self.transcript.load_earlier()
 
     def on_unmount(self) -> None:
         if self.backend is not None:
@@ -659,7 +659,7 @@ class ChatScreen(Screen[None]):
             self.backend.workspace.remembered.set_draft(self.backend.conversation_id, text)
 
     def restore_draft(self) -> None:
-        composer = self.query_one(Composer)
+        composer = self.composer
         if self.backend is not None and not composer.text:
             draft = self.backend.workspace.remembered.draft(self.backend.conversation_id)
             if draft:

@@ -11,12 +11,12 @@ from foldchat.engine import FoldchatError, said
 from ..widgets.composer import Composer
 
 if TYPE_CHECKING:
-    from .chat import ChatScreen
+    from ..host import ChatHost
 
 EDITING_HINT = "Editing an earlier prompt · Enter resend (later messages are replaced) · Esc cancel"
 
 
-async def edit_last(screen: ChatScreen) -> None:
+async def edit_last(screen: ChatHost) -> None:
     """The last prompt (editing one already: ↑ on its first line walks back to the one before)."""
     if screen.backend is None:
         return
@@ -28,12 +28,12 @@ async def edit_last(screen: ChatScreen) -> None:
     start_editing(screen, last.id, said(last.message))  # its attachments stay with it (Context.edit_and_resend)
 
 
-def start_editing(screen: ChatScreen, message_id: int, text: str) -> None:
+def start_editing(screen: ChatHost, message_id: int, text: str) -> None:
     if screen.streaming:
         screen.notify("A reply is streaming: Esc stops it, then edit", severity="warning")
         return
     screen.editing = message_id
-    composer = screen.query_one(Composer)
+    composer = screen.composer
     composer.text = text
     composer.border_title = EDITING_HINT
     composer.add_class("-editing")
@@ -41,14 +41,14 @@ def start_editing(screen: ChatScreen, message_id: int, text: str) -> None:
     composer.move_cursor(composer.document.end)
 
 
-def stop_editing(screen: ChatScreen) -> None:
+def stop_editing(screen: ChatHost) -> None:
     screen.editing = None
-    composer = screen.query_one(Composer)
+    composer = screen.composer
     composer.border_title = Composer.HINT
     composer.remove_class("-editing")
 
 
-async def resend(screen: ChatScreen, message_id: int, text: str) -> None:
+async def resend(screen: ChatHost, message_id: int, text: str) -> None:
     """Supersede the prompt and what follows it, store `text` as the new prompt and answer it."""
     stop_editing(screen)
     try:

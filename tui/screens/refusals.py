@@ -5,23 +5,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..widgets.composer import Composer
-from ..widgets.transcript import Transcript
-
 if TYPE_CHECKING:
-    from .chat import ChatScreen
+    from ..host import ChatHost
 
 
-def surely_fits(screen: ChatScreen, text: str) -> bool:
+def surely_fits(screen: ChatHost, text: str) -> bool:
     """No count needed: a token is at least a byte, so a message of fewer bytes than the window has left
     after the whole context (system prompts included) and the reserve fits, whatever is folded."""
     state = screen.gauge_state
     return bool(state.window) and len(text.encode()) + 16 + state.tokens + state.reserved <= state.window
 
 
-def refuse_up_front(screen: ChatScreen, text: str, problem: str) -> None:
+def refuse_up_front(screen: ChatHost, text: str, problem: str) -> None:
     """A message no fold can make room for: nothing is stored or sent; it stays in the composer only."""
-    composer = screen.query_one(Composer)
+    composer = screen.composer
     if not composer.text.strip():
         composer.text = text
         composer.move_cursor(composer.document.end)
@@ -29,11 +26,11 @@ def refuse_up_front(screen: ChatScreen, text: str, problem: str) -> None:
                 title="Too big to send", severity="warning", timeout=20)  # fmt: skip
 
 
-def refuse_while_replying(screen: ChatScreen, text: str) -> bool:
+def refuse_while_replying(screen: ChatHost, text: str) -> bool:
     """One send at a time: a message sent while a reply is on its way (or waits for the model) would be a
     second user turn in a row, answered twice. It stays in the composer; Enter sends it once the reply ends.
     True: refused."""
-    composer = screen.query_one(Composer)
+    composer = screen.composer
     if not composer.text.strip():
         composer.text = text
         composer.move_cursor(composer.document.end)
@@ -43,19 +40,19 @@ def refuse_while_replying(screen: ChatScreen, text: str) -> bool:
     return True
 
 
-def refuse_last_message(screen: ChatScreen, problem: str, message_id: int | None) -> None:
+def refuse_last_message(screen: ChatHost, problem: str, message_id: int | None) -> None:
     """The turn refused a user message (too big for the window; the engine kept `message_id` as unsent):
     its view says so, no reply is asked for, and its text goes back to the composer to shorten. With no
     message (a regenerated reply), only the reason is said."""
     session = screen.backend
     screen.folding = False
-    views = [v for v in screen.query_one(Transcript).message_views() if v.data.role == "user"]
+    views = [v for v in screen.transcript.message_views() if v.data.role == "user"]
     view = next((v for v in views if message_id is not None and v.data.id == message_id), None)
     if session is None or view is None:
         screen.notify(f"{problem}: not sent.", title="Too big to send", severity="warning", timeout=15)
         return
     view.set_status("unsent", f"not sent: too big for {session.target.name}")
-    composer = screen.query_one(Composer)
+    composer = screen.composer
     if not composer.text.strip():
         composer.text = view.data.text
         composer.move_cursor(composer.document.end)

@@ -1,6 +1,7 @@
 """The slash commands: one table (name → handler, argument hint, help) that dispatch, completion,
 the command palette and /help (`help_markdown`, beside the table) all read. Each handler is a plain
-function of the chat screen and the argument, in the module of its topic."""
+function of the chat screen, as a command sees it (`ChatHost`, tui/host.py), and the argument, in the
+module of its topic."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from ..screens.attaching import slash_attach
 from . import basics, conversations, folds, model, pins
 
 if TYPE_CHECKING:
-    from ..screens.chat import ChatScreen
+    from ..host import ChatHost
 
-Handler = Callable[["ChatScreen", str], Awaitable[None]]
+Handler = Callable[["ChatHost", str], Awaitable[None]]
 
 
 @dataclass(frozen=True)

@@ -7,23 +7,24 @@ from typing import TYPE_CHECKING
 from ..widgets.composer import Composer
 
 if TYPE_CHECKING:
-    from ..screens.chat import ChatScreen
+    from ..host import ChatHost
 
 CONTINUE_PROMPT = "Please continue exactly where your last reply stopped."
 
 
-async def help_screen(screen: ChatScreen, _: str) -> None:
+async def help_screen(screen: ChatHost, _: str) -> None:
     await screen.run_action("help")
 
 
-async def quit_app(screen: ChatScreen, _: str) -> None:
+async def quit_app(screen: ChatHost, _: str) -> None:
     await screen.run_action("app.quit")
 
 
-async def continue_reply(screen: ChatScreen, _: str) -> None:
-    """Ask for the rest of a reply the output cap cut off: one ordinary user message, visible as such."""
-    await screen.on_composer_submitted(Composer.Submitted(CONTINUE_PROMPT))
+async def continue_reply(screen: ChatHost, _: str) -> None:
+    """Ask for the rest of a reply the output cap cut off: one ordinary user message, visible as such (sent
+    up from the composer as a typed one is, once this command is done)."""
+    screen.composer.post_message(Composer.Submitted(CONTINUE_PROMPT))
 
 
-async def retry(screen: ChatScreen, _: str) -> None:
+async def retry(screen: ChatHost, _: str) -> None:
     screen.action_retry()

@@ -7,42 +7,39 @@ from typing import TYPE_CHECKING
 
 from foldchat.engine import FoldchatError, visible
 
-from ..widgets.composer import Composer
-from ..widgets.transcript import Transcript
-
 if TYPE_CHECKING:
-    from ..screens.chat import ChatScreen
+    from ..host import ChatHost
     from ..screens.history import ConversationRow, HistoryAction
 
 
-async def new(screen: ChatScreen, _: str) -> None:
+async def new(screen: ChatHost, _: str) -> None:
     await switch_conversation(screen, None)
 
 
-async def switch_conversation(screen: ChatScreen, conversation_id: int | None, at: int | None = None) -> None:
+async def switch_conversation(screen: ChatHost, conversation_id: int | None, at: int | None = None) -> None:
     """Open `conversation_id` (None: a new one) at its end, or at message `at`, selected (a search's match)."""
     session = screen.session
     if screen.streaming:
-        screen.workers.cancel_group(screen, "reply")
-    screen.workers.cancel_group(screen, "prefold")  # the session also drops what it would have prepared
+        screen.cancel_workers("reply")
+    screen.cancel_workers("prefold")  # the session also drops what it would have prepared
     previous = session.target.name
     screen.keep_draft()
-    screen.query_one(Composer).clear()
+    screen.composer.clear()
     await asyncio.to_thread(session.switch_conversation, conversation_id)
-    screen.query_one(Transcript).welcome_due = True  # another conversation: welcomed if it is empty
+    screen.transcript.welcome_due = True  # another conversation: welcomed if it is empty
     await screen.refresh_transcript(at=at)
     screen.restore_draft()
     if session.target.name != previous:
         screen.prepare_model()
     opened = session.conversation_id
-    match = next((d.number for d in screen.query_one(Transcript).said() if at is not None and d.id == at), None)
+    match = next((d.number for d in screen.transcript.said() if at is not None and d.id == at), None)
     where = f" · opened at #{match}, the message that matched (selected)" if match is not None else ""
     screen.notify(
         f"Conversation {opened}{where}" if opened is not None else "New conversation: stored with its first message"
     )
 
 
-async def history(screen: ChatScreen, _: str) -> None:
+async def history(screen: ChatHost, _: str) -> None:
     from ..screens.history import ConversationRow, HistoryScreen
 
     session = screen.session
@@ -65,7 +62,7 @@ async def history(screen: ChatScreen, _: str) -> None:
     screen.app.push_screen(HistoryScreen(rows, search), done)
 
 
-async def _history_done(screen: ChatScreen, action: HistoryAction) -> None:
+async def _history_done(screen: ChatHost, action: HistoryAction) -> None:
     session = screen.session
     if action.action == "resume":
         await switch_conversation(screen, action.conversation_id, at=action.message_id)
@@ -81,7 +78,7 @@ async def _history_done(screen: ChatScreen, action: HistoryAction) -> None:
         screen.notify(f"Conversation {action.conversation_id} deleted")
 
 
-async def system(screen: ChatScreen, arg: str) -> None:
+async def system(screen: ChatHost, arg: str) -> None:
     if not arg:
         prompts = await asyncio.to_thread(screen.session.system_prompts)
         screen.notify("\n".join(prompts) or "No system prompt. /system TEXT sets one.", title="System prompt")
@@ -91,7 +88,7 @@ async def system(screen: ChatScreen, arg: str) -> None:
     screen.notify("System prompt set")
 
 
-async def export(screen: ChatScreen, arg: str) -> None:
+async def export(screen: ChatHost, arg: str) -> None:
     fmt = arg or "md"
     if fmt not in ("md", "json"):
         screen.notify("Use /export md or /export json", severity="warning")

@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING
 from foldchat.engine import FoldchatError, in_thread
 
 if TYPE_CHECKING:
-    from ..screens.chat import ChatScreen
+    from ..host import ChatHost
     from ..screens.fold_inspector import InspectorAction
 
 AUTO_LABELS = {"on": "on (fold at the trigger)", "ask": "ask first", "off": "off (a send that would not fit asks)"}
 
 
-async def resummarize(screen: ChatScreen, arg: str) -> None:
+async def resummarize(screen: ChatHost, arg: str) -> None:
     if arg == "--preview" or arg.startswith("--preview "):
         preview(screen, arg.removeprefix("--preview").strip() or None)
         return
@@ -25,7 +25,7 @@ async def resummarize(screen: ChatScreen, arg: str) -> None:
     screen.fold_history(force=True, focus=arg or None)
 
 
-async def fold_mode(screen: ChatScreen, arg: str) -> None:
+async def fold_mode(screen: ChatHost, arg: str) -> None:
     if arg:
         try:
             screen.session.auto.set_mode(arg.lower())
@@ -36,7 +36,7 @@ async def fold_mode(screen: ChatScreen, arg: str) -> None:
     screen.notify(f"Automatic folds: {AUTO_LABELS[screen.session.auto.mode]}")
 
 
-async def recall_mode(screen: ChatScreen, arg: str) -> None:
+async def recall_mode(screen: ChatHost, arg: str) -> None:
     """/recall on|off: recall at every send, for this session (the config's `[fold] auto_recall` is the default)."""
     if arg.lower() in ("on", "off"):
         screen.session.recall_at_send(arg.lower() == "on")
@@ -49,14 +49,14 @@ async def recall_mode(screen: ChatScreen, arg: str) -> None:
     screen.notify(f"Recall at every send: {state}", markup=False)
 
 
-def preview(screen: ChatScreen, focus: str | None, back_to: int | None = None) -> None:
+def preview(screen: ChatHost, focus: str | None, back_to: int | None = None) -> None:
     """Compute the fold, show it, and apply exactly that result only if the user says so (a worker of its
     own, in the fold group: a preview and a fold never run at once). `back_to`: the fold whose inspector
     asked for it, shown again when the preview is discarded (Esc backs out one level)."""
     screen.run_worker(_preview(screen, focus, back_to), group="fold", exit_on_error=False)
 
 
-async def _preview(screen: ChatScreen, focus: str | None, back_to: int | None = None) -> None:
+async def _preview(screen: ChatHost, focus: str | None, back_to: int | None = None) -> None:
     from foldchat.engine import fold_economics
 
     from ..screens.fold_preview import FoldPreview
@@ -87,7 +87,7 @@ async def _preview(screen: ChatScreen, focus: str | None, back_to: int | None = 
         )
 
 
-async def unfold(screen: ChatScreen, _: str) -> None:
+async def unfold(screen: ChatHost, _: str) -> None:
     fold = await asyncio.to_thread(screen.session.context.active_fold)
     if fold is None:
         screen.notify("No fold to undo")
@@ -102,13 +102,13 @@ async def unfold(screen: ChatScreen, _: str) -> None:
     screen.app.push_screen(ConfirmDialog(question, "Undo fold"), answered)
 
 
-async def undo(screen: ChatScreen, fold_id: int) -> None:
+async def undo(screen: ChatHost, fold_id: int) -> None:
     await asyncio.to_thread(screen.session.undo_fold, fold_id)
     await screen.refresh_transcript()
     screen.notify(f"Fold {fold_id} undone: the context holds the original messages again")
 
 
-async def folds(screen: ChatScreen, _: str) -> None:
+async def folds(screen: ChatHost, _: str) -> None:
     fold = await asyncio.to_thread(screen.session.context.active_fold)
     if fold is None:
         screen.notify("No folds yet: /resummarize folds now")
@@ -116,11 +116,10 @@ async def folds(screen: ChatScreen, _: str) -> None:
     await inspect(screen, fold.id)
 
 
-async def inspect(screen: ChatScreen, fold_id: int) -> None:
+async def inspect(screen: ChatHost, fold_id: int) -> None:
     """The fold inspector for one fold (/folds, Enter on a fold marker)."""
     from ..presenters import fold_view
     from ..screens.fold_inspector import FoldInspector
-    from ..widgets.composer import Composer
 
     view = await asyncio.to_thread(fold_view, screen.session, fold_id)
 
@@ -128,10 +127,10 @@ async def inspect(screen: ChatScreen, fold_id: int) -> None:
         if action is not None and screen.backend is not None:
             await _inspector_done(screen, action)
 
-    screen.app.push_screen(FoldInspector(view, forward=screen.query_one(Composer)), done)
+    screen.app.push_screen(FoldInspector(view, forward=screen.composer), done)
 
 
-async def _inspector_done(screen: ChatScreen, action: InspectorAction) -> None:
+async def _inspector_done(screen: ChatHost, action: InspectorAction) -> None:
     if action.action == "undo":
         await undo(screen, action.fold_id)
     elif action.action == "edit":
@@ -146,7 +145,7 @@ async def _inspector_done(screen: ChatScreen, action: InspectorAction) -> None:
         await open_message(screen, action.text, back_to=action.fold_id)
 
 
-async def _edit(screen: ChatScreen, fold_id: int, text: str) -> None:
+async def _edit(screen: ChatHost, fold_id: int, text: str) -> None:
     try:
         await asyncio.to_thread(screen.session.edit_fold, fold_id, text)
     except FoldchatError as error:  # the inspector refuses such an edit first; this is the engine's word on it
@@ -156,7 +155,7 @@ async def _edit(screen: ChatScreen, fold_id: int, text: str) -> None:
     screen.notify("Snapshot edited: the corrected text is what the model sees from now on")
 
 
-async def open_message(screen: ChatScreen, number: str, back_to: int | None = None) -> None:
+async def open_message(screen: ChatHost, number: str, back_to: int | None = None) -> None:
     """A message of the conversation by its number (as snapshots and recalled passages cite it), word for
     word; Esc goes back to the fold inspector it was opened from."""
     from ..screens.message_text import MessageText
@@ -177,7 +176,7 @@ async def open_message(screen: ChatScreen, number: str, back_to: int | None = No
     screen.app.push_screen(MessageText(int(digits), stored.message.role, stored.message.text), closed)
 
 
-async def _drop_rule(screen: ChatScreen, fold_id: int, number: str) -> None:
+async def _drop_rule(screen: ChatHost, fold_id: int, number: str) -> None:
     try:
         rule = await asyncio.to_thread(screen.session.drop_rule, fold_id, int(number) if number.isdigit() else 0)
     except FoldchatError as error:

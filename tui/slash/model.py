@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 from foldchat.engine import FoldchatError
 
 if TYPE_CHECKING:
-    from ..screens.chat import ChatScreen
+    from ..host import ChatHost
 
 
-async def model(screen: ChatScreen, arg: str) -> None:
+async def model(screen: ChatHost, arg: str) -> None:
     from ..presenters import model_choices
     from ..screens.model_picker import ModelPicker
 
@@ -27,7 +27,7 @@ async def model(screen: ChatScreen, arg: str) -> None:
     screen.app.push_screen(ModelPicker(lambda: model_choices(session), session.target.name), picked)
 
 
-async def switch_model(screen: ChatScreen, name: str) -> None:
+async def switch_model(screen: ChatHost, name: str) -> None:
     session = screen.session
     try:
         target, usage = await asyncio.to_thread(session.check_model, name)
@@ -45,7 +45,7 @@ async def switch_model(screen: ChatScreen, name: str) -> None:
     screen.prepare_model()
 
 
-async def context(screen: ChatScreen, _: str) -> None:
+async def context(screen: ChatHost, _: str) -> None:
     from ..presenters import context_breakdown
     from ..screens.info import InfoScreen
 

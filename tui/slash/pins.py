@@ -5,18 +5,16 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from ..widgets.transcript import Transcript
-
 if TYPE_CHECKING:
-    from ..screens.chat import ChatScreen
+    from ..host import ChatHost
     from ..widgets.message import MessageView
 
 QUOTE = 48  # characters of the message quoted in the toast
 
 
-async def pin(screen: ChatScreen, _: str) -> None:
+async def pin(screen: ChatHost, _: str) -> None:
     """The message selected last (Tab or a click into the transcript), else the last message of any role."""
-    views = [v for v in screen.query_one(Transcript).message_views() if v.data.id is not None]
+    views = [v for v in screen.transcript.message_views() if v.data.id is not None]
     selected = screen.selected_message
     view = selected if selected is not None and selected in views else (views[-1] if views else None)
     if view is None:
@@ -25,12 +23,12 @@ async def pin(screen: ChatScreen, _: str) -> None:
     await toggle_pin(screen, view)
 
 
-async def toggle_pin(screen: ChatScreen, view: MessageView) -> None:
+async def toggle_pin(screen: ChatHost, view: MessageView) -> None:
     assert view.data.id is not None
     pinned = not view.pinned
     await asyncio.to_thread(screen.session.context.pin, view.data.id, pinned)
     numbers = await asyncio.to_thread(screen.session.context.message_numbers)
-    screen.query_one(Transcript).set_pinned(view, pinned)
+    screen.transcript.set_pinned(view, pinned)
     who = {"user": "your message", "assistant": "the reply"}.get(view.data.role, f"the {view.data.role} message")
     words = " ".join(view.data.text.split())
     # cut at a word, and only when enough is left out to matter

@@ -80,6 +80,8 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (`X 
         ReasoningDelta as ReasoningDelta,
         Retrying as Retrying,
         TextDelta as TextDelta,
+        ToolCallDelta as ToolCallDelta,
+        UsageReport as UsageReport,
         Waiting as Waiting,
     )
     from .providers.target import ModelTarget as ModelTarget
@@ -152,6 +154,9 @@ _EXPORTS = {
     "Notice": "providers.events",
     "Finished": "providers.events",
     "Failed": "providers.events",
+    # the rest of a reply's events, which a face names to pass over (a `match` over `ReplyEvent` is whole)
+    "ToolCallDelta": "providers.events",
+    "UsageReport": "providers.events",
     "missing_key": "providers.stream",
     "ReplyEvent": "replies",
     "STOPPED": "events",

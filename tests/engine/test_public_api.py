@@ -40,6 +40,8 @@ EXPECTED = {
     "TextDelta",
     "ReasoningDelta",
     "ReplyEvent",
+    "ToolCallDelta",
+    "UsageReport",
     "STOPPED",
     "Attachment",
     "read_attachment",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
 from foldchat.engine import (
     STOPPED,
@@ -24,8 +24,10 @@ from foldchat.engine import (
     ReasoningDelta,
     Retrying,
     TextDelta,
+    ToolCallDelta,
     ToolCalling,
     ToolCallsAnswered,
+    UsageReport,
     Waiting,
     visible,
 )
@@ -158,38 +160,44 @@ class ReplyFace:
             self.host.post_message(ReplyCounted(self.session.counter().count_text(text)))
 
     async def show(self, event: ReplyEvent) -> None:
+        """One event of the reply, shown. Every kind of `ReplyEvent` has its case: one the engine adds is a
+        type error here (`assert_never`) until it is shown or passed over on purpose."""
         view, host = self.view, self.host
-        if isinstance(event, Waiting):  # still waiting, and now it is known why
-            self.waiting.say(event.reason)
-            return
-        if isinstance(event, PassagesRecalled):  # said under the prompt; the reply is still awaited
-            await self.show_recalled(event)
-            return
-        self.waiting.stop()
-        if isinstance(event, TextDelta):
-            view.data.text += visible(event.text)  # escape bytes from a model never reach the terminal
-            self.stream.update(view.data.text)
-        elif isinstance(event, ReasoningDelta):  # shown live, collapsed, not only after a restart
-            view.data.reasoning += visible(event.text)
-            await view.show_reasoning(view.data.reasoning, streaming=True)
-        elif isinstance(event, Notice):
-            host.notify(event.text, title="Sent without", severity="warning", timeout=12)
-        elif isinstance(event, Retrying):
-            host.post_message(StatusSaid(f"{event.reason}; retrying in {event.delay:.1f} s…"))
-        elif isinstance(event, ToolCalling):  # the arguments are the model's: only the header shows them
-            host.post_message(StatusSaid(f"{self.session.target.name} · recalling …"))
-            view.set_note("recalling " + ", ".join(c.arguments for c in event.calls)[:80] + " …")
-        elif isinstance(event, ToolCallsAnswered):
-            await self.tool_round(event)
-        elif isinstance(event, Finished):
-            view.set_status("complete")
-            if event.finish_reason == "length":  # the output cap ended it, mid-word perhaps
-                view.set_note(cut_note(event, self.session.target))
-        elif isinstance(event, Failed):
-            if not view.data.tool_calls:  # a stored tool round stays what it is; the toast says why
-                view.set_status("error", event.error)
-            host.notify(f"{event.error}. /retry tries again; /model picks another model.",
-                          title="Reply failed", severity="error", timeout=15)  # fmt: skip
+        if not isinstance(event, Waiting | PassagesRecalled):  # these come while the model is still awaited
+            self.waiting.stop()
+        match event:
+            case Waiting():  # still waiting, and now it is known why
+                self.waiting.say(event.reason)
+            case PassagesRecalled():  # said under the prompt; the reply is still awaited
+                await self.show_recalled(event)
+            case TextDelta():
+                view.data.text += visible(event.text)  # escape bytes from a model never reach the terminal
+                self.stream.update(view.data.text)
+            case ReasoningDelta():  # shown live, collapsed, not only after a restart
+                view.data.reasoning += visible(event.text)
+                await view.show_reasoning(view.data.reasoning, streaming=True)
+            case Notice():
+                host.notify(event.text, title="Sent without", severity="warning", timeout=12)
+            case Retrying():
+                host.post_message(StatusSaid(f"{event.reason}; retrying in {event.delay:.1f} s…"))
+            case ToolCalling():  # the arguments are the model's: only the header shows them
+                host.post_message(StatusSaid(f"{self.session.target.name} · recalling …"))
+                view.set_note("recalling " + ", ".join(c.arguments for c in event.calls)[:80] + " …")
+            case ToolCallsAnswered():
+                await self.tool_round(event)
+            case Finished():
+                view.set_status("complete")
+                if event.finish_reason == "length":  # the output cap ended it, mid-word perhaps
+                    view.set_note(cut_note(event, self.session.target))
+            case Failed():
+                if not view.data.tool_calls:  # a stored tool round stays what it is; the toast says why
+                    view.set_status("error", event.error)
+                host.notify(f"{event.error}. /retry tries again; /model picks another model.",
+                            title="Reply failed", severity="error", timeout=15)  # fmt: skip
+            case ToolCallDelta() | UsageReport():
+                pass  # the engine gathers the call (`ToolCalling` shows it) and stores the usage
+            case _:
+                assert_never(event)
 
     async def show_recalled(self, event: PassagesRecalled) -> None:
         """What automatic recall put into the request, as a line under the prompt it was found for."""

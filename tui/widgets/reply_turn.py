@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from functools import partial
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, assert_never, cast
 
 from foldchat.engine import (
     FoldCompleted,
@@ -36,9 +36,7 @@ from .reply_face import ReplyFace, reply_data
 from .transcript import Transcript
 
 if TYPE_CHECKING:
-    from foldchat.engine import Consent, FoldReport, Session, TurnEvent
-
-FOLD_PROGRESS = (FoldStarted, FoldProgress, FoldCompleted, FoldFailedEvent)
+    from foldchat.engine import Consent, FoldReport, Session
 
 
 class TurnStarted(Message):
@@ -118,16 +116,19 @@ async def answer(transcript: Transcript, session: Session, consent: Consent, reg
     stopped = False
     try:
         async for event in session.turn(consent=consent, regenerate=regenerate):
-            if isinstance(event, TurnEnded | PromptStored):
-                continue
-            if isinstance(event, ReplyAsked):  # the wait for the model shows from now on; any fold is over
-                view, prepared = await _reply_view(transcript, session, prepared)
-                face = ReplyFace(transcript, transcript.append, session, view)
-            elif isinstance(event, (*FOLD_PROGRESS, Folded, FoldSkipped, Refused)):
-                await _posted(transcript, event)
-            else:
-                assert face is not None
-                await face.show(event)
+            match event:
+                case TurnEnded() | PromptStored():
+                    pass
+                case ReplyAsked():  # the wait for the model shows from now on; any fold is over
+                    view, prepared = await _reply_view(transcript, session, prepared)
+                    face = ReplyFace(transcript, transcript.append, session, view)
+                case FoldStarted() | FoldProgress() | FoldCompleted() | FoldFailedEvent():
+                    transcript.post_message(FoldEventPosted(event))
+                case Folded() | FoldSkipped() | Refused():
+                    await _posted(transcript, event)
+                case _:  # the reply's own events: a new kind of turn event is a type error here
+                    assert face is not None
+                    await face.show(event)
     except asyncio.CancelledError:
         stopped = True
         if face is not None:
@@ -142,18 +143,20 @@ async def answer(transcript: Transcript, session: Session, consent: Consent, reg
         transcript.post_message(TurnOver(session, stopped))
 
 
-async def _posted(transcript: Transcript, event: TurnEvent) -> None:
-    """A turn's fold or refusal, posted up to the screen (a fold made is waited for: see `FoldShown`)."""
-    if isinstance(event, FOLD_PROGRESS):
-        transcript.post_message(FoldEventPosted(event))
-    elif isinstance(event, Folded):
-        shown = FoldShown(event.report)
-        transcript.post_message(shown)
-        await shown.shown.wait()
-    elif isinstance(event, FoldSkipped):
-        transcript.post_message(FoldNotMade(event))
-    elif isinstance(event, Refused):
-        transcript.post_message(PromptRefused(event.reason, event.message_id))
+async def _posted(transcript: Transcript, event: Folded | FoldSkipped | Refused) -> None:
+    """What came of a turn's fold, or its refusal, posted up to the screen (a fold made is waited for: see
+    `FoldShown`)."""
+    match event:
+        case Folded():
+            shown = FoldShown(event.report)
+            transcript.post_message(shown)
+            await shown.shown.wait()
+        case FoldSkipped():
+            transcript.post_message(FoldNotMade(event))
+        case Refused():
+            transcript.post_message(PromptRefused(event.reason, event.message_id))
+        case _:
+            assert_never(event)
 
 
 async def _reply_view(

@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from foldchat.cli.inputs import check_text_argument, read_bytes, read_text, record_id
 from foldchat.cli.runtime import add_config_option, progress_printer
 from foldchat.engine import InputTooLarge, ProviderError, UsageError, visible
 
 if TYPE_CHECKING:
-    from foldchat.engine import Attachment, FoldReport, FoldSkipped, Refused, Session, TurnEvent
+    from foldchat.engine import Attachment, FoldReport, FoldSkipped, Refused, ReplyEvent, Session, TurnEvent
 
 DESCRIPTION = """\
 Send TEXT (or stdin with '-') to a model and stream the reply to stdout. Both messages are stored.
@@ -182,47 +182,77 @@ class Answer:
         return 0
 
     def show(self, event: TurnEvent) -> None:
+        """One event of the turn, said: the turn's own here, the reply's in `show_reply`. Every kind of
+        `TurnEvent` has its case: one the engine adds is a type error here until it is said or passed over."""
+        from foldchat.engine import (
+            FoldCompleted,
+            Folded,
+            FoldFailedEvent,
+            FoldProgress,
+            FoldSkipped,
+            FoldStarted,
+            PromptStored,
+            Refused,
+            ReplyAsked,
+            TurnEnded,
+        )
+
+        match event:
+            case PromptStored():
+                self.stored = True
+            case Refused():
+                self.refused(event)
+            case Folded():
+                self.folded(event.report)
+            case FoldSkipped():
+                self.not_folded(event)
+            case FoldStarted() | FoldProgress() | FoldCompleted() | FoldFailedEvent() | ReplyAsked() | TurnEnded():
+                pass  # the fold is said once it is made (`Folded`); the reply is stdout, the end is the exit
+            case _:
+                self.show_reply(event)
+
+    def show_reply(self, event: ReplyEvent) -> None:
+        """The reply on stdout; a recall, a notice, a wait, a retry on stderr; a failure or a cut at the end."""
         from foldchat.engine import (
             Failed,
             Finished,
-            Folded,
-            FoldSkipped,
             Notice,
             PassagesRecalled,
-            PromptStored,
-            Refused,
+            ReasoningDelta,
             Retrying,
             TextDelta,
+            ToolCallDelta,
+            ToolCalling,
+            ToolCallsAnswered,
+            UsageReport,
             Waiting,
         )
 
-        if isinstance(event, PromptStored):
-            self.stored = True
-        elif isinstance(event, TextDelta):
-            text = event.text.lstrip() if not self.shown else event.text
-            sys.stdout.write(visible(text))
-            sys.stdout.flush()
-            if text:
-                self.shown.append(text)
-        elif isinstance(event, Refused):
-            self.refused(event)
-        elif isinstance(event, Folded):
-            self.folded(event.report)
-        elif isinstance(event, FoldSkipped):
-            self.not_folded(event)
-        elif isinstance(event, PassagesRecalled):
-            say(f"{event.recalled.summary()} (folded messages the question is about; foldchat show lists them)")
-        elif isinstance(event, Notice):
-            say(visible(event.text))
-        elif isinstance(event, Waiting):
-            say(f"{event.reason} …")
-        elif isinstance(event, Retrying):
-            say(f"{visible(event.reason)}; retry {event.attempt} in {event.delay:.1f} s")
-        elif isinstance(event, Failed):
-            self.failure = event.error
-        elif isinstance(event, Finished) and event.finish_reason == "length":
-            target = self.session.target
-            self.cut = event.usage.completion_tokens if event.usage else target.max_output_tokens or 0
+        match event:
+            case TextDelta():
+                text = event.text.lstrip() if not self.shown else event.text
+                sys.stdout.write(visible(text))
+                sys.stdout.flush()
+                if text:
+                    self.shown.append(text)
+            case PassagesRecalled():
+                say(f"{event.recalled.summary()} (folded messages the question is about; foldchat show lists them)")
+            case Notice():
+                say(visible(event.text))
+            case Waiting():
+                say(f"{event.reason} …")
+            case Retrying():
+                say(f"{visible(event.reason)}; retry {event.attempt} in {event.delay:.1f} s")
+            case Failed():
+                self.failure = event.error
+            case Finished():
+                if event.finish_reason == "length":
+                    target = self.session.target
+                    self.cut = event.usage.completion_tokens if event.usage else target.max_output_tokens or 0
+            case ReasoningDelta() | ToolCallDelta() | UsageReport() | ToolCalling() | ToolCallsAnswered():
+                pass  # stdout is the answer alone: no reasoning, and a recall round is the engine's own
+            case _:
+                assert_never(event)
 
     def not_folded(self, event: FoldSkipped) -> None:
         """A fold the policy asked for and the run chose not to make (--no-fold, fold.auto off), or one that

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from textual import events, work
+from textual import events, getters, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -54,6 +54,10 @@ class ModelPicker(ModalScreen[str | None]):
     ModelPicker #warning { color: $warning; }
     """
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
+    models = getters.query_one(OptionList)
+    typed = getters.query_one(Input)
+    """The filter, or a model's name to switch to."""
+    warning = getters.query_one("#warning", Label)
 
     def __init__(self, choices: Choices, current: str) -> None:
         super().__init__()
@@ -71,8 +75,7 @@ class ModelPicker(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         if self.load is not None:
-            options = self.query_one(OptionList)
-            options.add_option(Option("loading models…", id="", disabled=True))
+            self.models.add_option(Option("loading models…", id="", disabled=True))
             self.load_choices()
 
     @work(thread=True, exit_on_error=False)
@@ -86,13 +89,12 @@ class ModelPicker(ModalScreen[str | None]):
         self.app.call_from_thread(self._show_loaded, choices)
 
     def _show_failed(self, problem: str) -> None:
-        options = self.query_one(OptionList)
-        options.clear_options()
-        self.query_one("#warning", Label).update(literal(f"could not list the models ({problem}); type a name"))
+        self.models.clear_options()
+        self.warning.update(literal(f"could not list the models ({problem}); type a name"))
 
     def _show_loaded(self, choices: list[ModelChoice]) -> None:
         self.choices = choices
-        self._filter(self.query_one(Input).value)
+        self._filter(self.typed.value)
 
     def _options(self, choices: list[ModelChoice]) -> list[Option]:
         return [Option(literal(c.label()), id=c.name) for c in choices]
@@ -100,31 +102,30 @@ class ModelPicker(ModalScreen[str | None]):
     def _filter(self, text: str) -> None:
         words = text.lower().split()
         shown = [c for c in self.choices if all(w in c.name.lower() for w in words)]
-        options = self.query_one(OptionList)
-        options.clear_options()
-        options.add_options(self._options(shown))
-        options.highlighted = 0 if shown else None
+        models = self.models
+        models.clear_options()
+        models.add_options(self._options(shown))
+        models.highlighted = 0 if shown else None
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self.warned = None
         self._filter(event.value)
         typed = event.value.strip()
-        nothing = typed and self.choices and self.query_one(OptionList).option_count == 0
+        nothing = typed and self.choices and self.models.option_count == 0
         hint = f"no listed model matches; Enter switches to {typed!r} (any litellm model or alias)" if nothing else ""
-        self.query_one("#warning", Label).update(literal(hint))
+        self.warning.update(literal(hint))
 
     def on_key(self, event: events.Key) -> None:
-        if event.key == "down" and self.query_one(Input).has_focus:  # from the filter to the list
-            self.query_one(OptionList).focus()
+        if event.key == "down" and self.typed.has_focus:  # from the filter to the list
+            self.models.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id:
             self._pick(event.option.id)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        options = self.query_one(OptionList)
-        highlighted = options.highlighted
-        if highlighted is not None and (picked := options.get_option_at_index(highlighted).id):
+        highlighted = self.models.highlighted
+        if highlighted is not None and (picked := self.models.get_option_at_index(highlighted).id):
             self._pick(picked)  # the best of the filtered list
         elif event.value.strip():
             self.dismiss(event.value.strip())  # any litellm model; the switch checks it
@@ -133,7 +134,7 @@ class ModelPicker(ModalScreen[str | None]):
         choice = next((c for c in self.choices if c.name == name), None)
         if choice is not None and choice.missing_key and self.warned != name:
             self.warned = name
-            self.query_one("#warning", Label).update(
+            self.warning.update(
                 literal(
                     f"{choice.missing_key} is not set: replies from {name} would fail. Export it and "
                     "restart Foldchat, or press Enter again to switch anyway."

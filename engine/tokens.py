@@ -44,7 +44,7 @@ class TokenCounter(Protocol):
 
 
 class CachedCounter:
-    """Shared machinery: a per-message cache in front of a raw `count_one`."""
+    """Shared machinery: a per-message cache in front of a raw `_count_one`."""
 
     def __init__(
         self, tokenizer_key: str, priming: int = REPLY_PRIMING_TOKENS, max_entries: int = CACHE_ENTRIES

@@ -1,4 +1,4 @@
-"""snapshot_fit.py: a snapshot cut to its budget, least precious first, pins never cut."""
+"""fold/fit.py: a snapshot cut to its budget, least precious first, pins never cut."""
 
 from foldchat.engine import Snapshot
 from foldchat.engine.fold.fit import fit_snapshot

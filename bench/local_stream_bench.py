@@ -17,6 +17,7 @@ import time
 
 from foldchat.engine.config import LocalModelSettings
 from foldchat.engine.local.model import SERVED_NAME, LocalModelServer
+from foldchat.engine.providers.backend import EMBEDDED, PROVIDER
 from foldchat.engine.providers.events import TextDelta
 from foldchat.engine.providers.stream import stream_reply
 from foldchat.engine.providers.target import ModelTarget
@@ -39,9 +40,9 @@ async def main() -> None:
     base = server.start()
     local = ModelTarget(
         name="local", litellm_model=f"openai/{SERVED_NAME}", window=8192, api_base=base, max_output_tokens=256,
-        is_local=True, temperature=0.7, extra_body={"repeat_penalty": 1.3}, api_key=server.api_key,
+        backend=EMBEDDED, temperature=0.7, extra_body={"repeat_penalty": 1.3}, api_key=server.api_key,
     )  # fmt: skip
-    paths = {"direct": local, "litellm": dataclasses.replace(local, is_local=False)}
+    paths = {"direct": local, "litellm": dataclasses.replace(local, backend=PROVIDER)}
     results: dict[str, list[tuple[float, int]]] = {name: [] for name in paths}
     try:
         for target in paths.values():

@@ -17,6 +17,7 @@ from .fold.layout import FoldLayout, NewFold, transcript_numbers
 from .headroom import Usage as Usage, turn_size  # Usage read from here too (fold/chain.py, turn.py)
 from .messages import Message
 from .providers.adapt import TargetRules, adapt, rules_for_target
+from .providers.backend import Backend
 from .providers.registry import ModelRegistry
 from .providers.target import ModelTarget
 from .recall import supports_recall
@@ -37,7 +38,7 @@ class Context:
         """None for a new conversation not stored yet: it reads as empty until a write creates it."""
         self._rules_cache: dict[str, TargetRules] = {}
         self._origin_cache: dict[str, str | None] = {}
-        self._recall_cache: dict[tuple[str, bool], bool] = {}
+        self._recall_cache: dict[tuple[str, Backend], bool] = {}
 
     def transcript(self) -> list[StoredMessage]:
         return [] if self.conversation_id is None else self.store.messages(self.conversation_id)
@@ -110,7 +111,7 @@ class Context:
 
     def offers_recall(self, target: ModelTarget) -> bool:
         """Whether requests to `target` offer the `recall` tool once something is folded (replies.py)."""
-        kind = (target.litellm_model, target.is_local)
+        kind = (target.litellm_model, target.backend)
         if kind not in self._recall_cache:
             self._recall_cache[kind] = supports_recall(target)
         return self.settings.fold.recall and self._recall_cache[kind]

@@ -202,7 +202,7 @@ def _part(original: Original, offset: int, limit: int = RECALL_CHARS) -> str:
 
 def supports_recall(target: ModelTarget) -> bool:
     """Whether `target` may be offered the tool: litellm says it calls functions; never the local model."""
-    if target.is_local:
+    if not target.backend.may_call_tools:
         return False
     from .lazy import load_litellm
 

@@ -81,7 +81,7 @@ class SendRecall:
     ) -> Recalled | None:
         """The passages for the request whose context is `plain` (built from `transcript`): within `[fold]
         recall_budget` and the `room` the window has left after the context and the reply's reserve."""
-        budget = min(self.context.settings.fold.recall_at(target.window, target.is_local), room)
+        budget = min(self.context.settings.fold.recall_at(target.window, target.backend.small_recall_budget), room)
         if not self.on or budget <= 0:
             return None
         texts, originals = numbered(transcript, plain)

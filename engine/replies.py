@@ -18,6 +18,7 @@ from .context import Context
 from .events import STOPPED, PassagesRecalled, ToolCalling, ToolCallsAnswered, ToolEvent
 from .messages import Message
 from .providers.adapt import images_left_out
+from .providers.backend import Backend
 from .providers.cache_marks import marked, needs_marks, stable_points
 from .providers.events import Failed, Finished, Notice, ProviderEvent, TextDelta, Waiting
 from .providers.stream import stream_reply
@@ -67,7 +68,7 @@ class Replies:
         self.settings = context.settings
         self.reply_id: int | None = None
         """The stored id of the latest reply `reply` started (a face shows it before it has one)."""
-        self._calls_tools: dict[tuple[str, bool], bool] = {}
+        self._calls_tools: dict[tuple[str, Backend], bool] = {}
         self.at_send = SendRecall(context)
         """Recall at every send (recall_at_send.py): on or off, the index (the `recall` tool's too), what
         was recalled for each prompt."""
@@ -270,7 +271,7 @@ class Replies:
         calls functions (never the local model; unknown models get none) and a fold is active."""
         if not self.settings.fold.recall or self.context.active_fold() is None:
             return None
-        kind = (target.litellm_model, target.is_local)
+        kind = (target.litellm_model, target.backend)
         if kind not in self._calls_tools:
             self._calls_tools[kind] = supports_recall(target)
         if not self._calls_tools[kind]:

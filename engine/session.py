@@ -115,7 +115,7 @@ class Session(ClosedOnExit):
         """
         self.registry.launch_early(self.model_name)  # the local model loads while the rest does
         self._target = self.workspace.resolve_model(self.model_name)
-        if not self._target.is_local:
+        if not self._target.backend.streams_directly:
             load_litellm()  # paid here, in the caller's worker, rather than on the first keystroke or send
         conversation = self.conversation()
         if remember and conversation is not None:
@@ -156,7 +156,7 @@ class Session(ClosedOnExit):
         models): called whenever the start of the context changes (a fold, an undo, a resume, a switch, a
         new system prompt), so the next send only adds its message (docs/design.md §10)."""
         target = self._target
-        if target is None or not target.is_local or target.api_base is None:
+        if target is None or not target.backend.reads_ahead or target.api_base is None:
             return
         try:
             usage = self.context.usage(target)
@@ -256,7 +256,7 @@ class Session(ClosedOnExit):
 
     def _read_estimate(self, messages: list[dict[str, Any]]) -> str | None:
         """`Replies.read_estimate`: what the local model reads first, when that takes a while."""
-        if self._target is None or not self._target.is_local:
+        if self._target is None or not self._target.backend.reads_ahead:
             return None
         return self.warmer.read_estimate(messages, self.counter(), self.settings.local.model, batch_threads())
 

@@ -41,7 +41,7 @@ def reply_line(usage: UsageReport) -> str:
 def token_prices(target: ModelTarget) -> tuple[float, float, float] | None:
     """(input, cache read, cache write) price per token from litellm's map; None when free or unknown.
     A provider with no cache price reads and writes at the input price."""
-    if target.is_local:
+    if target.backend.on_this_machine:
         return None
     from .lazy import load_litellm
 

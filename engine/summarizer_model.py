@@ -23,7 +23,7 @@ _SKIP = re.compile(r"\d{4}-?\d{2}-?\d{2}|preview|realtime|audio|search|latest|ex
 
 def small_model(target: ModelTarget) -> str | None:
     """The litellm name of `target`'s provider's cheapest suitable chat model, if cheaper than `target`."""
-    if target.is_local or target.api_base or base_from_environment(target) is not None:
+    if target.backend.on_this_machine or target.api_base or base_from_environment(target) is not None:
         return None
     model_map: dict[str, Any] = load_litellm().model_cost
     info = model_map.get(target.litellm_model) or model_map.get(target.litellm_model.split("/", 1)[-1])

@@ -315,13 +315,12 @@ def choose_summarizer(settings: Settings, registry: ModelRegistry, target: Model
     if settings.summarizer == "rules":
         return RulesSummarizer()
     name = settings.summarizer_model
-    if name is None and settings.summarizer == "auto" and not target.is_local:
+    if name is None and settings.summarizer == "auto" and not target.backend.on_this_machine:
         name = small_model(target)
     model = registry.resolve(name) if name else target
-    if settings.summarizer == "auto" and (model.is_local or missing_key(model) is not None):
+    if settings.summarizer == "auto" and (model.backend.on_this_machine or missing_key(model) is not None):
         return RulesSummarizer()  # the tiny local model writes poor snapshots; rules are better
-    if model.is_local:
-        model = registry.prepare(model)
+    model = registry.prepare(model)  # a model on this machine is started; any other is ready as it is
     return llm_with_fallback(model, settings.request_timeout)
 
 

@@ -106,7 +106,7 @@ class PrefixWarmer:
 
     def start(self, target: ModelTarget, messages: list[dict[str, Any]]) -> None:
         """Read `messages` ahead on `target` in the background (local targets only)."""
-        if not target.is_local or target.api_base is None or not messages:
+        if not target.backend.reads_ahead or target.api_base is None or not messages:
             return
         with self._lock:
             self.server_read = list(messages)
@@ -142,7 +142,7 @@ class PrefixWarmer:
         to any other model never waits for it (a switch to a hosted model waited 62 s for the local read)."""
         with self._lock:
             bases = {t.api_base for t in (self._pending[0] if self._pending else None, self._active) if t}
-        return self.running and target.is_local and target.api_base in bases
+        return self.running and target.backend.reads_ahead and target.api_base in bases
 
     def set_aside(self) -> None:
         """Drop the warm-ups not started yet (the model they were for is no longer the one sent to); the

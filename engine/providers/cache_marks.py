@@ -29,7 +29,7 @@ MAX_MARKS = 4  # Anthropic refuses a request with more blocks marked
 
 
 def needs_marks(target: ModelTarget) -> bool:
-    return not target.is_local and target.provider == "anthropic"
+    return not target.backend.on_this_machine and target.provider == "anthropic"
 
 
 def stable_points(context: Sequence[Message], prompt_index: int | None) -> list[int]:

@@ -41,7 +41,7 @@ def priced(reported: Any, target: ModelTarget) -> UsageReport:
     prompt, completion = _count(reported.prompt_tokens), _count(reported.completion_tokens)
     read, written = cache_counts(reported)
     reasoning = reasoning_count(reported)
-    if target.is_local:
+    if target.backend.on_this_machine:
         return UsageReport(prompt, completion, 0.0, read, written, reasoning, 0.0)
     mapped = _litellm_cost(target, reported, prompt, completion)
     if mapped is None:  # no price in litellm's map: the target's own prices, no cache discount known

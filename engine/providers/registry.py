@@ -15,6 +15,7 @@ from ..errors import LocalModelError, UsageError
 from ..local.gguf import Progress, gguf_ready
 from ..local.model import LOCAL_ALIAS, SERVED_NAME, LocalModelServer, request_extras
 from ..tokens import TextCounter, TokenCounter, counter_for, model_info
+from .backend import EMBEDDED
 from .target import ModelTarget
 
 # A model each provider key unlocks, in order, when no default_model is configured.
@@ -83,7 +84,7 @@ class ModelRegistry:
                 window=local.context_size,
                 api_base=base,
                 max_output_tokens=local.max_reply_tokens,
-                is_local=True,
+                backend=EMBEDDED,
                 temperature=local.temperature,
                 extra_body=request_extras(local),
                 api_key=self.local.api_key if running else None,
@@ -105,7 +106,7 @@ class ModelRegistry:
 
     def prepare(self, target: ModelTarget, progress: Progress | None = None) -> ModelTarget:
         """A target ready to call: for the local model, the server is started (or reused)."""
-        if not target.is_local:
+        if not target.backend.on_this_machine:
             return target
         base = self.local.start(progress or (lambda *_: None))
         return replace(target, api_base=base, api_key=self.local.api_key)
@@ -126,7 +127,7 @@ class ModelRegistry:
         key = target.litellm_model
         counter = self._counters.get(key)
         if counter is None:
-            if target.is_local:
+            if target.backend.counts_itself:
                 counter = TextCounter(f"gguf:{SERVED_NAME}", self.local.count_text)
             else:
                 counter = counter_for(target.litellm_model)

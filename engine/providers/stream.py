@@ -86,7 +86,7 @@ def missing_key(target: ModelTarget) -> str | None:
     """The environment variable a hosted model needs and does not have, if any."""
     import os
 
-    if target.is_local or target.api_base or base_from_environment(target) is not None:
+    if target.backend.on_this_machine or target.api_base or base_from_environment(target) is not None:
         return None  # a self-hosted or proxied endpoint decides itself whether it wants a key
     if target.api_key_env:
         return None if os.environ.get(target.api_key_env) else target.api_key_env
@@ -124,7 +124,7 @@ def connection_arguments(target: ModelTarget) -> dict[str, Any]:
         kwargs["api_key"] = target.api_key
     elif target.api_key_env and os.environ.get(target.api_key_env):
         kwargs["api_key"] = os.environ[target.api_key_env]
-    elif target.is_local or ((target.api_base or base_from_environment(target)) and not _standard_key_set(target)):
+    elif target.backend.on_this_machine or ((target.api_base or base_from_environment(target)) and not _standard_key_set(target)):
         # local and self-hosted servers need no key, but the OpenAI client refuses to send without one
         kwargs["api_key"] = "foldchat-no-key"
     return kwargs
@@ -172,7 +172,7 @@ async def stream_reply(
     if key is not None:
         yield Failed(f"{key} is not set: export it, or pick another model (--model local)", None)
         return
-    if not target.is_local:
+    if not target.backend.one_at_a_time:
         async for event in _stream(target, messages, timeout, max_retries, deadline, sleep, tools):
             yield event
         return
@@ -246,7 +246,7 @@ async def _opened_stream(
     target: ModelTarget, messages: list[dict[str, Any]], wait: float, tools: list[dict[str, Any]] | None
 ) -> AsyncIterator[Any]:
     """The reply's chunks: the local server's read directly, every other model's through litellm."""
-    if target.is_local:
+    if target.backend.streams_directly:
         from ..local.stream import stream_chunks
 
         chunks = stream_chunks(target, messages, wait, tools)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .backend import PROVIDER, Backend
+
 
 @dataclass(frozen=True)
 class ModelTarget:
@@ -18,16 +20,22 @@ class ModelTarget:
     max_output_tokens: int | None = None
     input_cost_per_token: float = 0.0
     output_cost_per_token: float = 0.0
-    is_local: bool = False
+    backend: Backend = PROVIDER
+    """How it is reached, and what that changes (backend.py): chosen once, where the model is picked."""
     temperature: float | None = None
     extra_body: dict[str, Any] = field(default_factory=dict)
     api_key: str | None = field(default=None, repr=False)  # a session key (the local server), never stored
+
+    @property
+    def is_local(self) -> bool:
+        """The embedded local model (or another backend on this machine): for faces that only say so."""
+        return self.backend.on_this_machine
 
     @property
     def provider(self) -> str:
         return self.litellm_model.split("/", 1)[0] if "/" in self.litellm_model else "openai"
 
     def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
-        if self.is_local:
+        if self.backend.on_this_machine:
             return 0.0
         return prompt_tokens * self.input_cost_per_token + completion_tokens * self.output_cost_per_token

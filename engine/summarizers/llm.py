@@ -254,7 +254,7 @@ class LLMSummarizer:
             "num_retries": 0,
         }
         try:
-            if self.target.is_local:  # llama.cpp turns the schema into a grammar: even a tiny model fits it
+            if self.target.backend.schema_as_grammar:  # llama.cpp turns the schema into a grammar: even a tiny model fits it
                 kwargs["response_format"] = {"type": "json_object", "schema": SNAPSHOT_SCHEMA}
             elif litellm.supports_response_schema(self.target.litellm_model):
                 kwargs["response_format"] = {"type": "json_object"}
@@ -266,7 +266,7 @@ class LLMSummarizer:
         while True:
             self.calls += 1
             try:
-                with local_turn(self.target.api_base) if self.target.is_local else contextlib.nullcontext():
+                with local_turn(self.target.api_base) if self.target.backend.one_at_a_time else contextlib.nullcontext():
                     # the local server answers one at a time; a caller gone away (quit) waits for no answer
                     response = cancelling.call(lambda: litellm.completion(**kwargs))
                 meter.add_response(response, self.target)  # what the call cost, for the fold's total

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from foldchat.engine import Session
+from foldchat.engine.providers.backend import EMBEDDED
 from foldchat.engine.providers.target import ModelTarget
 from foldchat.engine.recall import RECALL_CHARS, RECALL_TOOL, supports_recall
 from test_session_folds import open_session, store_all
@@ -59,4 +60,4 @@ def test_long_originals_come_in_bounded_parts_with_a_continuation_hint(fake, tmp
 def test_the_tool_is_offered_only_to_models_with_tool_calls():
     assert RECALL_TOOL["function"]["name"] == "recall"
     assert supports_recall(ModelTarget(name="gpt-4o", litellm_model="gpt-4o", window=128_000))
-    assert not supports_recall(ModelTarget(name="local", litellm_model="openai/gemma", window=8192, is_local=True))
+    assert not supports_recall(ModelTarget(name="local", litellm_model="openai/gemma", window=8192, backend=EMBEDDED))

@@ -13,12 +13,13 @@ from foldchat.engine.context import Context
 from foldchat.engine.fold.fit import LEFT_OUT
 from foldchat.engine.messages import Message
 from foldchat.engine.policy import FoldPolicy
+from foldchat.engine.providers.backend import EMBEDDED
 from foldchat.engine.providers.registry import ModelRegistry
 from foldchat.engine.providers.target import ModelTarget
 from foldchat.engine.store import Store
 
 HOSTED = ModelTarget(name="gpt-4o", litellm_model="gpt-4o", window=128_000)
-LOCAL = ModelTarget(name="local", litellm_model="openai/smollm2", window=8192, is_local=True)
+LOCAL = ModelTarget(name="local", litellm_model="openai/smollm2", window=8192, backend=EMBEDDED)
 SNAPSHOT = snap.render_message_text(
     snap.Snapshot(user_requests=[f"2 {LEFT_OUT} (#1, #3)", "we come back on 23 May (#5)"], key_knowledge=["Porto (#2)"])
 )

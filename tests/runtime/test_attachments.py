@@ -11,6 +11,7 @@ from pathlib import Path
 
 from foldchat.engine import Attachment, FoldRequest, Message, RulesSummarizer, fold_context, read_attachment
 from foldchat.engine.attachments import ATTACHMENT_KEY, names, user_message
+from foldchat.engine.providers.backend import EMBEDDED
 from foldchat.engine.recall import Original, recall
 from foldchat.engine.store import Store
 from foldchat.engine.tokens import LiteLLMCounter
@@ -167,7 +168,7 @@ def test_a_model_that_takes_no_images_refuses_one_before_anything_is_sent(home, 
     refused = foldchat("ask", "-f", str(photo), "what is this?", "--model", "fake")
     assert refused.returncode == 2 and "fake takes no images: receipt.png not sent" in refused.stderr, refused.stderr
     assert fake.requests == [] and "Traceback" not in refused.stderr
-    assert not takes_images(ModelTarget("local", "openai/smollm2", 8192, is_local=True))  # the embedded model
+    assert not takes_images(ModelTarget("local", "openai/smollm2", 8192, backend=EMBEDDED))  # the embedded model
     local = foldchat("ask", "-f", str(photo), "what is this?", "--model", "local")  # refused before it starts
     assert local.returncode == 2 and "local takes no images: receipt.png not sent" in local.stderr, local.stderr
     assert read_attachment("receipt.png", png(1, 1), 1 << 20).is_image

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from foldchat.engine.config import LocalModelSettings
+from foldchat.engine.providers.backend import EMBEDDED
 from foldchat.engine.providers.target import ModelTarget
 from foldchat.tui.screens.fold_inspector import FoldInspector, FoldView
 from foldchat.tui.screens.model_picker import ModelChoice, ModelPicker
@@ -72,6 +73,6 @@ class WelcomeApp(App[None]):
     AUTO_FOCUS = None  # no text cursor: its blink phase would make the render time-dependent
 
     def compose(self) -> ComposeResult:
-        local = ModelTarget(name="local", litellm_model="openai/foldchat-local", window=8_192, is_local=True)
+        local = ModelTarget(name="local", litellm_model="openai/foldchat-local", window=8_192, backend=EMBEDDED)
         yield Welcome(local, LocalModelSettings())
         yield Composer()

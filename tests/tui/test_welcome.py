@@ -4,6 +4,7 @@ keys that matter, goes at the first thing typed, and never shows on a conversati
 from __future__ import annotations
 
 from foldchat.engine.config import LocalModelSettings
+from foldchat.engine.providers.backend import EMBEDDED
 from foldchat.engine.providers.target import ModelTarget
 from foldchat.tui.screens.chat import ChatScreen
 from foldchat.tui.widgets import transcript as transcript_module
@@ -91,7 +92,7 @@ async def test_a_switch_to_an_empty_conversation_shows_it_again(app_factory):
 
 
 def test_the_embedded_model_is_described_plainly_and_a_provider_offered():
-    local = ModelTarget(name="local", litellm_model="openai/foldchat-local", window=8192, is_local=True)
+    local = ModelTarget(name="local", litellm_model="openai/foldchat-local", window=8192, backend=EMBEDDED)
     text = welcome_text(local, LocalModelSettings()).plain
     assert "Model: local — SmolLM2-135M-Instruct" in text
     assert "135M parameters: fluent, often wrong on facts, and it may drift into another language" in text

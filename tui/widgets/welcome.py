@@ -48,7 +48,7 @@ def model_lines(target: ModelTarget | None, local: LocalModelSettings | None) ->
     if target is None:  # the session opens in a worker: the panel shows before the model is known
         return Content.assemble(("Model: ", "bold"), ("starting…", "dim"))
     named = Content.assemble(("Model: ", "bold"), literal(target.name))
-    if not target.is_local:
+    if not target.backend.on_this_machine:
         return named
     said = OWN_LOCAL_MODEL if local is None or local.model_path is not None else LOCAL_MODELS[local.model]
     return Content.assemble(named, " — ", said, "\n", PROVIDER_INSTEAD)

@@ -8,6 +8,7 @@ import sys
 import pytest
 from foldchat.engine.config import LocalModelSettings
 from foldchat.engine.local.model import SERVED_NAME, LocalModelServer, ensure_gguf, model_arguments
+from foldchat.engine.providers.backend import EMBEDDED
 from foldchat.engine.transcript_prompt import STOP, TEMPLATE, transcript_prompt
 
 from runtime.conftest import foldchat
@@ -49,7 +50,7 @@ def local_target(server, max_output_tokens: int, temperature: float, repeat_pena
 
     return ModelTarget(
         name="local", litellm_model=f"openai/{SERVED_NAME}", window=8192, api_base=server.base_url,
-        max_output_tokens=max_output_tokens, is_local=True, temperature=temperature,
+        max_output_tokens=max_output_tokens, backend=EMBEDDED, temperature=temperature,
         extra_body={"repeat_penalty": repeat_penalty}, api_key=server.api_key,
     )  # fmt: skip
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from foldchat.engine.config import Settings
 from foldchat.engine.context import Context
+from foldchat.engine.providers.backend import EMBEDDED, PROVIDER
 from foldchat.engine.providers.events import Failed, Finished, Retrying, TextDelta, UsageReport
 from foldchat.engine.providers.registry import ModelRegistry
 from foldchat.engine.providers.stream import stream_reply
@@ -29,12 +30,12 @@ HELLO = [{"role": "user", "content": "hi"}]
 def local_target(base_url: str) -> ModelTarget:
     return ModelTarget(
         name="local", litellm_model="openai/fake-model", window=8192, api_base=base_url, max_output_tokens=64,
-        is_local=True, temperature=0.7, extra_body={"repeat_penalty": 1.3}, api_key="session-key",
+        backend=EMBEDDED, temperature=0.7, extra_body={"repeat_penalty": 1.3}, api_key="session-key",
     )  # fmt: skip
 
 
 def through_litellm(target: ModelTarget) -> ModelTarget:
-    return dataclasses.replace(target, is_local=False)
+    return dataclasses.replace(target, backend=PROVIDER)
 
 
 async def events_of(target: ModelTarget, **options: object) -> list[object]:

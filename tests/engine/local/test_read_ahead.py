@@ -4,13 +4,14 @@ new context, in the background, the newest context winning, and a reply that goe
 from __future__ import annotations
 
 from foldchat.engine.local.prefix_warm import PrefixWarmer
+from foldchat.engine.providers.backend import EMBEDDED
 from foldchat.engine.providers.target import ModelTarget
 
 
 def local_target(fake) -> ModelTarget:
     return ModelTarget(
         name="local", litellm_model="openai/foldchat-local", window=8192, api_base=fake.base_url,
-        max_output_tokens=512, is_local=True, temperature=0.7, api_key="session-key",
+        max_output_tokens=512, backend=EMBEDDED, temperature=0.7, api_key="session-key",
     )  # fmt: skip
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from foldchat.engine.lazy import load_litellm
+from foldchat.engine.providers.backend import EMBEDDED
 from foldchat.engine.providers.pricing import priced
 from foldchat.engine.providers.target import ModelTarget
 
@@ -48,7 +49,7 @@ def test_a_model_without_a_price_is_priced_from_the_target_and_the_local_model_i
     custom = ModelTarget("mine", "openai/my-own-model", 8_000, input_cost_per_token=1e-6, output_cost_per_token=2e-6)
     report = priced(usage(prompt_tokens=1_000, completion_tokens=10, total_tokens=1_010), custom)
     assert report.cost == pytest.approx(1_000 * 1e-6 + 10 * 2e-6) and report.uncached_cost == report.cost
-    local = ModelTarget("local", "openai/local", 8_000, is_local=True)
+    local = ModelTarget("local", "openai/local", 8_000, backend=EMBEDDED)
     assert priced(usage(prompt_tokens=1_000, completion_tokens=10, total_tokens=1_010), local).cost == 0.0
 
 
@@ -62,5 +63,5 @@ def test_a_fold_says_what_it_saves_per_later_send_and_costs_once():
     once = 10_000 * p["cache_creation_input_token_cost"] - 40_000 * p["cache_read_input_token_cost"]
     assert said == (f"saves ≈${per_send:.4f} per later send · costs ≈${once:.4f} once "
                     "(the prompt cache is written again)")  # fmt: skip
-    assert fold_economics(40_000, 10_000, ModelTarget("local", "openai/local", 8_000, is_local=True)) is None
+    assert fold_economics(40_000, 10_000, ModelTarget("local", "openai/local", 8_000, backend=EMBEDDED)) is None
     assert fold_economics(40_000, 10_000, ModelTarget("mine", "openai/unpriced-model", 8_000)) is None

@@ -21,6 +21,7 @@ from foldchat.engine.config import ModelAlias, Settings
 from foldchat.engine.invariants import violations
 from foldchat.engine.messages import parse_messages
 from foldchat.engine.policy import FoldPolicy
+from foldchat.engine.providers.backend import EMBEDDED
 from foldchat.engine.replies import MAX_TOOL_ROUNDS, NOT_OFFERED
 
 from servers.fake_anthropic import FakeAnthropic
@@ -179,7 +180,7 @@ async def test_the_local_model_is_never_offered_tools(servers, tmp_path, monkeyp
     """Marked local, even a model litellm says calls functions gets no `tools` (the embedded one cannot)."""
     with open_folded(servers, tmp_path, monkeypatch, "gpt") as session:
         assert session.replies.offered_tools(session.target) is not None  # the same model, hosted, gets recall
-        local = replace(session.target, is_local=True)
+        local = replace(session.target, backend=EMBEDDED)
         events = [event async for event in session.replies.reply(local)]
         assert isinstance(events[-1], Finished) and not any(isinstance(e, ToolCalling) for e in events)
         assert "tools" not in servers["gpt"].requests[-1]

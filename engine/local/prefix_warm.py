@@ -176,7 +176,7 @@ def warm(target: ModelTarget, messages: list[dict[str, Any]]) -> bool:
     connection = http.client.HTTPConnection(url.hostname or "127.0.0.1", url.port, timeout=WARM_TIMEOUT)
     try:
         headers = {"Authorization": f"Bearer {target.api_key or 'foldchat-no-key'}", "Content-Type": "application/json"}
-        with local_turn(target.api_base):  # never beside another process's reply (local_turns.py)
+        with local_turn(target.api_base):  # never beside another process's reply (local/turns.py)
             connection.request("POST", url.path, json.dumps(body).encode(), headers)
             response = connection.getresponse()
             answer = response.read()

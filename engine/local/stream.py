@@ -5,7 +5,7 @@ it. The server speaks OpenAI's chat-completions wire format, which this module s
 `{api_base}/chat/completions` with `stream: true`, then server-sent events, one JSON chunk per `data:`
 line, closed by `data: [DONE]`. Chunks come out with attribute access, the shape litellm's chunks have,
 so `providers.stream_reply` reads both alike: retries, deadlines, partial replies and the error
-mapping (`provider_errors.classify`) are the same code for both paths.
+mapping (`providers/errors.py`, `classify`) are the same code for both paths.
 
 A non-200 answer raises `LocalHTTPError` with the server's status, message and headers; transport
 faults leave as the standard library's own exceptions (a refused connection, `http.client`'s

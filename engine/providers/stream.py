@@ -1,5 +1,5 @@
 """One streaming call path for every model: hosted ones through `litellm.acompletion` (docs/design.md §8),
-the embedded local model through `local_stream` (its OpenAI-compatible server, no litellm import, which costs seconds).
+the embedded local model through `local/stream.py` (its OpenAI-compatible server, no litellm import, which costs seconds).
 
 `stream_reply` yields `ProviderEvent`s: text, reasoning and tool-call deltas, usage, retries, and
 exactly one final `Finished` or `Failed`. Transient failures (429 honouring Retry-After, 5xx,
@@ -176,7 +176,7 @@ async def stream_reply(
         async for event in _stream(target, messages, timeout, max_retries, deadline, sleep, tools):
             yield event
         return
-    turn = LocalTurn(target.api_base)  # the local server answers one request at a time (local_turns.py)
+    turn = LocalTurn(target.api_base)  # the local server answers one request at a time (local/turns.py)
     if not turn.try_acquire():
         yield Waiting(WAITING)
         await turn.acquire()

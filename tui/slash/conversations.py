@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import TYPE_CHECKING
 
 from foldchat.engine import FoldchatError, visible
+from textual.worker import WorkerCancelled, WorkerFailed
 
 if TYPE_CHECKING:
     from ..host import ChatHost
@@ -16,11 +18,24 @@ async def new(screen: ChatHost, _: str) -> None:
     await switch_conversation(screen, None)
 
 
+async def stop_reply(screen: ChatHost) -> None:
+    """Stop the reply that streams, as Esc does, and wait until its partial is stored: in the conversation
+    it belongs to, before another one is opened. (Its worker is the transcript's, not the screen's: a
+    cancel of the screen's "reply" group left it streaming into a conversation no longer shown.)"""
+    streaming = [w for w in screen.app.workers if w.group == "reply" and not w.is_finished]
+    for worker in streaming:
+        worker.cancel()
+    for worker in streaming:
+        with contextlib.suppress(WorkerCancelled, WorkerFailed):
+            await worker.wait()
+    screen.notify("Stopped: the partial reply is kept")
+
+
 async def switch_conversation(screen: ChatHost, conversation_id: int | None, at: int | None = None) -> None:
     """Open `conversation_id` (None: a new one) at its end, or at message `at`, selected (a search's match)."""
     session = screen.session
     if screen.streaming:
-        screen.cancel_workers("reply")
+        await stop_reply(screen)
     screen.cancel_workers("prefold")  # the session also drops what it would have prepared
     previous = session.target.name
     screen.keep_draft()

@@ -158,10 +158,13 @@ class Context:
 
     def too_big_to_send(self, target: ModelTarget, text: str) -> str | None:
         """Why `text` cannot be sent to `target` whatever is folded (with the system prompts and the
-        reply's reserve it is over the window), with the arithmetic; None when it can."""
-        message = self.typed_tokens(target, text)
+        reply's reserve it is over the window), with the arithmetic; None when it can. Most messages are
+        not counted: a token is at least a byte, so one of fewer bytes than the room left surely fits."""
         systems = self._system_tokens(target)
         reserve = self.registry.reserved_output(target)
+        if len(text.encode()) + 16 + systems + reserve <= target.window:
+            return None
+        message = self.typed_tokens(target, text)
         needed = message + systems + reserve
         if needed <= target.window:
             return None

@@ -3,11 +3,16 @@ face's consent when `fold.auto` says to ask), the reply streamed with its recall
 end with what a face needs next. A face (the app's reply worker, `foldchat ask`) only consumes the
 events; every blocking step (the database, counting, folding) runs off the event loop here.
 
-The order of events: `PromptStored` (when the turn brings a prompt), then the fold's own events
+The order of events: `PromptStored` (when the turn brings a prompt), or `Refused(up_front=True)` when the
+prompt alone cannot fit the window (nothing is stored; the turn ends there), then the fold's own events
 (`FoldStarted`, `FoldProgress`, `FoldCompleted`/`FoldFailed`) and one `Folded` or `FoldSkipped` when the
 policy asked for a fold, or `Refused` (the turn ends there: the prompt cannot fit, it is kept as unsent),
 then `ReplyAsked` and the reply's events (text and reasoning deltas, retries, waits, notices, tool rounds, one `Finished`
 or `Failed`), and last `TurnEnded`.
+
+A turn given its prompt makes one trip to a thread for it (checked, stored, the gauge's usage read with it:
+`PromptStored`), and `TurnEnded` carries what a face shows after the turn, so a face makes no trip of its
+own for either; both faces refuse a prompt too big for the window the same way, here.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ if TYPE_CHECKING:
     from .context import Context, Usage
     from .providers.target import ModelTarget
     from .replies import Replies
-    from .store import Store
+    from .store import Conversation, Store
 
 
 Consent = Callable[[FoldReport], Awaitable[bool]]
@@ -58,6 +63,7 @@ class TurnSession(Protocol):
     @property
     def target(self) -> ModelTarget: ...
     def usage(self, target: ModelTarget | None = None) -> Usage: ...
+    def conversation(self) -> Conversation | None: ...
     def add_user_message(self, text: str, attachments: Sequence[Attachment] = ()) -> int: ...
     def reply(self, regenerate: bool = False) -> AsyncIterator[ReplyEvent]: ...
 
@@ -78,8 +84,12 @@ async def run_turn(
     waiting for consent is skipped, and a context that would not fit unfolded is refused."""
     message_id = None
     if prompt is not None:
-        message_id = await asyncio.to_thread(session.add_user_message, prompt, attachments)
-        yield PromptStored(message_id)
+        stored = await asyncio.to_thread(_store_prompt, session, prompt, attachments)
+        yield stored
+        if isinstance(stored, Refused):
+            yield await _end(session, refused=True)
+            return
+        message_id = stored.message_id
     if message_id is None and not regenerate:
         message_id = await asyncio.to_thread(_unanswered_prompt, session)
     refused = False
@@ -90,8 +100,28 @@ async def run_turn(
         yield ReplyAsked()
         async for reply_event in session.reply(regenerate=regenerate):
             yield reply_event
-    usage, due = await asyncio.to_thread(lambda: (session.usage(), session.auto.prefold_due()))
-    yield TurnEnded(usage, due, None if refused else session.replies.reply_id)
+    yield await _end(session, refused)
+
+
+def _store_prompt(session: TurnSession, prompt: str, attachments: Sequence[Attachment]) -> PromptStored | Refused:
+    """The prompt checked against the window and stored, with what a face shows of it, in one trip. A prompt
+    no fold can make room for is refused before it is stored (`Refused.up_front`): nothing is kept."""
+    problem = session.context.too_big_to_send(session.target, prompt)
+    if problem is not None:
+        return Refused(problem, None, up_front=True)
+    message_id = session.add_user_message(prompt, attachments)
+    return PromptStored(message_id, session.usage(), session.conversation())
+
+
+async def _end(session: TurnSession, refused: bool) -> TurnEnded:
+    """What a face shows after the turn, read in one trip (`TurnEnded`)."""
+
+    def read() -> TurnEnded:
+        reply_id = None if refused else session.replies.reply_id
+        usage, due = session.usage(), session.auto.prefold_due()
+        return TurnEnded(usage, due, reply_id, session.replies.usage_totals(), session.context.message_numbers())
+
+    return await asyncio.to_thread(read)
 
 
 def _unanswered_prompt(session: TurnSession) -> int | None:

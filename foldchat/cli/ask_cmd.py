@@ -271,6 +271,8 @@ class Answer:
     def refused(self, event: Refused) -> None:
         from foldchat.engine import CurrentTurnTooLarge
 
+        if event.up_front:  # as the app refuses it: before it is stored, with the arithmetic
+            raise CurrentTurnTooLarge(f"Not sent: {event.reason}. Nothing was stored: shorten it and ask again")
         if event.needs_fold:
             raise CurrentTurnTooLarge(
                 f"{event.reason}: not sent (it is kept as unsent). Ask again with --fold to fold first, or "

@@ -113,12 +113,16 @@ async def test_without_anyone_to_consent_what_does_not_fit_unfolded_is_refused(f
         assert events[-1].reply_id is None
 
 
-async def test_a_prompt_too_big_for_any_fold_is_refused_and_kept_as_unsent(fake, tmp_path, monkeypatch):
+async def test_a_prompt_too_big_for_any_fold_is_refused_before_it_is_stored(fake, tmp_path, monkeypatch):
+    """Both faces refuse it the same way (issue 42): nothing is stored, the face gives the text back."""
     with open_session(fake, tmp_path, monkeypatch, window=4_000, turns=2) as session:
+        stored = len(session.context.transcript())
         events = await run(session, "word " * 6_000)
         refused = next(e for e in events if isinstance(e, Refused))
-        assert not refused.needs_fold and refused.message_id == session.context.transcript()[-1].id
-        assert session.context.transcript()[-1].status == "unsent" and fake.requests == []
+        assert refused.up_front and not refused.needs_fold and refused.message_id is None
+        assert refused.reason.startswith("the message is ") and "over fake's 4,000-token window" in refused.reason
+        assert [type(e).__name__ for e in events] == ["Refused", "TurnEnded"]
+        assert len(session.context.transcript()) == stored and fake.requests == []
 
 
 async def test_a_recall_round_happens_inside_the_turn(fake, tmp_path, monkeypatch):

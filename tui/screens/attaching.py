@@ -172,7 +172,8 @@ async def attachments_for(screen: ChatHost, text: str) -> list[Attachment] | Non
     """What a message attaches (the tray, and its `@path` words), or None when it cannot be sent: an image
     for a model that takes none (the user removes it, one key, or switches model)."""
     tray = screen.tray
-    if (found := await asyncio.to_thread(at_paths, text)) and screen.backend is not None:
+    # most messages name no file: no trip to a thread for them
+    if "@" in text and (found := await asyncio.to_thread(at_paths, text)) and screen.backend is not None:
         problems = await attach(screen, [p for p in found if p.name not in {a.name for a in tray.attachments}])
         if problems and _told_unattached.get(screen) != text:  # said once: the next Enter sends it as it is
             _told_unattached[screen] = text

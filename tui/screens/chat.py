@@ -50,13 +50,13 @@ from ..widgets.fold_progress import FoldEventPosted, FoldProgressLine
 from ..widgets.gauge import ContextGauge, GaugeState
 from ..widgets.message import MessageData, MessageView
 from ..widgets.reply_face import ReplyCounted, StatusSaid, reply_data
-from ..widgets.reply_turn import FoldNotMade, FoldShown, PromptRefused, TurnOver, TurnStarted
+from ..widgets.reply_turn import FoldNotMade, FoldShown, Prompt, PromptRefused, PromptSaved, TurnOver, TurnStarted
 from ..widgets.status_line import StatusLine
 from ..widgets.transcript import Transcript
 from . import editing
-from .attaching import attachments_for, complete_path, keep, offer_pasted, take_out_last
+from .attaching import attachments_for, complete_path, offer_pasted, take_out_last
 from .fold_consent import FoldConsent
-from .refusals import refuse_last_message, refuse_up_front, refuse_while_replying, surely_fits
+from .refusals import refuse_prompt, refuse_while_replying
 
 if TYPE_CHECKING:  # the session module loads pydantic and SQLite: measured 250 ms before the first frame
     from foldchat.engine import Conversation, FoldReport, Session, Usage, UsageTotals
@@ -322,14 +322,6 @@ class ChatScreen(Screen[None]):
             await self.transcript.append(MessageData(None, "user", visible(text), status="queued"))
             self.notify("Queued: it is sent as soon as the model is ready")
             return
-        if (  # what is typed must fit; a file bigger than the room is sent cut and recalled (attachment_fit.py)
-            self.model_ready
-            and not surely_fits(self, text)
-            and (problem := await asyncio.to_thread(self.session.context.too_big_to_send, self.session.target, text))
-        ):
-            refuse_up_front(self, text, problem)
-            keep(self, attachments)
-            return
         shown = tuple((visible(t), visible(c)) for t, c in shown_attachments(user_message(text, attachments)))
         prompt = MessageData(None, "user", visible(text), attachments=shown)
         reply_turn.drop_unused_reply_view(self.transcript)
@@ -339,17 +331,16 @@ class ChatScreen(Screen[None]):
         reply = self.reply_data() if answering else None
         views = await self.transcript.append_all([prompt] if reply is None else [prompt, reply], follow=True)
         backend = self.backend
-        if not self.model_ready:
+        if not answering:  # stored now, answered once the model is ready (or by the reply underway)
             prompt.id = await asyncio.to_thread(backend.add_user_message, text, attachments)
-            self.notify("Queued: it is sent as soon as the model is ready")
+            if not self.model_ready:
+                self.notify("Queued: it is sent as soon as the model is ready")
             return
-        # the gauge holds the message now, not after the reply
-        prompt.id = await self.refresh_usage(lambda: backend.add_user_message(text, attachments))
-        if answering:
-            reply_view = views[-1]
-            assert isinstance(reply_view, MessageView)
-            self.transcript.prepared_reply = reply_view
-            self.stream_reply()
+        reply_view = views[-1]
+        assert isinstance(reply_view, MessageView)
+        self.transcript.prepared_reply = reply_view
+        # the turn stores it (refused before storing if it cannot fit: `turn_refused`), and says so: `prompt_saved`
+        self.stream_reply(prompt=Prompt(text, attachments, prompt))
 
     def on_attachment_tray_changed(self, event: AttachmentTray.Changed) -> None:
         self.update_gauge(typing=self.composer.typed_tokens + event.tokens)
@@ -479,8 +470,9 @@ class ChatScreen(Screen[None]):
         """A reply about to stream (its view shows the wait, then the text)."""
         return reply_data(None if self.backend is None else self.backend.target.name)
 
-    def stream_reply(self, regenerate: bool = False) -> Worker[None] | None:
-        """Start a turn (`Session.turn`: fold if needed, then the reply) in the transcript's reply worker."""
+    def stream_reply(self, regenerate: bool = False, prompt: Prompt | None = None) -> Worker[None] | None:
+        """Start a turn (`Session.turn`: store `prompt` if given, fold if needed, then the reply) in the
+        transcript's reply worker."""
         transcript = self.transcript
         session = self.backend
         if session is None or not self.model_ready:
@@ -488,7 +480,7 @@ class ChatScreen(Screen[None]):
                 transcript.forget(transcript.prepared_reply)
                 transcript.prepared_reply = None
             return None
-        return reply_turn.start_reply(transcript, session, self.consent_to_fold, regenerate)
+        return reply_turn.start_reply(transcript, session, self.consent_to_fold, regenerate, prompt)
 
     @on(TurnStarted)
     def turn_started(self) -> None:
@@ -520,9 +512,15 @@ class ChatScreen(Screen[None]):
         if event.report is not None:
             await self.show_fold_outcome(event.report, force=False)
 
+    @on(PromptSaved)
+    def prompt_saved(self, message: PromptSaved) -> None:
+        """The gauge holds the prompt now, not after the reply; a new conversation has its title."""
+        self.show_title(message.conversation)
+        self.set_usage(message.usage)
+
     @on(PromptRefused)
     def turn_refused(self, message: PromptRefused) -> None:
-        refuse_last_message(self, message.reason, message.message_id)
+        refuse_prompt(self, message)
 
     @on(TurnOver)
     @work(group="turn", exit_on_error=False)
@@ -534,7 +532,11 @@ class ChatScreen(Screen[None]):
             self.composer.cursor_blink = True
             self.folding = False  # stopped mid-fold: the fold finishes in its thread, unseen
             self.status = self.model_status()
-            prefold_due = await self.refresh_usage(session.auto.prefold_due)
+            if (ended := message.ended) is not None:  # the engine's end of the turn: nothing is asked again
+                self.set_usage(ended.usage, ended.spent)
+                prefold_due: bool | None = ended.prefold_due
+            else:  # stopped: the partial reply is in the context, counted now
+                prefold_due = await self.refresh_usage(session.auto.prefold_due)
         finally:
             self.transcript.streaming = False
         if message.stopped:

@@ -1,19 +1,25 @@
-"""A message that cannot be sent: refused up front (no fold could make room; nothing is stored), or
-refused by the turn (the engine kept it as unsent). Either way its text goes back to the composer."""
+"""A message that cannot be sent, refused by the turn: up front (no fold could make room; the engine stored
+nothing), or later (the engine kept it as unsent). Either way its text goes back to the composer."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .attaching import keep
+
 if TYPE_CHECKING:
     from ..host import ChatHost
+    from ..widgets.reply_turn import PromptRefused
 
 
-def surely_fits(screen: ChatHost, text: str) -> bool:
-    """No count needed: a token is at least a byte, so a message of fewer bytes than the window has left
-    after the whole context (system prompts included) and the reserve fits, whatever is folded."""
-    state = screen.gauge_state
-    return bool(state.window) and len(text.encode()) + 16 + state.tokens + state.reserved <= state.window
+def refuse_prompt(screen: ChatHost, refused: PromptRefused) -> None:
+    """What the turn refused, said: up front (nothing stored) its text and attachments go back; kept as unsent,
+    its view says so."""
+    if (prompt := refused.given_back) is not None:
+        refuse_up_front(screen, prompt.text, refused.reason)
+        keep(screen, list(prompt.attachments))
+    else:
+        refuse_last_message(screen, refused.reason, refused.message_id)
 
 
 def refuse_up_front(screen: ChatHost, text: str, problem: str) -> None:

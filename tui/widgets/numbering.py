@@ -11,6 +11,7 @@ app, which does not see every message stored.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from .message import MessageView
@@ -38,6 +39,12 @@ async def _number(transcript: Transcript, session: Session) -> None:
     numbers = await asyncio.to_thread(session.context.message_numbers)
     if session.conversation_id != conversation:
         return  # another conversation opened meanwhile: its messages came numbered
+    numbered(transcript, numbers)
+
+
+def numbered(transcript: Transcript, numbers: Mapping[int, int]) -> None:
+    """Number the shown messages stored since the last time from `numbers` (a turn's end brings them:
+    `TurnEnded.numbers`)."""
     for view in _unnumbered(transcript):
         assert view.data.id is not None
         view.data.number = numbers.get(view.data.id)

@@ -3,7 +3,8 @@ rounds the model takes (the `recall` tool gets folded originals back).
 
 Saving rules (docs/design.md §9): the user message is committed before the request; the reply row is created
 `streaming` and its text saved at most every `SAVE_INTERVAL` seconds; it ends `complete`,
-`interrupted` (cancelled or the process died) or `error` (with the partial text, if any).
+`interrupted` (cancelled or the process died) or `error` (with the partial text, if any). Every write and
+count runs off the event loop (a thread), so a face's loop never waits for the disk or the local model.
 """
 
 from __future__ import annotations
@@ -114,15 +115,16 @@ class Replies:
         recalled: Recalled | None = None
         for round_number in range(MAX_TOOL_ROUNDS + 2):
             offer = offer and round_number < MAX_TOOL_ROUNDS
-            request = await asyncio.to_thread(self._request, target, stale, offer, rounds, round_number == 0, recalled)
+            request, told = await asyncio.to_thread(
+                self._prepared, target, stale, offer, rounds, round_number == 0, recalled
+            )
             recalled = request.recalled
             if request.tokens > target.window:  # the provider would refuse it, with a less helpful error
                 self.reply_id = None
-                yield Failed(self._over_window(target, request.tokens), None)
+                yield Failed(over_window(target, request.tokens), None)
                 return
-            if round_number == 0:
-                for event in self._before_sending(target, request):
-                    yield event
+            for event in told:
+                yield event
             called: list[Finished] = []
             async for event in self._reply_once(target, stale, request, called):
                 yield event
@@ -142,6 +144,22 @@ class Replies:
             if not answered.more:
                 yield Failed(KEPT_CALLING, None)
                 return
+
+    def _prepared(
+        self,
+        target: ModelTarget,
+        stale: list[int],
+        offer_tools: bool,
+        rounds: list[int],
+        first: bool,
+        recalled: Recalled | None,
+    ) -> tuple[_Request, list[ReplyEvent]]:
+        """A request (`_request`) and, for a reply's first, what the user is told before it is sent
+        (`_before_sending`: the local model's read estimate counts), in one trip off the event loop."""
+        request = self._request(target, stale, offer_tools, rounds, first, recalled)
+        if not first or request.tokens > target.window:
+            return request, []
+        return request, self._before_sending(target, request)
 
     def _request(
         self,
@@ -211,14 +229,6 @@ class Replies:
         total = linked + unseen
         return f"{total} image{'s' * (total != 1)} left out of this request: " + "; ".join(reasons)
 
-    def _over_window(self, target: ModelTarget, tokens: int) -> str:
-        """Why a context of `tokens` is not sent to `target`: a context is never sent over the window,
-        whatever folded it or did not."""
-        return (
-            f"not sent: the context is {tokens:,} tokens, over {target.name}'s {target.window:,}-token window; "
-            "/resummarize folds it (or foldchat compress --force)"
-        )
-
     def _room(self, target: ModelTarget, tokens: int) -> int:
         """Tokens the window has left after a context of `tokens` and the reply's reserve (negative: over)."""
         return target.window - self.registry.reserved_output(target) - tokens
@@ -232,16 +242,13 @@ class Replies:
     ) -> AsyncIterator[ProviderEvent]:
         """One request and its streamed reply, saved as it arrives; a finished reply that calls tools is put
         in `called` instead of being yielded (the round goes on)."""
-        row = self.store.append(self.context.stored_id(), Message.assistant(""), status="streaming", model=target.name)
-        self.reply_id = row
-        if stale:
-            self.store.supersede(stale, row)
+        row = self.reply_id = await asyncio.to_thread(self._start_row, target, stale)
         text: list[str] = []
         last_save = time.monotonic()
         ended = False
         try:
             async for event in stream_reply(
-                self._within_window(target, request.tokens),
+                within_window(target, request.tokens),
                 request.messages,
                 timeout=self.settings.request_timeout,
                 max_retries=self.settings.max_retries,
@@ -251,19 +258,28 @@ class Replies:
                 if isinstance(event, TextDelta):
                     text.append(event.text)
                     if time.monotonic() - last_save >= SAVE_INTERVAL:
-                        self.store.update_streaming(row, Message.assistant("".join(text)))
+                        await asyncio.to_thread(self.store.update_streaming, row, Message.assistant("".join(text)))
                         last_save = time.monotonic()
                 elif isinstance(event, Finished | Failed):
                     # saved before the caller sees it: a caller that stops reading loses nothing
-                    self._save_final(row, target, event, "".join(text), request.tokens)
+                    await asyncio.to_thread(self._save_final, row, target, event, "".join(text), request.tokens)
                     ended = True
                     if isinstance(event, Finished) and event.message.tool_calls:
                         called.append(event)
                         continue
                 yield event
         finally:
-            if not ended:  # cancelled (Esc, Ctrl-C) or the consumer went away mid-stream
-                self.store.finish(row, Message.assistant("".join(text)), "interrupted", error=STOPPED)
+            if not ended:  # cancelled (Esc, Ctrl-C) or the consumer went away mid-stream: the thread writes
+                # it even if this wait is cancelled again (a quit), and the loop never waits for the disk
+                partial = Message.assistant("".join(text))
+                await asyncio.shield(asyncio.to_thread(self.store.finish, row, partial, "interrupted", error=STOPPED))
+
+    def _start_row(self, target: ModelTarget, stale: list[int]) -> int:
+        """The reply's row, created `streaming`, with the replies it replaces marked superseded by it."""
+        row = self.store.append(self.context.stored_id(), Message.assistant(""), status="streaming", model=target.name)
+        if stale:
+            self.store.supersede(stale, row)
+        return row
 
     # -- recall: the model gets folded originals back ---------------------------------------------
     def offered_tools(self, target: ModelTarget) -> list[dict[str, Any]] | None:
@@ -315,14 +331,6 @@ class Replies:
         assert self.reply_id is not None
         return ToolCallsAnswered(self.reply_id, call, tuple(results), more=more, room_left=room_left)
 
-    def _within_window(self, target: ModelTarget, prompt_tokens: int) -> ModelTarget:
-        """`target` asking for no more reply tokens than its window leaves after the prompt (an alias
-        with 16,384 output tokens on an 8,192-token window asked for all of them)."""
-        if target.max_output_tokens is None:
-            return target
-        room = target.window - prompt_tokens
-        return target if target.max_output_tokens <= room else replace(target, max_output_tokens=max(1, room))
-
     def _save_final(
         self, row: int, target: ModelTarget, event: Finished | Failed, text: str, prompt_tokens: int
     ) -> None:
@@ -349,3 +357,21 @@ class Replies:
         """The conversation's replies summed: cost, and how much of the input the providers read cached."""
         conversation = self.context.conversation_id
         return UsageTotals() if conversation is None else totals(self.store, conversation)
+
+
+def over_window(target: ModelTarget, tokens: int) -> str:
+    """Why a context of `tokens` is not sent to `target`: a context is never sent over the window,
+    whatever folded it or did not."""
+    return (
+        f"not sent: the context is {tokens:,} tokens, over {target.name}'s {target.window:,}-token window; "
+        "/resummarize folds it (or foldchat compress --force)"
+    )
+
+
+def within_window(target: ModelTarget, prompt_tokens: int) -> ModelTarget:
+    """`target` asking for no more reply tokens than its window leaves after the prompt (an alias
+    with 16,384 output tokens on an 8,192-token window asked for all of them)."""
+    if target.max_output_tokens is None:
+        return target
+    room = target.window - prompt_tokens
+    return target if target.max_output_tokens <= room else replace(target, max_output_tokens=max(1, room))

@@ -166,3 +166,31 @@ async def test_cancelling_the_turn_mid_stream_keeps_the_prompt_and_marks_the_rep
         assert prompt.message.text == "Count for me." and prompt.status == "complete"
         assert reply.status == "interrupted" and reply.message.text.startswith("one")
         assert not any(isinstance(e, TurnEnded) for e in seen)
+
+
+async def test_the_turn_writes_and_counts_nothing_on_the_event_loop(fake, tmp_path, monkeypatch):
+    """The reply's rows (created, saved while streaming, finished) and its counts are made off the loop, as
+    this module's docstring says: a face's loop never waits for the disk or the local model."""
+    import threading
+
+    fake.reply = " ".join(f"word{n}" for n in range(60))
+    fake.pace = 0.01  # a streaming save or two (every SAVE_INTERVAL)
+    with open_session(fake, tmp_path, monkeypatch, window=16_000, turns=2) as session:
+        store, loop_thread, on_loop = session.store, threading.get_ident(), []
+        for name in ("append", "update_streaming", "finish", "supersede"):
+            real = getattr(store, name)
+
+            def watched(*args, _real=real, _name=name, **kwargs):  # type: ignore[no-untyped-def]
+                if threading.get_ident() == loop_thread:
+                    on_loop.append(_name)
+                return _real(*args, **kwargs)
+
+            monkeypatch.setattr(store, name, watched)
+        events = await run(session, "Tell me a long story.")
+        assert isinstance(events[-2], Finished) and on_loop == [], on_loop
+        stopped = asyncio.ensure_future(run(session, "And another."))  # cancelled mid-stream: kept interrupted
+        await asyncio.sleep(0.3)
+        stopped.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await stopped
+        assert on_loop == [], on_loop

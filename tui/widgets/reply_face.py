@@ -5,13 +5,16 @@ the block being written shows as plain text, and the reply is recounted for the 
 transcript follows the reply by itself while the user is at its end (it is anchored:
 widgets/transcript.py), and stays where the user scrolled to otherwise. Until the first event arrives the
 header says how long the model has been waited for. What the rest of the screen shows of a reply (the
-status line, the gauge's count) is posted up as messages: `StatusSaid`, `ReplyCounted`.
+status line, the gauge's count) is posted up as messages: `StatusSaid`, `ReplyCounted` (counted in a thread
+worker: for the local model a count is a round trip to its server, which the UI thread never waits for).
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import TYPE_CHECKING, assert_never
 
 from foldchat.engine import (
@@ -151,13 +154,30 @@ class ReplyFace:
         self.gauge = Throttle(GAUGE_INTERVAL)
         self.stream = view.reply_stream(UI_INTERVAL, self.recount)
         self.waiting = WaitingNote(host, view, session.target.name)
+        self.counting = threading.Lock()
+        self.count_running = False
+        self.over = False
+        """The reply ended (`end`): a count still running then posts nothing (the gauge shows 0)."""
 
     def recount(self, text: str) -> None:
-        # called as a paint ends: the gauge changes in the same frame. Not before GAUGE_INTERVAL: a reply that
-        # ends sooner is counted once, at its end (a recount is a round trip to the local server, and the
-        # frame holding both the reply's first line and the gauge spans the rows between them)
-        if self.gauge.due():
-            self.host.post_message(ReplyCounted(self.session.counter().count_text(text)))
+        # called as a paint ends. Not before GAUGE_INTERVAL: a reply that ends sooner is counted once, at its
+        # end (a recount is a round trip to the local server, and the frame holding both the reply's first
+        # line and the gauge spans the rows between them); one count at a time, in a thread worker
+        if self.gauge.due() and not self.count_running:
+            self.count_running = True
+            self.host.run_worker(
+                partial(self.count, text), name="recount", group="recount", thread=True, exit_on_error=False
+            )
+
+    def count(self, text: str) -> None:
+        """The reply so far counted, off the UI thread; it touches nothing but `post_message`."""
+        try:
+            tokens = self.session.counter().count_text(text)
+            with self.counting:
+                if not self.over:
+                    self.host.post_message(ReplyCounted(tokens))
+        finally:
+            self.count_running = False
 
     async def show(self, event: ReplyEvent) -> None:
         """One event of the reply, shown. Every kind of `ReplyEvent` has its case: one the engine adds is a
@@ -240,4 +260,6 @@ class ReplyFace:
         await view.end_stream()
         if view.data.reasoning:
             await view.show_reasoning(view.data.reasoning, streaming=False)
+        with self.counting:
+            self.over = True
         self.host.post_message(ReplyCounted(0))

@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (`X 
         shown_attachments as shown_attachments,
         user_message as user_message,
     )
+    from .blocking import off_loop as off_loop
     from .cancelling import in_thread as in_thread
     from .config import LocalModelSettings as LocalModelSettings, load_settings as load_settings
     from .crash_log import crash_line as crash_line, write_crash_log as write_crash_log
@@ -217,6 +218,7 @@ _EXPORTS = {
     # reading files, stopping a fold's requests, what a conversation cost
     "read_regular": "regular_file",
     "in_thread": "cancelling",
+    "off_loop": "blocking",
     "is_cut_mark": "replies_cut",
     "edit_refusal": "snapshot_edit",
     "fold_economics": "spend",

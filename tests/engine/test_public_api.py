@@ -74,6 +74,7 @@ EXPECTED = {
     "well_formed",
     "read_regular",
     "in_thread",
+    "off_loop",
     "is_cut_mark",
     "edit_refusal",
     "fold_economics",

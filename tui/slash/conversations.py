@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from typing import TYPE_CHECKING
 
-from foldchat.engine import FoldchatError, visible
+from foldchat.engine import FoldchatError, off_loop, visible
 from textual.worker import WorkerCancelled, WorkerFailed
 
 if TYPE_CHECKING:
@@ -40,7 +39,7 @@ async def switch_conversation(screen: ChatHost, conversation_id: int | None, at:
     previous = session.target.name
     screen.keep_draft()
     screen.composer.clear()
-    await asyncio.to_thread(session.switch_conversation, conversation_id)
+    await off_loop(session.switch_conversation, conversation_id)
     screen.transcript.welcome_due = True  # another conversation: welcomed if it is empty
     await screen.refresh_transcript(at=at)
     screen.restore_draft()
@@ -60,7 +59,7 @@ async def history(screen: ChatHost, _: str) -> None:
     session = screen.session
     rows = [
         ConversationRow(c.id, c.title, c.model, c.updated_at, c.message_count)
-        for c in await asyncio.to_thread(session.workspace.conversations)
+        for c in await off_loop(session.workspace.conversations)
     ]
 
     def search(text: str) -> list[ConversationRow]:
@@ -82,23 +81,23 @@ async def _history_done(screen: ChatHost, action: HistoryAction) -> None:
     if action.action == "resume":
         await switch_conversation(screen, action.conversation_id, at=action.message_id)
     elif action.action == "rename":
-        await asyncio.to_thread(session.workspace.rename, action.conversation_id, action.title)
+        await off_loop(session.workspace.rename, action.conversation_id, action.title)
         await screen.refresh_title()
         screen.notify(f"Renamed to “{action.title}”")
     elif action.action == "delete":
         if action.conversation_id == session.conversation_id:
             screen.notify("That is the open conversation: /new first, then delete it", severity="warning")
             return
-        await asyncio.to_thread(session.workspace.delete, action.conversation_id)
+        await off_loop(session.workspace.delete, action.conversation_id)
         screen.notify(f"Conversation {action.conversation_id} deleted")
 
 
 async def system(screen: ChatHost, arg: str) -> None:
     if not arg:
-        prompts = await asyncio.to_thread(screen.session.system_prompts)
+        prompts = await off_loop(screen.session.system_prompts)
         screen.notify("\n".join(prompts) or "No system prompt. /system TEXT sets one.", title="System prompt")
         return
-    await asyncio.to_thread(screen.session.set_system_prompt, arg)
+    await off_loop(screen.session.set_system_prompt, arg)
     await screen.refresh_transcript()
     screen.notify("System prompt set")
 
@@ -109,7 +108,7 @@ async def export(screen: ChatHost, arg: str) -> None:
         screen.notify("Use /export md or /export json", severity="warning")
         return
     try:  # an unwritable exports folder is a message, not a crash
-        path = await asyncio.to_thread(screen.session.write_export, fmt)
+        path = await off_loop(screen.session.write_export, fmt)
     except FoldchatError as error:
         screen.notify(str(error), title="Export failed", severity="error", markup=False)
         return

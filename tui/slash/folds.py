@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
-from foldchat.engine import FoldchatError, in_thread
+from foldchat.engine import FoldchatError, in_thread, off_loop
 
 if TYPE_CHECKING:
     from ..host import ChatHost
@@ -68,14 +67,14 @@ async def _preview(screen: ChatHost, focus: str | None, back_to: int | None = No
             screen.notify("Nothing to fold: the conversation is empty")
             return
         before, after = plan.report.tokens_before, plan.report.tokens_after  # priced at the model's prices
-        economics = await asyncio.to_thread(fold_economics, before, after, session.target)
+        economics = await off_loop(fold_economics, before, after, session.target)
         if not await screen.app.push_screen_wait(FoldPreview(plan, economics)):
             told = "Fold preview discarded" if plan.report.compressed else f"Nothing folded: {plan.report.reason}"
             screen.notify(f"{told}: nothing changed" if plan.report.compressed else told)
             if back_to is not None:
                 await inspect(screen, back_to)
             return
-        report = await asyncio.to_thread(session.apply_fold, plan)
+        report = await off_loop(session.apply_fold, plan)
     except FoldchatError as error:
         screen.notify(str(error), title="Could not fold", severity="error")
         return
@@ -88,7 +87,7 @@ async def _preview(screen: ChatHost, focus: str | None, back_to: int | None = No
 
 
 async def unfold(screen: ChatHost, _: str) -> None:
-    fold = await asyncio.to_thread(screen.session.context.active_fold)
+    fold = await off_loop(screen.session.context.active_fold)
     if fold is None:
         screen.notify("No fold to undo")
         return
@@ -103,13 +102,13 @@ async def unfold(screen: ChatHost, _: str) -> None:
 
 
 async def undo(screen: ChatHost, fold_id: int) -> None:
-    await asyncio.to_thread(screen.session.undo_fold, fold_id)
+    await off_loop(screen.session.undo_fold, fold_id)
     await screen.refresh_transcript()
     screen.notify(f"Fold {fold_id} undone: the context holds the original messages again")
 
 
 async def folds(screen: ChatHost, _: str) -> None:
-    fold = await asyncio.to_thread(screen.session.context.active_fold)
+    fold = await off_loop(screen.session.context.active_fold)
     if fold is None:
         screen.notify("No folds yet: /resummarize folds now")
         return
@@ -121,7 +120,7 @@ async def inspect(screen: ChatHost, fold_id: int) -> None:
     from ..presenters import fold_view
     from ..screens.fold_inspector import FoldInspector
 
-    view = await asyncio.to_thread(fold_view, screen.session, fold_id)
+    view = await off_loop(fold_view, screen.session, fold_id)
 
     async def done(action: InspectorAction | None) -> None:
         if action is not None and screen.backend is not None:
@@ -147,7 +146,7 @@ async def _inspector_done(screen: ChatHost, action: InspectorAction) -> None:
 
 async def _edit(screen: ChatHost, fold_id: int, text: str) -> None:
     try:
-        await asyncio.to_thread(screen.session.edit_fold, fold_id, text)
+        await off_loop(screen.session.edit_fold, fold_id, text)
     except FoldchatError as error:  # the inspector refuses such an edit first; this is the engine's word on it
         screen.notify(str(error), severity="error", markup=False)
         return
@@ -161,13 +160,13 @@ async def open_message(screen: ChatHost, number: str, back_to: int | None = None
     from ..screens.message_text import MessageText
 
     digits = number.strip().lstrip("#")
-    numbers = await asyncio.to_thread(screen.session.context.message_numbers)
+    numbers = await off_loop(screen.session.context.message_numbers)
     by_number = {n: i for i, n in numbers.items()}
     if not digits.isdigit() or int(digits) not in by_number:
         screen.notify(f"No message {number.strip()!r} in this conversation (1..{len(numbers)})", severity="error",
                       markup=False)  # fmt: skip
         return
-    stored = await asyncio.to_thread(screen.session.store.message, by_number[int(digits)])
+    stored = await off_loop(screen.session.store.message, by_number[int(digits)])
 
     async def closed(_: None) -> None:
         if back_to is not None and screen.backend is not None:
@@ -178,7 +177,7 @@ async def open_message(screen: ChatHost, number: str, back_to: int | None = None
 
 async def _drop_rule(screen: ChatHost, fold_id: int, number: str) -> None:
     try:
-        rule = await asyncio.to_thread(screen.session.drop_rule, fold_id, int(number) if number.isdigit() else 0)
+        rule = await off_loop(screen.session.drop_rule, fold_id, int(number) if number.isdigit() else 0)
     except FoldchatError as error:
         screen.notify(str(error), severity="error")
         return

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
-from foldchat.engine import FoldchatError
+from foldchat.engine import FoldchatError, off_loop
 
 if TYPE_CHECKING:
     from ..host import ChatHost
@@ -30,7 +29,7 @@ async def model(screen: ChatHost, arg: str) -> None:
 async def switch_model(screen: ChatHost, name: str) -> None:
     session = screen.session
     try:
-        target, usage = await asyncio.to_thread(session.check_model, name)
+        target, usage = await off_loop(session.check_model, name)
     except FoldchatError as error:
         screen.notify(str(error), title="Cannot switch", severity="error")
         return
@@ -40,7 +39,7 @@ async def switch_model(screen: ChatHost, name: str) -> None:
         screen.notify(said, title="Model switched")
     else:
         screen.notify(f"{said}; the history folds before the next reply", title="Model switched", severity="warning")
-    await asyncio.to_thread(session.switch_model, target)
+    await off_loop(session.switch_model, target)
     screen.set_usage(usage)
     screen.prepare_model()
 
@@ -50,5 +49,5 @@ async def context(screen: ChatHost, _: str) -> None:
     from ..screens.info import InfoScreen
 
     typed = screen.gauge_state.typing
-    text = await asyncio.to_thread(context_breakdown, screen.session, typed)
+    text = await off_loop(context_breakdown, screen.session, typed)
     screen.app.push_screen(InfoScreen(text, "context-screen"))

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
+
+from foldchat.engine import off_loop
 
 if TYPE_CHECKING:
     from ..host import ChatHost
@@ -26,8 +27,8 @@ async def pin(screen: ChatHost, _: str) -> None:
 async def toggle_pin(screen: ChatHost, view: MessageView) -> None:
     assert view.data.id is not None
     pinned = not view.pinned
-    await asyncio.to_thread(screen.session.context.pin, view.data.id, pinned)
-    numbers = await asyncio.to_thread(screen.session.context.message_numbers)
+    await off_loop(screen.session.context.pin, view.data.id, pinned)
+    numbers = await off_loop(screen.session.context.message_numbers)
     screen.transcript.set_pinned(view, pinned)
     who = {"user": "your message", "assistant": "the reply"}.get(view.data.role, f"the {view.data.role} message")
     words = " ".join(view.data.text.split())

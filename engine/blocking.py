@@ -4,7 +4,8 @@ The engine's calls that touch disk or network (the store, the local model's serv
 client, files read or written) are plain functions: `foldchat ask` calls them as they are, and the
 engine's own async code (`Session.turn`, the reply) runs them in a thread itself. A face that runs on an
 event loop (the TUI) awaits them through `off_loop` instead of writing `asyncio.to_thread` at each call,
-so "does this block?" is answered here once, and a later change (a thread pool of our own, a trace of
+so "does this block?" is answered here once (a face's own helper that reads files, or gathers several engine
+reads into one trip, goes through it too), and a later change (a thread pool of our own, a trace of
 what runs where, async twins for the hot calls) is made in one place.
 
 `off_loop` is `asyncio.to_thread`: the call runs in the loop's default executor with the caller's

@@ -8,10 +8,11 @@ turn; a new turn re-arms it.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
+
+from foldchat.engine import off_loop
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -34,6 +35,6 @@ async def _check(screen: ChatHost) -> None:
     armed = _timers.get(screen)
     if session is None or armed is None or screen.streaming or screen.folding or screen.composer.text:
         return  # something is under way, or being typed: the send will fold if it must
-    due = await asyncio.to_thread(session.auto.idle_fold_due, time.monotonic() - armed[1])
+    due = await off_loop(session.auto.idle_fold_due, time.monotonic() - armed[1])
     if due and await screen.fold_history(force=True).wait():
         screen.notify("Folded while idle: the prompt cache had expired, so the next send pays no extra for it")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 TUI = Path(__file__).resolve().parents[2] / "tui"
-ALLOWED = 24  # 46 before the engine's off_loop
+ALLOWED = 0  # 46 before the engine's off_loop
 
 
 def to_thread_count(root: Path) -> dict[str, int]:

@@ -4,7 +4,6 @@ put in the `AttachmentTray` until the message is sent."""
 
 from __future__ import annotations
 
-import asyncio
 import glob
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,6 +14,7 @@ from foldchat.engine import (
     FoldchatError,
     changed_since,
     human_size,
+    off_loop,
     read_attachment,
     read_regular,
     takes_images,
@@ -101,9 +101,9 @@ async def attach(screen: ChatHost, paths: list[Path]) -> list[str]:
     if session is None:
         screen.notify("Still starting: attach again in a moment")
         return ["still starting"]
-    done, problems = await asyncio.to_thread(read_files, session, paths)
+    done, problems = await off_loop(read_files, session, paths)
     tray = screen.tray
-    transcript = await asyncio.to_thread(lambda: [m.message for m in session.context.transcript()])
+    transcript = await off_loop(lambda: [m.message for m in session.context.transcript()])
     for attachment, tokens in done:
         tray.add(attachment, tokens)
         if (number := changed_since(transcript, attachment)) is not None:
@@ -173,7 +173,7 @@ async def attachments_for(screen: ChatHost, text: str) -> list[Attachment] | Non
     for a model that takes none (the user removes it, one key, or switches model)."""
     tray = screen.tray
     # most messages name no file: no trip to a thread for them
-    if "@" in text and (found := await asyncio.to_thread(at_paths, text)) and screen.backend is not None:
+    if "@" in text and (found := await off_loop(at_paths, text)) and screen.backend is not None:
         problems = await attach(screen, [p for p in found if p.name not in {a.name for a in tray.attachments}])
         if problems and _told_unattached.get(screen) != text:  # said once: the next Enter sends it as it is
             _told_unattached[screen] = text
@@ -184,7 +184,7 @@ async def attachments_for(screen: ChatHost, text: str) -> list[Attachment] | Non
     attachments = tray.take()
     images = [a.name for a in attachments if a.is_image]
     session = screen.backend
-    if images and session is not None and not await asyncio.to_thread(takes_images, session.target):
+    if images and session is not None and not await off_loop(takes_images, session.target):
         keep(screen, attachments)
         screen.composer.text = text
         screen.notify(f"{session.target.name} takes no images: {', '.join(images)} not sent. Backspace in an "
@@ -215,14 +215,14 @@ def keep(screen: ChatHost, attachments: list[Attachment]) -> None:
 
 async def offer_pasted(screen: ChatHost, text: str) -> None:
     """A pasted path of an existing file is attached (Backspace in an empty composer takes it out)."""
-    path = await asyncio.to_thread(pasted_path, text)
+    path = await off_loop(pasted_path, text)
     if path is not None and screen.backend is not None:
         await attach(screen, [path])
 
 
 async def complete_path(screen: ChatHost, word: str) -> None:
     """Tab after `@word`: the path completed when one matches, as far as all agree when several do."""
-    found = await asyncio.to_thread(completions, word)
+    found = await off_loop(completions, word)
     composer = screen.composer
     common = common_start(found)
     if len(common) > len(word):

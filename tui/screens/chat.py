@@ -1,6 +1,6 @@
 """The chat screen: transcript, live gauge, composer, folds you can watch.
 
-Engine work runs off the UI thread (`asyncio.to_thread` inside async workers), so typing never waits:
+Engine work runs off the UI thread (awaited through the engine's `off_loop` in async workers), so typing never waits:
 the session opens in the background, a message typed before the model is ready is sent when it is. A
 turn is the engine's (`Session.turn`), shown by the transcript's reply worker (widgets/reply_turn.py: the
 reply painted by `ReplyFace`), which posts up what the screen shows: the fold's progress under the title,
@@ -24,6 +24,7 @@ from foldchat.engine import (
     FoldFailedEvent,
     OpenOptions,
     in_thread,
+    off_loop,
     shown_attachments,
     user_message,
     visible,
@@ -136,7 +137,7 @@ class ChatScreen(Screen[None]):
 
     async def refresh_title(self) -> None:
         if self.backend is not None:
-            self.show_title(await asyncio.to_thread(self.backend.conversation))
+            self.show_title(await off_loop(self.backend.conversation))
 
     def show_title(self, conversation: Conversation | None) -> None:
         self.transcript.name_model(self.session.target, self.session.settings.local)  # welcome panel
@@ -150,11 +151,11 @@ class ChatScreen(Screen[None]):
     async def open_session(self) -> None:
         self.status = "opening the conversation…"
         try:
-            session, state = await asyncio.to_thread(open_backend, self.options)
+            session, state = await off_loop(open_backend, self.options)
             await self.transcript.show(state.items, pinned=state.pinned, folded_upto=state.folded_upto)
             self.status = "loading model support…"
             await self.painted()  # litellm's import in a thread holds the GIL: the transcript is drawn first
-            await asyncio.to_thread(session.connect)  # litellm: seconds, so after the transcript is up
+            await off_loop(session.connect)  # litellm: seconds, so after the transcript is up
         except FoldchatError as error:
             self.status = f"could not start: {error}"
             self.notify(str(error), title="Foldchat could not start", severity="error", timeout=30)
@@ -169,7 +170,7 @@ class ChatScreen(Screen[None]):
         self.watch(self.app, "theme", lambda chosen: session.workspace.remembered.set_theme(chosen), init=False)
         self.restore_draft()
         for text in self.queued:
-            await asyncio.to_thread(session.add_user_message, text)
+            await off_loop(session.add_user_message, text)
         if self.queued:
             self.queued.clear()
             await self.refresh_transcript()
@@ -197,8 +198,8 @@ class ChatScreen(Screen[None]):
             self.app.call_from_thread(setattr, self, "status", f"{step}{percent}…")
 
         try:
-            await asyncio.to_thread(session.prepare_model, progress, True)
-            await asyncio.to_thread(session.typed_tokens, "warm up the tokenizer")
+            await off_loop(session.prepare_model, progress, True)
+            await off_loop(session.typed_tokens, "warm up the tokenizer")
         except FoldchatError as error:
             self.status = f"{name}: {error}"
             self.notify(f"{error}. Pick another model with /model.", title="Model not available", severity="error")
@@ -239,10 +240,10 @@ class ChatScreen(Screen[None]):
 
         if self.backend is None:
             return
-        state = await asyncio.to_thread(transcript_state, self.backend)
+        state = await off_loop(transcript_state, self.backend)
         await self.transcript.show(state.items, pinned=state.pinned, folded_upto=state.folded_upto, at=at)
         await self.refresh_title()
-        usage = await asyncio.to_thread(self.backend.usage)
+        usage = await off_loop(self.backend.usage)
         self.set_usage(usage, state.spent)
 
     def set_usage(self, usage: Usage, spent: UsageTotals | None = None) -> None:
@@ -264,7 +265,7 @@ class ChatScreen(Screen[None]):
             result = first() if first is not None else None
             return result, session.conversation(), session.usage(), session.replies.usage_totals()
 
-        result, conversation, usage, spent = await asyncio.to_thread(read)
+        result, conversation, usage, spent = await off_loop(read)
         self.show_title(conversation)
         self.set_usage(usage, spent)
         return result
@@ -332,7 +333,7 @@ class ChatScreen(Screen[None]):
         views = await self.transcript.append_all([prompt] if reply is None else [prompt, reply], follow=True)
         backend = self.backend
         if not answering:  # stored now, answered once the model is ready (or by the reply underway)
-            prompt.id = await asyncio.to_thread(backend.add_user_message, text, attachments)
+            prompt.id = await off_loop(backend.add_user_message, text, attachments)
             if not self.model_ready:
                 self.notify("Queued: it is sent as soon as the model is ready")
             return
@@ -544,7 +545,7 @@ class ChatScreen(Screen[None]):
         if self.fold_requested is not None:
             focus, self.fold_requested = self.fold_requested, None
             await folds.resummarize(self, focus)
-            prefold_due = await asyncio.to_thread(session.auto.prefold_due)
+            prefold_due = await off_loop(session.auto.prefold_due)
         self.start_prefold(bool(prefold_due))
         idle_fold.arm(self)  # folded unasked if it stays idle past the provider's prompt-cache lifetime
         if self.unanswered():

@@ -3,10 +3,9 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
-from foldchat.engine import FoldchatError, said
+from foldchat.engine import FoldchatError, off_loop, said
 
 from ..widgets.composer import Composer
 
@@ -21,7 +20,7 @@ async def edit_last(screen: ChatHost) -> None:
     if screen.backend is None:
         return
     before = screen.editing
-    last = await asyncio.to_thread(screen.backend.context.last_prompt, before)
+    last = await off_loop(screen.backend.context.last_prompt, before)
     if last is None:
         screen.notify("No earlier prompt" if before is not None else "No prompt to edit yet")
         return
@@ -52,7 +51,7 @@ async def resend(screen: ChatHost, message_id: int, text: str) -> None:
     """Supersede the prompt and what follows it, store `text` as the new prompt and answer it."""
     stop_editing(screen)
     try:
-        _, undone = await asyncio.to_thread(screen.session.context.edit_and_resend, message_id, text)
+        _, undone = await off_loop(screen.session.context.edit_and_resend, message_id, text)
     except FoldchatError as error:
         screen.notify(str(error), title="Cannot resend", severity="error", markup=False)
         return

@@ -7,14 +7,13 @@ resuming it opens the conversation at that message, selected (a title match, or 
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from foldchat.engine import FoldchatError
+from foldchat.engine import FoldchatError, off_loop
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -105,7 +104,7 @@ class HistoryScreen(ModalScreen[HistoryAction | None]):
     @work(exclusive=True, group="search", exit_on_error=False)
     async def run_search(self, text: str) -> None:
         try:
-            shown = await asyncio.to_thread(self.search, text) if text else self.rows
+            shown = await off_loop(self.search, text) if text else self.rows
         except FoldchatError as error:  # a search the engine refuses (too long): say why, list nothing
             self.notify(str(error), title="Search", severity="warning")
             shown = []

@@ -10,6 +10,7 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from foldchat.engine import off_loop
 from textual import events, work
 from textual.binding import Binding
 from textual.message import Message as TextualMessage
@@ -132,7 +133,7 @@ class Composer(TextArea):
             return
         if len(text) > BIG_TYPED_TEXT:
             await asyncio.sleep(TYPING_PAUSE)
-        self.typed_tokens = await asyncio.to_thread(count, text) if text.strip() else 0
+        self.typed_tokens = await off_loop(count, text) if text.strip() else 0
         self.post_message(self.Counted(self.typed_tokens))
 
     # -- keys -------------------------------------------------------------------------------------------

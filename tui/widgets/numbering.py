@@ -10,9 +10,10 @@ app, which does not see every message stored.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
+
+from foldchat.engine import off_loop
 
 from .message import MessageView
 
@@ -36,7 +37,7 @@ def _unnumbered(transcript: Transcript) -> list[MessageView]:
 
 async def _number(transcript: Transcript, session: Session) -> None:
     conversation = session.conversation_id
-    numbers = await asyncio.to_thread(session.context.message_numbers)
+    numbers = await off_loop(session.context.message_numbers)
     if session.conversation_id != conversation:
         return  # another conversation opened meanwhile: its messages came numbered
     numbered(transcript, numbers)

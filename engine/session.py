@@ -14,7 +14,8 @@ with the current model. So /new, `--new` and a first start leave no empty conver
 
 Opening is cheap (config + database); `connect()` resolves the model (and loads litellm, unless the
 model is the embedded local one), so a UI can show the transcript first. Every method is blocking and
-thread-safe enough to run in a worker thread; `reply` and `turn` are async iterators.
+thread-safe enough to run in a worker thread, and a face on an event loop awaits it through `off_loop`
+(blocking.py), the one place the hop is written; `reply` and `turn` are async iterators.
 """
 
 from __future__ import annotations

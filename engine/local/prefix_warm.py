@@ -42,10 +42,10 @@ MEASURED_FROM = 256
 """Tokens a read must have for its rate to stand for the next ones (a short read is mostly overhead)."""
 
 
-def progress_note(progress: Any) -> str | None:
+def progress_note(progress: Any) -> tuple[str, float] | None:
     """What llama.cpp's server says while it reads a prompt (`prompt_progress`: total, cache, processed,
-    time_ms), as the wait's reason: how far it got and how long the rest takes at the rate measured so
-    far. None when it has read everything (the first word is next) or said nothing usable."""
+    time_ms), as the wait's reason and the seconds the rest takes at the rate measured so far. None when
+    it has read everything (the first word is next) or said nothing usable."""
     try:
         total, cached = int(progress.total), int(getattr(progress, "cache", 0) or 0)
         done, seconds = int(progress.processed), float(progress.time_ms) / 1000
@@ -55,7 +55,7 @@ def progress_note(progress: Any) -> str | None:
     if done >= total or read <= 0 or seconds <= 0:
         return None
     left = (total - done) / (read / seconds)
-    return f"read {done:,}/{total:,} tokens, ~{left:.0f} s left"  # short: beside the seconds at 80 columns
+    return f"read {done:,}/{total:,} tokens", left  # short: beside the seconds at 80 columns
 
 
 def _remember_rate(answer: bytes) -> None:

@@ -22,8 +22,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-READ_STEP = 512
-"""Prompt tokens read between two progress reports (llama.cpp's default batch is 2,048: ~15 s on 2 cores)."""
+READ_STEP = 256
+"""Prompt tokens read between two progress reports (llama.cpp's default batch is 2,048: ~15 s on 2 quiet
+cores; 512 still left a loaded machine 16 s without a word, and one report for an 800-token paste)."""
 IDLE_POLL = 0.5
 """Seconds between two looks at a kept-alive server's work counters."""
 

@@ -62,9 +62,12 @@ class Notice:
 
 @dataclass(frozen=True)
 class Waiting:
-    """The request waits for its turn (the local server answers one at a time); it starts after this."""
+    """The request waits: for its turn (the local server answers one at a time), or for the model to read
+    its context (said as it reads: "read 512/4,096 tokens"); the reply starts after this."""
 
     reason: str
+    left: float | None = None
+    """Seconds still to wait at the rate measured so far (a face counts them down), when known."""
 
 
 @dataclass(frozen=True)

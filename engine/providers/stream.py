@@ -314,7 +314,7 @@ def _finish_reason(chunk: Any) -> str | None:
 def _chunk_events(chunk: Any, acc: _Accumulator) -> list[ProviderEvent]:
     progress = getattr(chunk, "prompt_progress", None)  # llama.cpp's server, while it reads the prompt
     if progress is not None and (note := progress_note(progress)):
-        return [Waiting(note)]
+        return [Waiting(*note)]
     choices = getattr(chunk, "choices", None) or []
     if not choices:
         return []

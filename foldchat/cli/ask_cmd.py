@@ -240,7 +240,7 @@ class Answer:
             case Notice():
                 say(visible(event.text))
             case Waiting():
-                say(f"{event.reason} …")
+                say(f"{event.reason}{'' if event.left is None else f', ~{event.left:.0f} s left'} …")
             case Retrying():
                 say(f"{visible(event.reason)}; retry {event.attempt} in {event.delay:.1f} s")
             case Failed():

@@ -56,7 +56,7 @@ class WaitingWithAReason(App[None]):
 
         self.note = WaitingNote(self, self.query_one(MessageView), "local")
         self.note.started -= 9.4
-        self.note.say("read 1,024/4,096 tokens, ~15 s left · and a reason long enough to be cut here")
+        self.note.say("read 1,024/4,096 tokens · and a reason long enough to be cut here, and further", 15.0)
 
 
 async def test_the_seconds_come_before_the_reason_of_the_wait_at_80_columns():
@@ -64,3 +64,17 @@ async def test_the_seconds_come_before_the_reason_of_the_wait_at_80_columns():
     async with app.run_test(size=(80, 10)) as pilot:
         await pilot.pause()
         assert "waiting for the model… 9 s · read 1,024/4,096" in drawn(app)
+
+
+async def test_the_time_left_counts_down_between_two_progress_reports():
+    """Under load two reports are seconds apart: "~9 s left" stood still from 18 s to 28 s of the wait."""
+    import time
+
+    app = WaitingWithAReason()
+    async with app.run_test(size=(120, 10)) as pilot:
+        app.note.say("read 876/1,162 tokens", 9.0)
+        assert app.note.waited().endswith("read 876/1,162 tokens, ~9 s left")
+        app.note.left = (9.0, time.monotonic() - 6)  # six seconds since the server said it
+        app.note.tick()
+        await pilot.pause()
+        assert "read 876/1,162 tokens, ~3 s left" in drawn(app)

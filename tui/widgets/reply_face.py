@@ -95,6 +95,7 @@ class WaitingNote:
         self.active = True
         self.said = False  # the status line shows the wait (from the first tick): it is told when it ends
         self.reading = ""  # why it waits, when the engine says (`Waiting`): "reads 4,096 tokens first, about 20 s"
+        self.left: tuple[float, float] | None = None  # (seconds left, when said): counted down at each tick
         self.timer = host.set_interval(1.0, self.tick)
         # the status line joins at the first tick: a reply that starts within a second leaves it as it
         # was, so the frame that ends the turn does not span the screen from the status line to the gauge.
@@ -102,12 +103,19 @@ class WaitingNote:
         self.view.set_note(self.waited())
 
     def waited(self) -> str:
-        waited = self.text(time.monotonic() - self.started)
-        return f"{waited} · {self.reading}" if self.reading else waited
+        now = time.monotonic()
+        waited = self.text(now - self.started)
+        reading = self.reading
+        if self.left is not None:  # between two progress reports (seconds apart under load) it counts down
+            left, said = self.left
+            reading += f", ~{max(0.0, left - (now - said)):.0f} s left"
+        return f"{waited} · {reading}" if reading else waited
 
-    def say(self, reason: str) -> None:
-        """Why the wait (the model reads a long context first, or waits for its turn): shown before it starts."""
+    def say(self, reason: str, left: float | None = None) -> None:
+        """Why the wait (the model reads a long context first, or waits for its turn): shown before it starts,
+        with the seconds `left` when the engine measured them."""
         self.reading = reason
+        self.left = None if left is None else (left, time.monotonic())
         self.tick()
 
     @staticmethod
@@ -187,7 +195,7 @@ class ReplyFace:
             self.waiting.stop()
         match event:
             case Waiting():  # still waiting, and now it is known why
-                self.waiting.say(event.reason)
+                self.waiting.say(event.reason, event.left)
             case PassagesRecalled():  # said under the prompt; the reply is still awaited
                 await self.show_recalled(event)
             case TextDelta():

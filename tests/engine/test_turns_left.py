@@ -121,3 +121,13 @@ def test_turns_left_go_down_one_a_turn_after_a_long_paste(fake, tmp_path, monkey
             said.append(session.usage().turns_left)
         settled = said[2:]  # two short turns in, the paste is the odd one out: the median is a short turn
         assert [a - b for a, b in pairwise(settled)] == [1] * (len(settled) - 1), said
+
+
+def test_many_turns_are_said_roughly_so_the_digits_do_not_move_every_turn():
+    from foldchat.engine import turns_words
+
+    # a user's 16k conversation of short turns: 405, 392, 436, 492 turns left, one turn after another
+    assert [turns_words(n) for n in (405, 392, 436, 492)] == ["≈ 400 turns left"] * 3 + ["≈ 500 turns left"]
+    assert turns_words(57) == "≈ 60 turns left" and turns_words(23) == "≈ 20 turns left"
+    assert turns_words(19) == "≈ 19 turns left" and turns_words(1) == "≈ 1 turn left"
+    assert turns_words(101, short=True) == "≈100 turns" and turns_words(0, short=True) == "≈0 turns"

@@ -115,7 +115,7 @@ class ContextGauge(Widget):
         elif s.typing + s.reserved > s.window:  # no fold makes room for what is typed: say it before Enter
             text.append(" · too big to send" if short else " · what is typed is too big to send", style="bold")
         elif left is not None:
-            turns = f"≈{left} {'turn' if left == 1 else 'turns'}" if short else turns_words(left)
+            turns = turns_words(left, short)
             text.append(f" · {turns}" if s.used < s.trigger else f" · {_AT_TRIGGER[s.at_trigger][short]}")
         text.append(f" · ${s.cost:.4f}")
         if s.cached_share >= 0.01 and not short:  # what caching did for what is paid (docs/design.md §15)

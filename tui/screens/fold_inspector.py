@@ -63,8 +63,10 @@ def sections_markdown(sections: list[tuple[str, list[str]]], rules: list[str], d
     """A snapshot's sections, its standing rules first and numbered (listed once, not again under constraints)."""
     lines = []
     if rules:
+        # the heading stays short (a heading does not wrap: at 80 columns it lost "Ctrl+D drops one"); what
+        # the rules are and the key come in the paragraph under it, which wraps
         hint = "; Ctrl+D drops one" if drop_hint else ""
-        lines.append(f"### your standing rules (kept word for word in every fold{hint})")
+        lines += ["### your standing rules", f"Kept word for word in every fold{hint}.", ""]
         lines += [_lines(f"{n}\\. {md_literal(rule)}" for n, rule in enumerate(rules, start=1)), ""]
     for name, items in sections:
         title = name.replace("_", " ")
@@ -89,7 +91,7 @@ class FoldInspector(ModalScreen[InspectorAction | None]):
     DEFAULT_CSS = """
     FoldInspector { align: center middle; }
     FoldInspector > Vertical { width: 90%; height: 90%; border: thick $accent; background: $surface; padding: 0 1; }
-    FoldInspector #facts { color: $text-muted; height: auto; }
+    FoldInspector #facts { color: $text-muted; height: auto; width: 100%; }
     FoldInspector #body { height: 1fr; }
     FoldInspector #editor { height: 1fr; display: none; }
     FoldInspector.-editing #editor { display: block; }

@@ -130,6 +130,7 @@ class MessageView(PlacedWidget, can_focus=True):
     MessageView.-user { border-title-color: $primary; }
     MessageView.-assistant { border-title-color: $secondary; }
     MessageView.-folded { opacity: 60%; }
+    MessageView.-folded:focus { opacity: 100%; }
     MessageView.-superseded { opacity: 50%; }
     MessageView.-failed { border-title-color: $warning; }
     MessageView Collapsible { margin: 0; padding: 0; border: none; }

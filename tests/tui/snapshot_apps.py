@@ -25,6 +25,8 @@ class GaugeApp(App[None]):
 
 
 class MarkerApp(App[None]):
+    AUTO_FOCUS = None  # the folded messages as they look unselected (a selected one is drawn in full)
+
     def compose(self) -> ComposeResult:
         yield MessageView(MessageData(1, "user", "Fix PAY-12 in src/pay.py"), folded=True)
         yield MessageView(MessageData(2, "assistant", "Done: **fixed** the rounding.", model="gpt-4o"), folded=True)

@@ -44,7 +44,7 @@ def test_an_ask_that_fails_after_the_start_leaves_no_server(local_home, monkeypa
     monkeypatch.setenv("FOLDCHAT_LOCAL__CONTEXT_SIZE", "512")
     done = foldchat("ask", "--new", "word " * 2000)  # far over a 512-token window: refused after the start
     assert done.returncode == 1
-    assert "not sent" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert "not sent" in done.stderr.lower() and len(done.stderr.strip().splitlines()) == 1
     assert _servers_in(local_home) == []
 
 

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import sys
+import time
 
 import pytest
 
@@ -62,8 +63,11 @@ def test_sixty_messages_new_search_resume_edit_and_quit(daily_terminal, tmp_path
     terminal.type("/history")
     terminal.wait_for(lambda s: "Conversations · Enter resume" in s)
     terminal.type("cacilh")  # the search box has the focus; its Enter resumes the best match
-    terminal.wait_for(lambda s: "question 29, the last one" in s and "a fresh topic ·" not in s)
+    # opened at the message that matched, selected, not at the end
+    terminal.wait_for(lambda s: "the ferry to Cacilhas leaves at nine" in s and "a fresh topic ·" not in s)
 
+    terminal.keys("Escape")  # from the selected match back to the composer
+    time.sleep(1)  # apart: Escape and Up read together are one Alt+Up
     terminal.keys("Up")  # an empty composer: edit the last prompt
     terminal.wait_for(lambda s: "Editing an earlier prompt" in s)
     terminal.keys("End")

@@ -13,7 +13,9 @@ The transcript is stored once, as it came. Before each call, `adapt` rewrites a 
 - tool-call arguments that are not a JSON object (ChatGPT's python tool sends raw code) are wrapped
   as `{"input": "<the original text>"}`: providers that parse arguments would reject them; an object
   that holds what a reader chokes on (a 5,000-digit integer) is written again, bounded (untrusted_json);
-- roles: the context has already been repaired (alternation, results after calls, systems first).
+- roles: the context has already been repaired (alternation, results after calls, systems first);
+- the embedded model gets Foldchat's short system prompt before the conversation's, in the language of the
+  user's messages (local/system_prompt.py).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from .. import untrusted_json
 from ..attachments import without_marks
+from ..local.system_prompt import local_system_prompt, with_system_prompt
 from ..messages import FrozenDict, Message
 
 if TYPE_CHECKING:
@@ -59,6 +62,9 @@ class TargetRules:
     plain_text: bool = False
     """The embedded model reads its context through a text template (SmolLM2's ChatML): tool calls become
     text in the assistant's message and no content is null (the template would fail on it)."""
+    own_prompt: bool = False
+    """Foldchat's own system prompt goes before the conversation's (the embedded model's, in the language of
+    the user's messages: local/system_prompt.py)."""
 
     def accepts_id(self, call_id: str) -> bool:
         if self.provider == "anthropic":
@@ -190,7 +196,7 @@ def adapt(
         if rules.plain_text:
             changes.update(_as_plain_text(message))
         out.append(message.evolve(**changes) if changes else message)
-    return out, ids
+    return (with_system_prompt(out, local_system_prompt(out)) if rules.own_prompt else out), ids
 
 
 def _as_plain_text(message: Message) -> dict[str, object]:
@@ -210,7 +216,9 @@ def rules_for_target(target: ModelTarget) -> TargetRules:
     """The rules of `target`'s provider; the embedded local model's are known without asking litellm:
     its server speaks OpenAI's format and its model reads text only."""
     if target.is_local:
-        return TargetRules(provider=target.provider, vision=False, plain_text=True)
+        return TargetRules(
+            provider=target.provider, vision=False, plain_text=True, own_prompt=target.backend.own_system_prompt
+        )
     return rules_for(target.litellm_model)
 
 

@@ -32,18 +32,21 @@ class Backend:
     """False: text only, whatever litellm's map says; None: litellm says."""
     small_recall_budget: bool
     """Recalled passages get `[fold] local_recall_budget` of its small window instead of `recall_budget`."""
+    own_system_prompt: bool
+    """Foldchat's short system prompt goes first in every request (local/system_prompt.py): a tiny model left
+    alone drifts out of the user's language and makes up what it cannot know."""
 
 
 EMBEDDED = Backend(
     "embedded", on_this_machine=True, streams_directly=True, counts_itself=True, reads_ahead=True,
     one_at_a_time=True, schema_as_grammar=True, may_call_tools=False, reads_images=False,
-    small_recall_budget=True,
+    small_recall_budget=True, own_system_prompt=True,
 )  # fmt: skip
 """The local model Foldchat serves itself (llama.cpp's server on 127.0.0.1)."""
 
 PROVIDER = Backend(
     "provider", on_this_machine=False, streams_directly=False, counts_itself=False, reads_ahead=False,
     one_at_a_time=False, schema_as_grammar=False, may_call_tools=True, reads_images=None,
-    small_recall_budget=False,
+    small_recall_budget=False, own_system_prompt=False,
 )  # fmt: skip
 """Any model litellm reaches: a hosted provider, a proxy, a self-hosted endpoint."""

@@ -92,4 +92,5 @@ def test_the_local_models_rules_are_what_litellm_would_say_without_asking_it():
     local = ModelRegistry(Settings()).resolve("local")
     assert local.is_local
     litellm_says = rules_for(local.litellm_model)  # litellm's answer for the same string
-    assert rules_for_target(local) == replace(litellm_says, plain_text=True)  # plus: its template reads text
+    # plus: its template reads text, and Foldchat's own system prompt goes first (local/system_prompt.py)
+    assert rules_for_target(local) == replace(litellm_says, plain_text=True, own_prompt=True)

@@ -12,6 +12,9 @@ class StatusLine(Label):
     """Bound to the chat screen's `conversation_title` and `status` (`data_bind`); one line of fixed size
     (chat.tcss), so a change repaints this line alone, never lays out the screen."""
 
+    # the room the title gets is measured on the line's own width: an auto width would shrink to the last text
+    DEFAULT_CSS = "StatusLine { width: 100%; }"
+
     title: reactive[str] = reactive("", layout=False, init=False)
     status: reactive[str] = reactive("", layout=False, init=False)
 
@@ -27,7 +30,7 @@ class StatusLine(Label):
     def _show(self) -> None:
         # what the app is doing comes whole before the title's room: at 80 columns a 48-character title cut
         # "waiting for the model… 31 s" to "waiting for the", and the line looked frozen
-        room = (self.size.width or 10_000) - len(self.status) - len(" · ")
+        room = (self.content_size.width or 10_000) - len(self.status) - len(" · ")  # inside its padding
         title = short_title(self.title, room) if room >= MIN_TITLE_CHARS else ""
         self.update(f"{title} · {self.status}" if title else self.status, layout=False)
 

@@ -14,8 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from .closing import ClosedOnExit
 from .config_file import SettingsNeeded, settings_free_database
-from .fold.layout import covered_messages, transcript_numbers
-from .importer import import_conversations
 from .options import OpenOptions
 from .paths import default_database
 from .store import Conversation, SearchHit, Store, StoredFold, StoredMessage
@@ -99,6 +97,8 @@ class Archive(ClosedOnExit):
 
     def message_numbers(self, conversation_id: int) -> dict[int, int]:
         """Message id -> its 1-based number in the conversation (ids are shared by all conversations)."""
+        from .fold.layout import transcript_numbers  # the fold layout is `show`'s, not `list`'s
+
         return transcript_numbers([m.id for m in self.transcript(conversation_id)])
 
     def recalls(self, conversation_id: int) -> dict[int, Recalled]:
@@ -109,6 +109,8 @@ class Archive(ClosedOnExit):
 
     def fold_coverage(self, fold: StoredFold) -> int:
         """How many messages `fold` stands for: the count the app's toast, marker and inspector show."""
+        from .fold.layout import covered_messages
+
         return covered_messages(fold, [m.id for m in self.transcript(fold.conversation_id)])
 
     def rename(self, conversation_id: int, title: str) -> None:
@@ -131,4 +133,6 @@ class Archive(ClosedOnExit):
 
     def import_data(self, data: Any, model: str | None = None) -> list[int]:
         """Conversations from a JSON message list or a ChatGPT export; returns their ids."""
+        from .importer import import_conversations  # only `import` reads an export
+
         return import_conversations(self.store, data, model)

@@ -10,8 +10,6 @@ SHA-256 (`store/`); the fold prunes an older attachment to a one-line stub befor
 
 from __future__ import annotations
 
-import base64
-import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -57,6 +55,9 @@ def image_type(data: bytes) -> str | None:
 def read_attachment(name: str, data: bytes, limit: int) -> Attachment:
     """`data` (a file's bytes, or what a command wrote) as an attachment called `name`: text, or a png, jpeg,
     gif or webp image; else a one-line error: too big, binary, or not UTF-8."""
+    import base64
+    import hashlib  # here, not at the top: OpenSSL's start-up is paid by what attaches, not by `foldchat list`
+
     if len(data) > limit:
         raise InputTooLarge(
             f"{name} is {human_size(len(data))}, over the {human_size(limit)} limit for one attachment "

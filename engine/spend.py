@@ -3,9 +3,12 @@ and one line per reply from the usage its provider reported (docs/design.md §15
 
 from __future__ import annotations
 
-from .providers.events import UsageReport
-from .providers.target import ModelTarget
-from .store.usage_rows import UsageTotals
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # names in signatures only: `foldchat list` and `show` need no provider module to print a cost
+    from .providers.events import UsageReport
+    from .providers.target import ModelTarget
+    from .store.usage_rows import UsageTotals
 
 
 def money(amount: float) -> str:

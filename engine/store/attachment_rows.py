@@ -4,7 +4,6 @@ is one row. The hash is always computed here from the content: a mark read from 
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
@@ -18,6 +17,8 @@ from .records import StoredMessage
 
 def stored_once(db: sqlite3.Connection, payload: dict[str, Any]) -> dict[str, Any]:
     """`payload` with each attachment's content moved to the `attachments` table (its text left empty)."""
+    import hashlib  # only a message with attachments hashes: reading the store loads no OpenSSL
+
     content = payload.get("content")
     if not isinstance(content, list) or not any(isinstance(p, dict) and ATTACHMENT_KEY in p for p in content):
         return payload

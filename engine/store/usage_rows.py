@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..providers.events import UsageReport
 from .store import Store
+
+if TYPE_CHECKING:  # built only by `usages`: a total (`foldchat list`) loads no provider module
+    from ..providers.events import UsageReport
 
 _COLUMNS = "prompt_tokens, cached_tokens, cache_write_tokens, completion_tokens, reasoning_tokens, cost, uncached_cost"
 
@@ -44,6 +47,8 @@ def set_usage(store: Store, message_id: int, usage: UsageReport) -> None:
 
 def usages(store: Store, conversation_id: int) -> dict[int, UsageReport]:
     """Message id -> what its request used, for a conversation's replies that reported usage."""
+    from ..providers.events import UsageReport
+
     rows = store.query(
         f"SELECT u.message_id, {', '.join('u.' + c.strip() for c in _COLUMNS.split(','))} FROM reply_usage u"
         " JOIN messages m ON m.id = u.message_id WHERE m.conversation_id = ?",

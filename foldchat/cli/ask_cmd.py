@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, assert_never
+from typing import TYPE_CHECKING, assert_never
 
-from foldchat.cli.inputs import check_text_argument, read_bytes, read_text, record_id
+from foldchat.cli.ids import record_id
+from foldchat.cli.inputs import check_text_argument, read_bytes, read_text
 from foldchat.cli.runtime import add_config_option, progress_printer
 from foldchat.engine import InputTooLarge, ProviderError, UsageError, visible
 
@@ -32,12 +33,10 @@ word for word (one line on stderr says which: "recalled #12, #48 · 312 tokens")
 switches it off."""
 
 
-def add_parser(commands: Any) -> None:
-    p = commands.add_parser(
-        "ask", help="ask a question from the shell and stream the reply", description=DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="exit status: 0 ok; 1 provider or runtime error; 2 usage error.",
-    )  # fmt: skip
+def add_parser(p: argparse.ArgumentParser) -> None:
+    """`ask`'s arguments (its help line is in commands.py)."""
+    p.description, p.epilog = DESCRIPTION, "exit status: 0 ok; 1 provider or runtime error; 2 usage error."
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
     p.add_argument("text", metavar="TEXT|-", help="the message; '-' reads it from stdin")
     p.add_argument("--file", "-f", action="append", default=[], metavar="FILE",
                    help="attach FILE (text); '-' attaches stdin, e.g. a command's output; repeatable")  # fmt: skip

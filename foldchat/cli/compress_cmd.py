@@ -21,7 +21,6 @@ class PolicyDefault:
         return str(FoldPolicy.model_fields[self.field].default)
 
 
-HELP = "fold a JSON array of chat messages (OpenAI format) and print the result"
 DESCRIPTION = """\
 Read a JSON array of OpenAI chat messages (from FILE, or stdin with '-') and print one JSON object
 {"messages": [...], "report": {...}}. Without --force the history is folded only when the fold policy
@@ -34,14 +33,9 @@ exit status: 0 ok; 1 the current turn alone does not fit the window; 2 bad input
 example: foldchat compress chat.json --model gpt-4o --force | jq .report"""
 
 
-def add_parser(commands: Any) -> None:
-    p = commands.add_parser(
-        "compress",
-        help=HELP,
-        description=DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def add_parser(p: argparse.ArgumentParser) -> None:
+    """`compress`'s arguments (its help line is in commands.py)."""
+    p.description, p.epilog, p.formatter_class = DESCRIPTION, EPILOG, argparse.RawDescriptionHelpFormatter
     p.add_argument(
         "file",
         nargs="?",

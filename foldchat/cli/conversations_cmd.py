@@ -5,15 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import Any
 
-from foldchat.cli.inputs import record_id
+from foldchat.cli.ids import record_id
 from foldchat.cli.runtime import add_config_option, open_archive
 from foldchat.engine import visible
 
 
-def add_parser(commands: Any) -> None:
-    p = commands.add_parser("list", help="list conversations, most recent first")
+def add_list_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--search", metavar="TEXT",
         help="only conversations whose title or messages (their attached files too) hold TEXT's words (full-text, "
@@ -22,12 +20,14 @@ def add_parser(commands: Any) -> None:
     add_config_option(p)
     p.set_defaults(run=run_list)
 
-    p = commands.add_parser("show", help="print a conversation's whole transcript, folds marked")
+
+def add_show_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("id", type=record_id, metavar="ID")
     add_config_option(p)
     p.set_defaults(run=run_show)
 
-    p = commands.add_parser("export", help="write a conversation as Markdown or JSON to stdout or a new file")
+
+def add_export_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("id", type=record_id, metavar="ID")
     p.add_argument("--format", choices=["md", "json"], default="md", help="output format (default md)")
     p.add_argument(

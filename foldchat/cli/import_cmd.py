@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from foldchat.cli.runtime import add_config_option, open_workspace
 
 
-def add_parser(commands: Any) -> None:
-    p = commands.add_parser(
-        "import",
-        help="import a JSON array of OpenAI messages or a ChatGPT export; prints the new conversation id(s)",
-        description=(
-            "Create a conversation from FILE (or stdin with '-'): a JSON array of OpenAI chat messages "
-            "(tool calls, images and reasoning fields kept as they are) or a ChatGPT data export "
-            "(conversations.json, one conversation per entry). Messages are stored exactly as given."
-        ),
+def add_parser(p: argparse.ArgumentParser) -> None:
+    """`import`'s arguments (its help line is in commands.py)."""
+    p.description = (
+        "Create a conversation from FILE (or stdin with '-'): a JSON array of OpenAI chat messages "
+        "(tool calls, images and reasoning fields kept as they are) or a ChatGPT data export "
+        "(conversations.json, one conversation per entry). Messages are stored exactly as given."
     )
     p.add_argument("file", metavar="FILE|-")
     p.add_argument("--model", "-m", help="model the conversation continues with (default: the default model)")

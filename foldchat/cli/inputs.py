@@ -7,14 +7,11 @@ too long to convert is a usage error like any other malformed input.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from typing import Any, BinaryIO
 
 from foldchat.engine import InputTooLarge, UsageError, read_regular, well_formed
-
-SQLITE_MAX_ID = 2**63 - 1
 
 
 def _source(path: str) -> str:
@@ -81,14 +78,3 @@ def check_text_argument(text: str, what: str) -> str:
     except UnicodeEncodeError as error:
         raise UsageError(f"{what} is not UTF-8 text (bad byte at position {error.start})") from None
     return text
-
-
-def record_id(text: str) -> int:
-    """argparse type for conversation ids: a positive integer SQLite can hold."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an id: {text!r}") from None
-    if not 0 < value <= SQLITE_MAX_ID:
-        raise argparse.ArgumentTypeError(f"no such id: {text} (ids are positive; foldchat list shows them)")
-    return value

@@ -1,6 +1,7 @@
 """`foldchat` entry point: argument parsing and error reporting, nothing else.
 
-Each subcommand lives in its own module with `add_parser(subparsers)` and `run(args) -> int`.
+Each subcommand is listed in commands.py and lives in its own module, which declares its arguments (with a
+`run(args) -> int` default) and is imported only when that command is given.
 Errors leave as one line on stderr: `FoldchatError` with its own exit code (1 runtime, 2 usage),
 anything else as an internal error with exit 1, its traceback in the crash log (or raised with FOLDCHAT_DEBUG=1).
 """
@@ -11,19 +12,48 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 from foldchat import __version__
-from foldchat.cli import ask_cmd, compress_cmd, conversations_cmd, import_cmd, models_cmd
-from foldchat.cli.inputs import record_id
+from foldchat.cli.commands import BY_NAME, COMMANDS
+from foldchat.cli.ids import record_id
 from foldchat.engine import FoldchatError, visible
-
-COMMANDS = (ask_cmd, compress_cmd, conversations_cmd, import_cmd, models_cmd)
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         # one line, like every other Foldchat error; the usage is one --help away
         self.exit(2, f"foldchat: {message} (see '{self.prog} --help')\n")
+
+
+if TYPE_CHECKING:  # generic for type checkers only: the class itself is not subscriptable
+    _SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
+else:
+    _SubParsers = argparse._SubParsersAction
+
+
+class _Commands(_SubParsers):
+    """The subcommands' parsers: listed (name and help) up front, each declared in full, from its module, only
+    once its command is the one given, so a command's start-up pays for no other command's imports."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.declared: set[str] = set()
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        name = values[0] if isinstance(values, list) and values else None  # argparse checked it is a choice
+        if name in BY_NAME and name not in self.declared:
+            command = BY_NAME[name]
+            getattr(import_module(f"foldchat.cli.{command.module}"), command.declare)(self.choices[name])
+            self.declared.add(name)
+        super().__call__(parser, namespace, values, option_string)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,9 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     app.add_argument("--conversation", "-c", type=record_id, metavar="ID", help="open conversation ID")
     app.add_argument("--new", "-n", action="store_true", help="start a new conversation (default: the latest)")
     app.add_argument("--config", metavar="PATH", help="config file (default: $FOLDCHAT_CONFIG or the user config dir)")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser, action=_Commands)
     for command in COMMANDS:
-        command.add_parser(commands)
+        commands.add_parser(command.name, help=command.help)
     return parser
 
 

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from foldchat.cli.runtime import add_config_option
 from foldchat.engine import visible
 
 
-def add_parser(commands: Any) -> None:
-    p = commands.add_parser(
-        "models", help="list model aliases with window and price",
-        description="The local model, your config aliases and the default. Any litellm model string works too.",
-    )  # fmt: skip
+def add_parser(p: argparse.ArgumentParser) -> None:
+    """`models`' arguments (its help line is in commands.py)."""
+    p.description = "The local model, your config aliases and the default. Any litellm model string works too."
     add_config_option(p)
     p.set_defaults(run=run)
 

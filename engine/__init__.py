@@ -58,6 +58,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (`X 
     from .fold.pipeline import FoldRequest as FoldRequest, FoldResult as FoldResult, fold_context as fold_context
     from .fold.report import FoldReport as FoldReport
     from .headroom import Usage as Usage, turns_words as turns_words
+    from .input_limit import max_input_bytes as max_input_bytes
     from .messages import (
         Message as Message,
         ToolCall as ToolCall,
@@ -183,6 +184,7 @@ _EXPORTS = {
     "Recalled": "recall_passages",
     "status_suffix": "export",
     "load_settings": "config",
+    "max_input_bytes": "input_limit",
     "save_unsaved_text": "recovery",
     # errors
     "ConfigError": "errors",

@@ -25,7 +25,7 @@ from pydantic_settings import (
 
 from .config_file import ENV_PREFIX, read_config_file, refuse_deep_environment
 from .errors import ConfigError
-from .limits import MAX_TOKENS
+from .limits import DEFAULT_MAX_INPUT_BYTES, MAX_TOKENS
 from .policy import FoldPolicy
 from .validation import describe_validation_error
 
@@ -124,7 +124,7 @@ class Settings(BaseSettings):
     summarizer_model: str | None = Field(None, description="A cheaper model for LLM folds.")
     database: Path | None = Field(None, description="SQLite file; default: foldchat.db in the user data dir.")
     max_input_bytes: int = Field(
-        4 * 1024 * 1024,
+        DEFAULT_MAX_INPUT_BYTES,
         gt=0,
         le=MAX_INPUT_CAP,
         description="Largest file, stdin or prompt read by compress and ask (a forced fold of 4 MiB of chat "

@@ -11,15 +11,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from ..config import load_settings
 from ..errors import UsageError
 from ..messages import parse_messages
 from ..policy import FoldPolicy
-from ..providers.registry import ModelRegistry, check_model_name
-from ..providers.stream import missing_key
 from ..snapshot import mark_named_snapshots, name_snapshots
 from ..summarizers import RulesSummarizer
-from ..summarizers.llm import llm_with_fallback
 from ..tokens import counter_for, model_info
 from .pipeline import FoldRequest, FoldResult, fold_context
 
@@ -67,6 +63,12 @@ def compress_messages(data: Any, options: CompressOptions) -> FoldResult:
     )
     if options.summarizer == "rules":
         return _named(fold_context(messages, request), request)
+    # the settings (pydantic-settings) and the model registry are the LLM summarizer's, not the rules'
+    from ..config import load_settings
+    from ..providers.registry import ModelRegistry, check_model_name
+    from ..providers.stream import missing_key
+    from ..summarizers.llm import llm_with_fallback
+
     settings = load_settings(options.config)
     registry = ModelRegistry(settings)
     try:  # the local model's server, if the summarizer is local, stops with the command

@@ -146,7 +146,7 @@ def read_json(path: str, limit: int, setting: str = "max_input_bytes") -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from foldchat.engine import CompressOptions, FoldPolicy, compress_messages, dump_messages, load_settings
+    from foldchat.engine import CompressOptions, FoldPolicy, compress_messages, dump_messages, max_input_bytes
 
     given = {
         "trigger_ratio": args.trigger_ratio,
@@ -169,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
         focus=args.focus,
         pinned=tuple(args.pin),
     )
-    data = read_json(args.file, load_settings(args.config).max_input_bytes)  # bounded before parsing
+    data = read_json(args.file, max_input_bytes(args.config))  # bounded before parsing
     result = compress_messages(data, options)
     output = {"messages": dump_messages(result.messages), "report": result.report.to_dict()}
     from foldchat.engine import json_safe

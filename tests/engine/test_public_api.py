@@ -67,6 +67,7 @@ EXPECTED = {
     "is_standing_rule",
     "status_suffix",
     "load_settings",
+    "max_input_bytes",
     "save_unsaved_text",
     # text we did not write, and crashes
     "visible",

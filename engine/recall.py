@@ -15,13 +15,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import untrusted_json
 from .attachments import names
 from .messages import Message, ToolCall
-from .providers.target import ModelTarget
 from .recall_index import RecallIndex, query_for
+
+if TYPE_CHECKING:  # a signature's only: `foldchat show` reads stored recalls without the provider modules
+    from .providers.target import ModelTarget
 
 RECALL_CHARS = 4_000
 MAX_MATCHES = 20

@@ -47,13 +47,15 @@ def set_usage(store: Store, message_id: int, usage: UsageReport) -> None:
 
 def usages(store: Store, conversation_id: int) -> dict[int, UsageReport]:
     """Message id -> what its request used, for a conversation's replies that reported usage."""
-    from ..providers.events import UsageReport
-
     rows = store.query(
         f"SELECT u.message_id, {', '.join('u.' + c.strip() for c in _COLUMNS.split(','))} FROM reply_usage u"
         " JOIN messages m ON m.id = u.message_id WHERE m.conversation_id = ?",
         (conversation_id,),
     )
+    if not rows:  # an imported conversation's: `foldchat show` then loads no provider module
+        return {}
+    from ..providers.events import UsageReport
+
     return {int(r[0]): UsageReport(int(r[1]), int(r[4]), float(r[6]), int(r[2]), int(r[3]), int(r[5]), float(r[7]))
             for r in rows}  # fmt: skip
 

@@ -1,6 +1,8 @@
 """`list`, `list --search` and `show` read SQLite and print: they load neither the settings' models
 (pydantic, pydantic-settings) nor litellm, tiktoken or Textual, unless the config sets more than where the
-database is (then it is checked whole, and a bad one is the usual one-line error)."""
+database is (then it is checked whole, and a bad one is the usual one-line error). Nor do they load what
+only other commands use: another command's module, the input checks, the provider modules, the importer
+(each was on these paths once; how long a command takes is bench/cli_bench.py's to say, not a test's)."""
 
 from __future__ import annotations
 
@@ -10,19 +12,25 @@ import subprocess
 import sys
 from pathlib import Path
 
-HEAVY = ("pydantic", "pydantic_settings", "foldchat.engine.config", "litellm", "tiktoken", "textual")
+import pytest
 
-# each command in turn in one process, then what of HEAVY each one loaded (modules stay loaded: the first wins)
+HEAVY = ("pydantic", "pydantic_settings", "foldchat.engine.config", "litellm", "tiktoken", "textual")
+OTHER_COMMANDS = (
+    "foldchat.cli.ask_cmd", "foldchat.cli.compress_cmd", "foldchat.cli.import_cmd", "foldchat.cli.models_cmd",
+    "foldchat.cli.inputs", "foldchat.engine.providers", "foldchat.engine.importer",
+)  # fmt: skip
+
+# each command in turn in one process, then what of WATCHED each one loaded (modules stay loaded: the first wins)
 PROBE = """
 import json, sys
 from foldchat.cli.main import main
 
-HEAVY = {heavy!r}
+WATCHED = {watched!r}
 loaded = {{}}
 for argv in {commands!r}:
     status = main(argv)
     assert status == 0, (argv, status)
-    loaded[" ".join(argv)] = sorted(m for m in sys.modules if m.split(".")[0] in HEAVY or m in HEAVY)
+    loaded[" ".join(argv)] = sorted(m for m in sys.modules if any(m == w or m.startswith(w + ".") for w in WATCHED))
 print(json.dumps(loaded))
 """
 COMMANDS = [["list"], ["list", "--search", "ferry"], ["show", "1"]]
@@ -41,14 +49,29 @@ def loaded_by_reading(env: dict[str, str]) -> dict[str, list[str]]:
         text=True, env=env, timeout=120,
     )  # fmt: skip
     assert imported.returncode == 0, imported.stderr
-    probe = PROBE.format(heavy=HEAVY, commands=COMMANDS)
+    probe = PROBE.format(watched=HEAVY + OTHER_COMMANDS, commands=COMMANDS)
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.splitlines()[-1])  # type: ignore[no-any-return]
 
 
-def test_listing_searching_and_showing_load_no_settings_models_and_no_model_library(tmp_path):
-    assert loaded_by_reading(environment(tmp_path)) == {" ".join(argv): [] for argv in COMMANDS}
+@pytest.fixture(scope="module")
+def loaded_with_no_config(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
+    return loaded_by_reading(environment(tmp_path_factory.mktemp("reading")))
+
+
+def of(names: tuple[str, ...], loaded: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Of what each command loaded, the modules named in `names` and their submodules."""
+    inside = tuple(f"{name}." for name in names)
+    return {argv: [m for m in modules if m in names or m.startswith(inside)] for argv, modules in loaded.items()}
+
+
+def test_listing_searching_and_showing_load_no_settings_models_and_no_model_library(loaded_with_no_config):
+    assert of(HEAVY, loaded_with_no_config) == {" ".join(argv): [] for argv in COMMANDS}
+
+
+def test_listing_searching_and_showing_load_nothing_only_other_commands_use(loaded_with_no_config):
+    assert of(OTHER_COMMANDS, loaded_with_no_config) == {" ".join(argv): [] for argv in COMMANDS}
 
 
 def test_a_config_that_sets_more_than_the_database_is_still_checked_whole(tmp_path):

@@ -16,6 +16,8 @@ raw (DEL and C1) are written as `\\u00XX` escapes, so the decoded strings are ex
 
 from __future__ import annotations
 
+import re
+
 _KEEP = {"\n", "\t"}
 
 
@@ -30,10 +32,13 @@ def _picture(code: int) -> str:
 _VISIBLE = {code: _picture(code) for code in [*range(0x20), 0x7F, *range(0x80, 0xA0)] if chr(code) not in _KEEP}
 _VISIBLE.update(dict.fromkeys(range(0xD800, 0xE000), "\ufffd"))  # lone surrogates: no UTF-8 form
 _JSON_RAW = {code: f"\\u{code:04x}" for code in [0x7F, *range(0x80, 0xA0)]}
+_ANY_VISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")  # exactly _VISIBLE's keys (a test checks)
 
 
 def visible(text: str) -> str:
     """`text` with every terminal control character replaced by a visible stand-in (linear time)."""
+    if _ANY_VISIBLE.search(text) is None:  # most text: one scan in C, not a table lookup per character
+        return text
     return text.replace("\r\n", "\n").translate(_VISIBLE)
 
 

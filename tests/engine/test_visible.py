@@ -86,3 +86,10 @@ def test_hostile_samples():
     for sample in HOSTILE:
         assert "\x1b" not in visible(sample) and "\x07" not in visible(sample)
         assert _controls(visible(sample)) == []
+
+
+def test_the_quick_check_for_text_to_replace_matches_exactly_the_replaced_characters():
+    from foldchat.engine.untrusted_text import _ANY_VISIBLE, _VISIBLE
+
+    matched = {code for code in range(0x10000) if _ANY_VISIBLE.match(chr(code))}
+    assert matched == set(_VISIBLE) and _ANY_VISIBLE.match("\U0010ffff") is None

@@ -18,8 +18,6 @@ OVER = {
     "engine/fold/pipeline.py": 586,
     "engine/store/store.py": 446,
     "engine/store/store.py:Store": 357,
-    "tui/screens/chat.py": 682,
-    "tui/screens/chat.py:ChatScreen": 603,
 }
 
 

@@ -33,7 +33,7 @@ def arm(screen: ChatHost) -> None:
 async def _check(screen: ChatHost) -> None:
     session = screen.backend
     armed = _timers.get(screen)
-    if session is None or armed is None or screen.streaming or screen.folding or screen.composer.text:
+    if session is None or armed is None or screen.conversation.streaming or screen.folding or screen.composer.text:
         return  # something is under way, or being typed: the send will fold if it must
     due = await off_loop(session.auto.idle_fold_due, time.monotonic() - armed[1])
     if due and await screen.fold_history(force=True).wait():

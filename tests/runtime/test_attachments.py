@@ -225,7 +225,7 @@ def test_deleting_a_conversation_drops_what_only_it_attached_and_an_edit_keeps_i
 
 
 def test_paths_that_cannot_be_looked_at_name_nothing_and_crash_nothing():
-    from foldchat.tui.screens.attaching import at_paths, completions, expand, pasted_path
+    from foldchat.tui.conversation.attaching import at_paths, completions, expand, pasted_path
 
     assert at_paths("thanks @! and @... and @" + "x" * 300 + " and @~nosuchuserhere/x") == []
     assert pasted_path("~approx 5 minutes") is None and pasted_path("~~done~~") is None

@@ -128,9 +128,9 @@ async def test_up_in_an_empty_composer_edits_and_resends_the_last_prompt(app_fac
         composer = screen.query_one(Composer)
         composer.focus()
         await pilot.press("up")
-        assert composer.text == "second question" and screen.editing is not None
+        assert composer.text == "second question" and screen.conversation.editing is not None
         await pilot.press("escape")  # cancel: nothing changes
-        assert composer.text == "" and screen.editing is None
+        assert composer.text == "" and screen.conversation.editing is None
         await pilot.press("up")
         composer.text = "second question, sharper"
         count = len(fake.requests)
@@ -165,7 +165,7 @@ async def test_up_walks_back_through_earlier_prompts(app_factory):
                          "first question", "first question"]  # fmt: skip
         await wait_for(pilot, lambda: "No earlier prompt" in notes(app))
         await pilot.press("escape")
-        assert composer.text == "" and screen.editing is None
+        assert composer.text == "" and screen.conversation.editing is None
 
 
 async def test_e_on_a_folded_prompt_undoes_the_folds_covering_it(app_factory, fake):

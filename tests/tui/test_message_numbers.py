@@ -142,7 +142,7 @@ async def test_a_history_search_opens_the_conversation_at_the_matching_message_s
         transcript = screen.query_one(Transcript)
         focused = await wait_for(pilot, lambda: isinstance(app.focused, MessageView) and app.focused)
         await pilot.pause(0.3)
-        assert focused.data.id == match and screen.selected_message is focused
+        assert focused.data.id == match and screen.conversation.selected_message is focused
         assert focused.styles.border_top[0] == "heavy"  # the selection's accent line
         shown = transcript.scrollable_content_region
         assert shown.contains_region(focused.region.intersection(shown)) and focused.region.overlaps(shown)
@@ -177,7 +177,7 @@ async def test_opened_at_a_match_far_back_the_rest_comes_as_the_user_scrolls_dow
         assert transcript.later == 0 and not transcript.query("#later")
         assert [v.data for v in transcript.message_views()] == transcript.said()  # every message once, in order
         assert [d.number for d in transcript.said()] == list(range(1, 91))
-        assert screen.session.conversation_id == seeded and not screen.unanswered()
+        assert screen.session.conversation_id == seeded and not screen.conversation.unanswered()
 
 
 async def test_opened_far_back_a_conversation_ending_unanswered_is_answered_by_ctrl_r(app_factory, fake, tmp_path):
@@ -190,7 +190,7 @@ async def test_opened_far_back_a_conversation_ending_unanswered_is_answered_by_c
         await wait_for(pilot, lambda: isinstance(app.focused, MessageView))
         transcript = screen.query_one(Transcript)
         assert transcript.later > 0 and transcript.message_views()[-1].data.role == "assistant"
-        assert screen.unanswered()
+        assert screen.conversation.unanswered()
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: fake.requests and transcript.message_views()[-1].data.status == "complete")
         assert fake.requests[-1]["messages"][-1]["content"] == "and the ferry back?"

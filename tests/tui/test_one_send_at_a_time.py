@@ -28,7 +28,7 @@ async def _enter_twice(app, fake) -> None:
         composer.text = "first question"
         composer.focus()
         await pilot.press("enter")
-        await wait_for(pilot, lambda: screen.reply_underway() and len(fake.requests) >= 1)
+        await wait_for(pilot, lambda: screen.conversation.reply_underway() and len(fake.requests) >= 1)
         composer.text = "second question"
         await pilot.press("enter")
         await pilot.pause()
@@ -37,8 +37,8 @@ async def _enter_twice(app, fake) -> None:
         assert composer.text == "second question"
         assert any("still coming" in n for n in notes(app))
         fake.answer_gate.set()
-        await wait_for(pilot, lambda: not screen.reply_underway())
+        await wait_for(pilot, lambda: not screen.conversation.reply_underway())
         await pilot.press("enter")  # now it goes, once
-        await wait_for(pilot, lambda: not screen.reply_underway() and len(fake.requests) == 2)
+        await wait_for(pilot, lambda: not screen.conversation.reply_underway() and len(fake.requests) == 2)
         roles = [s.message.role for s in screen.backend.context.transcript()]
         assert roles == ["user", "assistant", "user", "assistant"]

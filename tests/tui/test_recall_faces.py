@@ -87,7 +87,7 @@ async def test_a_model_that_calls_tools_past_the_last_round_ends_the_reply_with_
         app.notify = lambda message, *a, **k: (failures.append(str(message)) if k.get("severity") == "error"
                                                 else None, notify(message, *a, **k))[1]  # fmt: skip
         await send(pilot, "Where did you say the ferry leaves from?")
-        await wait_for(pilot, lambda: not screen.reply_underway() and len(fake.requests) >= 4)
+        await wait_for(pilot, lambda: not screen.conversation.reply_underway() and len(fake.requests) >= 4)
         await pilot.pause(0.2)
         assert len(failures) == 1 and "called a tool again instead of answering" in failures[0]
         assert "tools" not in fake.requests[-1]  # the last request offered none

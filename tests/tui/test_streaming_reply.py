@@ -261,7 +261,7 @@ async def test_the_gauge_counts_a_reply_live_while_it_streams_and_its_tokens_joi
         assert replies(screen)[-1].data.status == "complete"
         assert any(seen)  # counted live
         # once it ended, its tokens are in the context's count (the view says "complete" a moment before)
-        await wait_for(pilot, lambda: not screen.reply_underway() and seen[-1] == 0)
+        await wait_for(pilot, lambda: not screen.conversation.reply_underway() and seen[-1] == 0)
 
 
 async def test_a_prompt_and_its_reply_view_mount_together_and_that_view_streams_the_reply(app_factory, fake):
@@ -300,7 +300,7 @@ async def test_two_prompts_sent_back_to_back_interrupt_nothing_and_make_one_turn
         composer = screen.query_one(Composer)
         composer.post_message(Composer.Submitted("first"))
         composer.post_message(Composer.Submitted("second"))
-        await wait_for(pilot, lambda: len(screen.backend.context.transcript()) >= 2 and not screen.reply_underway())
+        await wait_for(pilot, lambda: len(screen.backend.context.transcript()) >= 2 and not screen.conversation.reply_underway())
         await pilot.pause(0.3)
         stored = [(s.message.role, s.status) for s in screen.backend.context.transcript()]
         assert ("assistant", "interrupted") not in stored
@@ -322,11 +322,11 @@ async def test_a_reply_worker_cancelled_before_it_starts_leaves_no_empty_reply_v
     app = app_factory()
     async with ready_chat(app, (100, 30)) as (pilot, screen):
         transcript = screen.query_one(Transcript)
-        views = await transcript.append_all([MessageData(None, "user", "a prompt"), screen.reply_data()])
+        views = await transcript.append_all([MessageData(None, "user", "a prompt"), screen.conversation.reply_data()])
         transcript.prepared_reply = views[-1]
-        screen.stream_reply().cancel()  # before the event loop runs it
+        screen.conversation.stream_reply().cancel()  # before the event loop runs it
         await pilot.pause(0.1)
-        assert not screen.reply_underway()
+        assert not screen.conversation.reply_underway()
         composer = screen.query_one(Composer)
         composer.text = "and now"
         composer.focus()
@@ -356,7 +356,7 @@ async def test_the_waiting_note_is_drawn_with_the_reply_view_not_in_a_frame_of_i
         composer.text = "a question"
         composer.focus()
         await pilot.press("enter")
-        await wait_for(pilot, lambda: screen.streaming)
+        await wait_for(pilot, lambda: screen.conversation.streaming)
         await pilot.pause(0.5)  # the reply is asked for and not answered: under a second, no count yet
         reply = replies(screen)[-1]
         assert "waiting for the model…" in reply.header_text() and "waiting" in str(reply.border_title)
@@ -435,10 +435,10 @@ async def test_the_reply_worker_is_the_transcripts_and_what_the_screen_shows_of_
         composer.text = "long"
         composer.focus()
         await pilot.press("enter")
-        await wait_for(pilot, lambda: screen.streaming)
+        await wait_for(pilot, lambda: screen.conversation.streaming)
         workers = [w for w in app.workers if w.group == "reply" and not w.is_finished]
         assert workers and all(w.node is transcript for w in workers)
-        await wait_for(pilot, lambda: not screen.reply_underway())
+        await wait_for(pilot, lambda: not screen.conversation.reply_underway())
         assert posted[0] == "TurnStarted" and posted[-1] == "TurnOver", posted
         assert "ReplyCounted" in posted, posted  # the gauge's live count (the status line only after a second's wait)
         assert replies(screen)[-1].data.status == "complete" and screen.gauge_state.streaming == 0

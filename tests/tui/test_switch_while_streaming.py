@@ -23,7 +23,7 @@ async def test_a_new_conversation_stops_the_reply_that_streams_and_keeps_its_par
         assert first is not None
         screen.query_one(Composer).text = "/new"
         await pilot.press("enter")
-        await wait_for(pilot, lambda: screen.backend.conversation_id != first and not screen.streaming)
+        await wait_for(pilot, lambda: screen.backend.conversation_id != first and not screen.conversation.streaming)
         workers = [w for w in app.workers if w.group == "reply" and not w.is_finished]
         assert workers == []  # nothing streams on in the background
         stored = screen.backend.workspace.store.messages(first)

@@ -25,7 +25,7 @@ async def test_a_send_makes_one_thread_trip_for_its_prompt_and_none_after_the_en
     app = app_factory()
     async with ready_chat(app, (100, 30)) as (pilot, screen):
         await send(pilot, "a first question")  # what a first send loads once is not what this counts
-        await wait_for(pilot, lambda: not screen.reply_underway())
+        await wait_for(pilot, lambda: not screen.conversation.reply_underway())
         await pilot.pause(0.3)
         trips: list[str] = []
         thread = asyncio.to_thread
@@ -53,7 +53,7 @@ async def test_a_send_makes_one_thread_trip_for_its_prompt_and_none_after_the_en
         monkeypatch.setattr(asyncio, "to_thread", counted)
         monkeypatch.setattr(session, "turn", marked)
         await pilot.press("enter")
-        await wait_for(pilot, lambda: TURN_ENDED in trips and not screen.reply_underway())
+        await wait_for(pilot, lambda: TURN_ENDED in trips and not screen.conversation.reply_underway())
         await pilot.pause(0.5)  # what the screen does after the end (its "turn" workers) is done by now
         before_reply = trips[: trips.index(REPLY_ASKED)]
         # the policy's fold check is the fold's own trip, not the prompt's

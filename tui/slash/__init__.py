@@ -9,7 +9,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..screens.attaching import slash_attach
+from ..conversation.attaching import slash_attach
+from ..conversation.widget import parse
 from . import basics, conversations, folds, model, pins
 
 if TYPE_CHECKING:
@@ -52,15 +53,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("quit", "", "Quit Foldchat", basics.quit_app, needs_session=False),
 )  # fmt: skip
 BY_NAME = {c.name: c for c in COMMANDS}
-
-
-def parse(text: str) -> tuple[str, str] | None:
-    """`("model", "gpt-4o")` for "/model gpt-4o"; None when `text` is not a slash command."""
-    text = text.strip()
-    if not text.startswith("/") or text.startswith("//"):
-        return None
-    name, _, arg = text[1:].partition(" ")
-    return name.lower(), arg.strip()
+__all__ = ["BY_NAME", "COMMANDS", "SlashCommand", "completions", "help_markdown", "parse"]  # parse: the composer's
 
 
 def completions(text: str) -> list[SlashCommand]:

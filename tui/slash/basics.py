@@ -27,4 +27,4 @@ async def continue_reply(screen: ChatHost, _: str) -> None:
 
 
 async def retry(screen: ChatHost, _: str) -> None:
-    screen.action_retry()
+    screen.conversation.retry()

@@ -33,16 +33,16 @@ async def stop_reply(screen: ChatHost) -> None:
 async def switch_conversation(screen: ChatHost, conversation_id: int | None, at: int | None = None) -> None:
     """Open `conversation_id` (None: a new one) at its end, or at message `at`, selected (a search's match)."""
     session = screen.session
-    if screen.streaming:
+    if screen.conversation.streaming:
         await stop_reply(screen)
     screen.cancel_workers("prefold")  # the session also drops what it would have prepared
     previous = session.target.name
-    screen.keep_draft()
+    screen.conversation.keep_draft()
     screen.composer.clear()
     await off_loop(session.switch_conversation, conversation_id)
     screen.transcript.welcome_due = True  # another conversation: welcomed if it is empty
     await screen.refresh_transcript(at=at)
-    screen.restore_draft()
+    screen.conversation.restore_draft()
     if session.target.name != previous:
         screen.prepare_model()
     opened = session.conversation_id

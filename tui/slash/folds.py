@@ -17,7 +17,7 @@ async def resummarize(screen: ChatHost, arg: str) -> None:
     if arg == "--preview" or arg.startswith("--preview "):
         preview(screen, arg.removeprefix("--preview").strip() or None)
         return
-    if screen.streaming:
+    if screen.conversation.streaming:
         screen.fold_requested = arg
         screen.notify("Folding as soon as the reply is complete")
         return

@@ -16,7 +16,7 @@ QUOTE = 48  # characters of the message quoted in the toast
 async def pin(screen: ChatHost, _: str) -> None:
     """The message selected last (Tab or a click into the transcript), else the last message of any role."""
     views = [v for v in screen.transcript.message_views() if v.data.id is not None]
-    selected = screen.selected_message
+    selected = screen.conversation.selected_message
     view = selected if selected is not None and selected in views else (views[-1] if views else None)
     if view is None:
         screen.notify("Nothing to pin yet")

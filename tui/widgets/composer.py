@@ -43,24 +43,24 @@ class Composer(TextArea):
         pass
 
     class EditLastRequested(TextualMessage):
-        """↑ in an empty composer: the screen loads the last prompt for editing."""
+        """↑ in an empty composer: the conversation loads the last prompt for editing."""
 
     class PathTab(TextualMessage):
-        """Tab on a word that starts with `@`: the screen completes the path (`word` without the `@`)."""
+        """Tab on a word that starts with `@`: the conversation completes the path (`word` without the `@`)."""
 
         def __init__(self, word: str) -> None:
             super().__init__()
             self.word = word
 
     class PathPasted(TextualMessage):
-        """A paste that is the path of an existing file: the screen attaches it."""
+        """A paste that is the path of an existing file: the conversation attaches it."""
 
         def __init__(self, text: str) -> None:
             super().__init__()
             self.text = text
 
     class EmptyBackspace(TextualMessage):
-        """Backspace in an empty composer: the screen takes the last attachment out."""
+        """Backspace in an empty composer: the conversation takes the last attachment out."""
 
     class Counted(Latest):
         """What the typed text would add to the context, in tokens (0: nothing to send, or a command)."""
@@ -98,7 +98,7 @@ class Composer(TextArea):
         and the text's newest undo batch when it went (see `action_undo`)."""
 
     # -- the count of what is typed ---------------------------------------------------------------------
-    def on_text_area_changed(self) -> None:  # the screen sees the change too (its suggestions)
+    def on_text_area_changed(self) -> None:  # the conversation sees the change too (its suggestions)
         self.recount()
 
     def recount(self) -> None:

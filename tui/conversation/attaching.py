@@ -23,10 +23,10 @@ from foldchat.engine import (
 if TYPE_CHECKING:
     from foldchat.engine import Session
 
-    from ..host import ChatHost
+    from ..host import ChatHost, Sender
 
 # the message last kept back because an `@path` in it could not be attached: sent as it is on the next Enter
-_told_unattached: WeakKeyDictionary[ChatHost, str] = WeakKeyDictionary()
+_told_unattached: WeakKeyDictionary[Sender, str] = WeakKeyDictionary()
 FOLDER_FILES = 20  # a folder attaches its files up to this many (the first, by name)
 COMPLETIONS = 40
 SHOWN_PROBLEMS = 3
@@ -84,49 +84,50 @@ def read_files(session: Session, paths: list[Path]) -> tuple[list[tuple[Attachme
     return done, problems
 
 
-def take_out_last(screen: ChatHost) -> None:
+def take_out_last(conversation: Sender) -> None:
     """Backspace in the empty composer: the last attachment out, said by its name (held down, it empties
     the tray one by one), and Ctrl+Z in the composer puts it back."""
-    tray = screen.tray
+    tray = conversation.tray
     removed = tray.remove_last()
     if removed is not None:
-        screen.composer.took_away(lambda: tray.add(*removed))
-        screen.notify(f"removed {removed[0].name} from this message · Ctrl+Z brings it back", markup=False)
+        conversation.composer.took_away(lambda: tray.add(*removed))
+        conversation.notify(f"removed {removed[0].name} from this message · Ctrl+Z brings it back", markup=False)
 
 
-async def attach(screen: ChatHost, paths: list[Path]) -> list[str]:
+async def attach(conversation: Sender, paths: list[Path]) -> list[str]:
     """Read, check and count `paths`, put what can be attached in the tray, and say what happened; what
     could not be attached is returned (one line each)."""
-    session = screen.backend
+    session = conversation.backend
     if session is None:
-        screen.notify("Still starting: attach again in a moment")
+        conversation.notify("Still starting: attach again in a moment")
         return ["still starting"]
     done, problems = await off_loop(read_files, session, paths)
-    tray = screen.tray
+    tray = conversation.tray
     transcript = await off_loop(lambda: [m.message for m in session.context.transcript()])
     for attachment, tokens in done:
         tray.add(attachment, tokens)
         if (number := changed_since(transcript, attachment)) is not None:
-            screen.notify(f"{attachment.name} changed since it was attached in message #{number}: this is the new "
-                          "version", title="Changed file")  # fmt: skip
+            conversation.notify(f"{attachment.name} changed since it was attached in message #{number}: this is "
+                                "the new version", title="Changed file")  # fmt: skip
     for problem in problems[:SHOWN_PROBLEMS]:
-        screen.notify(problem, title="Not attached", severity="warning")  # shown literally: the app's notify
+        conversation.notify(problem, title="Not attached", severity="warning")  # shown literally: the app's notify
     if done:
         shown = ", ".join(a.name for a, _ in done[:5]) + ("…" if len(done) > 5 else "")
-        screen.notify(f"Attached {shown}: sent with your next message (Backspace in an empty composer removes)")
+        conversation.notify(f"Attached {shown}: sent with your next message (Backspace in an empty composer removes)")
     return problems
 
 
 async def slash_attach(screen: ChatHost, arg: str) -> None:
     """/attach PATH|GLOB: files to send with the next message (a folder: its files)."""
+    conversation = screen.conversation
     if not arg:
-        screen.notify("Usage: /attach PATH (a file, a glob such as src/*.py, or a folder)", severity="warning")
+        conversation.notify("Usage: /attach PATH (a file, a glob such as src/*.py, or a folder)", severity="warning")
         return
     paths = expand(arg)
     if not paths:
-        screen.notify(f"Nothing matches {arg}", severity="warning")
+        conversation.notify(f"Nothing matches {arg}", severity="warning")
         return
-    await attach(screen, paths)
+    await attach(conversation, paths)
 
 
 def at_paths(text: str) -> list[Path]:
@@ -168,66 +169,66 @@ def pasted_path(text: str) -> Path | None:
     return path if path is not None and path.is_file() else None
 
 
-async def attachments_for(screen: ChatHost, text: str) -> list[Attachment] | None:
+async def attachments_for(conversation: Sender, text: str) -> list[Attachment] | None:
     """What a message attaches (the tray, and its `@path` words), or None when it cannot be sent: an image
     for a model that takes none (the user removes it, one key, or switches model)."""
-    tray = screen.tray
+    tray = conversation.tray
     # most messages name no file: no trip to a thread for them
-    if "@" in text and (found := await off_loop(at_paths, text)) and screen.backend is not None:
-        problems = await attach(screen, [p for p in found if p.name not in {a.name for a in tray.attachments}])
-        if problems and _told_unattached.get(screen) != text:  # said once: the next Enter sends it as it is
-            _told_unattached[screen] = text
-            screen.composer.text = text
-            screen.notify("The message is back in the composer: Enter sends it without what was not attached",
-                          title="Not sent", severity="warning", timeout=15)  # fmt: skip
+    if "@" in text and (found := await off_loop(at_paths, text)) and conversation.backend is not None:
+        problems = await attach(conversation, [p for p in found if p.name not in {a.name for a in tray.attachments}])
+        if problems and _told_unattached.get(conversation) != text:  # said once: the next Enter sends it as it is
+            _told_unattached[conversation] = text
+            conversation.composer.text = text
+            conversation.notify("The message is back in the composer: Enter sends it without what was not attached",
+                                title="Not sent", severity="warning", timeout=15)  # fmt: skip
             return None
     attachments = tray.take()
     images = [a.name for a in attachments if a.is_image]
-    session = screen.backend
+    session = conversation.backend
     if images and session is not None and not await off_loop(takes_images, session.target):
-        keep(screen, attachments)
-        screen.composer.text = text
-        screen.notify(f"{session.target.name} takes no images: {', '.join(images)} not sent. Backspace in an "
-                      "empty composer removes the last attachment; /model picks another model.",
-                      title="Not sent", severity="warning", timeout=15)  # fmt: skip
+        keep(conversation, attachments)
+        conversation.composer.text = text
+        conversation.notify(f"{session.target.name} takes no images: {', '.join(images)} not sent. Backspace in an "
+                            "empty composer removes the last attachment; /model picks another model.",
+                            title="Not sent", severity="warning", timeout=15)  # fmt: skip
         return None
     if attachments and session is None:
-        keep(screen, attachments)
-        screen.notify("Still starting: send the attachments in a moment")
+        keep(conversation, attachments)
+        conversation.notify("Still starting: send the attachments in a moment")
         return None
     limit = session.settings.max_input_bytes if session is not None else 0
     if attachments and len(text.encode()) + sum(a.size for a in attachments) > limit:
-        keep(screen, attachments)
-        screen.composer.text = text
-        screen.notify(f"The message with its attachments is over {human_size(limit)} (max_input_bytes in "
-                      "config.toml): not sent. Backspace in an empty composer removes the last attachment.",
-                      title="Too big to send", severity="warning", timeout=15)  # fmt: skip
+        keep(conversation, attachments)
+        conversation.composer.text = text
+        conversation.notify(f"The message with its attachments is over {human_size(limit)} (max_input_bytes in "
+                            "config.toml): not sent. Backspace in an empty composer removes the last attachment.",
+                            title="Too big to send", severity="warning", timeout=15)  # fmt: skip
         return None
     return attachments
 
 
-def keep(screen: ChatHost, attachments: list[Attachment]) -> None:
+def keep(conversation: Sender, attachments: list[Attachment]) -> None:
     """Attachments of a message not sent go back to the tray."""
-    tray = screen.tray
+    tray = conversation.tray
     for attachment in attachments:
         tray.add(attachment, 0 if attachment.is_image else tray.counted.get(attachment.sha256, 0))
 
 
-async def offer_pasted(screen: ChatHost, text: str) -> None:
+async def offer_pasted(conversation: Sender, text: str) -> None:
     """A pasted path of an existing file is attached (Backspace in an empty composer takes it out)."""
     path = await off_loop(pasted_path, text)
-    if path is not None and screen.backend is not None:
-        await attach(screen, [path])
+    if path is not None and conversation.backend is not None:
+        await attach(conversation, [path])
 
 
-async def complete_path(screen: ChatHost, word: str) -> None:
+async def complete_path(conversation: Sender, word: str) -> None:
     """Tab after `@word`: the path completed when one matches, as far as all agree when several do."""
     found = await off_loop(completions, word)
-    composer = screen.composer
+    composer = conversation.composer
     common = common_start(found)
     if len(common) > len(word):
         composer.complete_word("@" + word, "@" + common)
     if len(found) > 1:
-        screen.notify("  ".join(found[:12]) + (" …" if len(found) > 12 else ""), title="Paths")
+        conversation.notify("  ".join(found[:12]) + (" …" if len(found) > 12 else ""), title="Paths")
     elif not found:
-        screen.notify(f"No file starts with {word}", severity="warning")
+        conversation.notify(f"No file starts with {word}", severity="warning")

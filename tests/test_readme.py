@@ -42,9 +42,9 @@ def test_the_readme_lists_every_slash_command_and_no_other():
 
 
 MODIFIED = re.compile(r"\b(?:(?:Ctrl|Shift|Alt)\+)+(?:F\d{1,2}\b|Enter\b|Tab\b|[A-Z]\b)")
-PLAIN = re.compile(r"\b(?:F\d{1,2}|Enter|Esc|Tab|Backspace|Home)\b|↑|`([a-z])`")  # `y`: a letter key
+PLAIN = re.compile(r"\b(?:F\d{1,2}|Enter|Esc|Tab|Backspace|Home|PageUp|PageDown)\b|↑|↓|`([a-z])`")  # `y`: a letter key
 LETTER = re.compile(r"(?<![\w+`/])[a-z](?![\w`])")  # p / c / y in the table's key column
-NAMES = {"esc": "escape", "↑": "up"}
+NAMES = {"esc": "escape", "↑": "up", "↓": "down"}
 REMARKS = {"ctrl+h"}  # named to say it is not a key of ours: terminals send it as Backspace
 
 
@@ -130,6 +130,7 @@ NOT_IN_README = {
 
 def test_every_key_of_a_screen_the_readme_describes_is_in_the_readme():
     from foldchat.tui.app import FoldchatApp
+    from foldchat.tui.conversation import Conversation
     from foldchat.tui.screens.chat import ChatScreen
     from foldchat.tui.screens.fold_inspector import FoldInspector
     from foldchat.tui.screens.message_actions import MessageActions
@@ -138,7 +139,7 @@ def test_every_key_of_a_screen_the_readme_describes_is_in_the_readme():
     from foldchat.tui.widgets.message import MessageView
 
     chat_level = dict.fromkeys(
-        [FoldchatApp, ChatScreen, Composer, MessageView, MessageActions, FoldMarker], table_keys()
+        [FoldchatApp, ChatScreen, Conversation, Composer, MessageView, MessageActions, FoldMarker], table_keys()
     )
     named = (
         chat_level

@@ -4,14 +4,13 @@ first host; these are the messages any host gets."""
 
 from __future__ import annotations
 
-from textual.app import App, ComposeResult
-from textual.widgets import OptionList
-
 from foldchat.tui.conversation import Conversation
 from foldchat.tui.slash import completions
 from foldchat.tui.widgets.attachment_tray import AttachmentTray
 from foldchat.tui.widgets.composer import Composer
 from foldchat.tui.widgets.transcript import Transcript
+from textual.app import App, ComposeResult
+from textual.widgets import OptionList
 
 
 class Host(App[None]):

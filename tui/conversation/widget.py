@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 from foldchat.engine import FoldEvent, off_loop, shown_attachments, user_message, visible
 from textual import events, getters, on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import var
@@ -68,6 +69,12 @@ def parse(text: str) -> tuple[str, str] | None:
 
 class Conversation(Vertical):
     DEFAULT_CSS = "Conversation { height: 1fr; } Conversation > #suggestions { display: none; }"
+    # the transcript pages from wherever focus is in the conversation (the composer most of the time), unless
+    # the composer holds more than it shows: then the keys are its own (`check_action`)
+    BINDINGS = [
+        Binding("pageup", "page(-1)", "Page up", show=False, priority=True),
+        Binding("pagedown", "page(1)", "Page down", show=False, priority=True),
+    ]
 
     # the screen's state, bound down (ChatScreen.compose)
     folding: var[bool] = var(False)
@@ -177,6 +184,16 @@ class Conversation(Vertical):
         shown = bool(self.suggestions.display)
         self.suggestions.display = False
         return shown
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action != "page":
+            return True
+        composer = self.composer
+        return not (composer.has_focus and composer.max_scroll_y > 0)
+
+    def action_page(self, pages: int) -> None:
+        transcript = self.transcript
+        transcript.scroll_page_down() if pages > 0 else transcript.scroll_page_up()
 
     def on_composer_empty_backspace(self, _: Composer.EmptyBackspace) -> None:
         take_out_last(self)

@@ -91,6 +91,8 @@ def help_markdown() -> str:
 | ↑ | empty composer | edit the last prompt; Enter resends it (later messages are kept, replaced), Esc cancels |
 | Ctrl+P | anywhere | command palette (every /command is there) |
 | Tab / Shift+Tab | chat | move between messages, fold markers and the composer |
+| ↑ / ↓ | a selected message | select the one before / after it (↓ past the last: the composer) |
+| PageUp / PageDown | composer | page through the conversation (the composer's own when it holds more than it shows) |
 | Enter, then p / c / y | a selected message | pin / copy it / copy its last code block (OSC 52) |
 | Enter, then e | a selected prompt | edit and resend it |
 | any letter | a selected message | goes to the composer (a selected message takes no bare letters) |

@@ -6,6 +6,8 @@ from textual.binding import Binding
 from textual.message import Message as TextualMessage
 from textual.widgets import Static
 
+from .stepping import STEP_BINDINGS, step_focus
+
 
 def marker_text(folded: int, before: int, after: int, summarizer: str, pinned: tuple[int, int]) -> str:
     text = f"⟨ Folded {folded} messages · {before:,} → {after:,} tokens · {summarizer}"
@@ -20,7 +22,7 @@ class FoldMarker(Static, can_focus=True):
                  border-top: dashed $accent; border-bottom: dashed $accent; }
     FoldMarker:focus { background: $boost; }
     """
-    BINDINGS = [Binding("enter", "inspect", "Inspect fold")]
+    BINDINGS = [Binding("enter", "inspect", "Inspect fold"), *STEP_BINDINGS]
 
     class Selected(TextualMessage):
         def __init__(self, fold_id: int) -> None:
@@ -36,3 +38,6 @@ class FoldMarker(Static, can_focus=True):
 
     def on_click(self) -> None:
         self.action_inspect()
+
+    def action_step(self, step: int) -> None:
+        step_focus(self, step)

@@ -27,6 +27,7 @@ from ..literal import literal, shortened
 from .placed import PlacedWidget
 from .reply_markdown import ParsedMarkdown, ReplyMarkdown
 from .reply_stream import ReplyStream, StreamTail
+from .stepping import STEP_BINDINGS, step_focus
 
 if TYPE_CHECKING:
     from foldchat.engine import Recalled, StoredMessage
@@ -135,7 +136,7 @@ class MessageView(PlacedWidget, can_focus=True):
     MessageView.-failed { border-title-color: $warning; }
     MessageView Collapsible { margin: 0; padding: 0; border: none; }
     """
-    BINDINGS = [Binding("enter", "actions", "Pin · copy · edit")]
+    BINDINGS = [Binding("enter", "actions", "Pin · copy · edit"), *STEP_BINDINGS]
 
     class PinRequested(TextualMessage):
         def __init__(self, view: MessageView) -> None:
@@ -305,6 +306,9 @@ class MessageView(PlacedWidget, can_focus=True):
 
     def action_pin(self) -> None:
         self.post_message(self.PinRequested(self))
+
+    def action_step(self, step: int) -> None:
+        step_focus(self, step)
 
     def action_actions(self) -> None:
         """The message's actions, chosen on purpose (a menu), never by a bare letter typed by mistake."""

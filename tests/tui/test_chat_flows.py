@@ -247,6 +247,11 @@ async def test_a_reply_cut_by_the_output_cap_is_marked_and_continue_asks_for_the
         await wait_for(pilot, lambda: len(replies(screen)) == 2 and replies(screen)[-1].data.status == "complete")
         assert fake.requests[-1]["messages"][-1]["content"].startswith("Please continue")
         assert "[cut at" not in replies(screen)[-1].data.note
+        asked = len(fake.requests)
+        await send(pilot, "/continue")  # the last reply is whole: nothing to continue, nothing sent
+        await pilot.pause()
+        assert len(fake.requests) == asked and len(replies(screen)) == 2
+        assert any("nothing to continue" in str(n.message) for n in app._notifications)
 
 
 async def test_conversations_open_with_keys_terminals_deliver(app_factory, fake):

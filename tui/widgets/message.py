@@ -78,6 +78,8 @@ class MessageData:
     recalled: tuple[str, str] | None = None
     """What automatic recall added to this prompt's request: ("recalled #12, #48 · 312 tokens", the
     passages), a collapsed line under the prompt that Enter opens."""
+    cut: bool = False
+    """A reply the output cap ended: /continue asks for the rest of it."""
     number: int | None = None
     """Its number in the conversation (`Context.message_numbers`: what snapshots, stubs, the inspector and
     `recall` cite as "#12"); None until it is stored (a reply is numbered as its turn ends)."""
@@ -104,6 +106,7 @@ class MessageData:
             tool_name=visible(message.name) if message.name else None,
             reasoning=visible(str(message.extras.get("reasoning_content") or "")),
             superseded=stored.superseded_by is not None,
+            cut=cut,
         )
 
 

@@ -216,6 +216,7 @@ class ReplyFace:
             case Finished():
                 view.set_status("complete")
                 if event.finish_reason == "length":  # the output cap ended it, mid-word perhaps
+                    view.data.cut = True
                     view.set_note(cut_note(event, self.session.target))
             case Failed():
                 if not view.data.tool_calls:  # a stored tool round stays what it is; the toast says why

@@ -61,7 +61,9 @@ class HistoryScreen(ModalScreen[HistoryAction | None]):
     HistoryScreen { align: center middle; }
     HistoryScreen > Vertical { width: 100; max-width: 95%; height: 80%; border: thick $primary;
                                background: $surface; padding: 0 1; }
-    HistoryScreen OptionList { height: 1fr; }
+    /* a row a line (a long title or matched line is cut with an ellipsis): wrapped, its second line started
+       at the left edge, under the id column */
+    HistoryScreen OptionList { height: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
     HistoryScreen #rename { display: none; }
     HistoryScreen.-renaming #rename { display: block; }
     """

@@ -88,6 +88,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (`X 
     )
     from .providers.target import ModelTarget as ModelTarget
     from .recall_passages import Recalled as Recalled
+    from .recall_wording import line_without_recall as line_without_recall
     from .recovery import save_unsaved_text as save_unsaved_text
     from .regular_file import read_regular as read_regular
     from .replies import ReplyEvent as ReplyEvent
@@ -236,6 +237,7 @@ _EXPORTS = {
     "decide": "policy",
     "Snapshot": "snapshot",
     "is_snapshot_message": "snapshot",
+    "line_without_recall": "recall_wording",
     "is_standing_rule": "facts",
     "RulesSummarizer": "summarizers",
     "Summarizer": "summarizers",

@@ -22,6 +22,11 @@ LEFT_OUT_UNRECALLED = LEFT_OUT.removesuffix(" (recall them by number)")
 STUB_UNRECALLED = "left out of this request"
 
 
+def line_without_recall(line: str) -> str:
+    """A line of a snapshot as a model without the `recall` tool reads it (the fold inspector shows it so)."""
+    return line.replace(LEFT_OUT, LEFT_OUT_UNRECALLED)
+
+
 def without_recall(messages: list[Message]) -> list[Message]:
     """`messages` as a model without the `recall` tool is sent them."""
     return [_reworded(message) for message in messages]

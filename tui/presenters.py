@@ -10,6 +10,7 @@ from foldchat.engine import (
     Usage,
     UsageTotals,
     is_snapshot_message,
+    line_without_recall,
     missing_key,
     reply_line,
     reply_usages,
@@ -77,9 +78,12 @@ def fold_view(session: Session, fold_id: int) -> FoldView:
     text = session.chain.snapshot_text(fold)
     snapshot = session.chain.snapshot_of(fold)
     sections: list[tuple[str, list[str]]] = []
+    # as the model reads it: one without the recall tool (the local model) is not told to recall
+    worded = (lambda line: line) if session.context.offers_recall(session.target) else line_without_recall
     for name in SNAPSHOT_SECTIONS:
         value = getattr(snapshot, name)
-        sections.append((name, [value] if isinstance(value, str) and value else list(value or [])))
+        lines = [value] if isinstance(value, str) and value else list(value or [])
+        sections.append((name, [worded(line) for line in lines]))
     numbers = session.context.message_numbers()  # the conversation's own 1-based numbers, not database ids
     by_id = {m.id: m for m in session.context.transcript()}
     covered_ids = session.chain.covered_ids(fold)

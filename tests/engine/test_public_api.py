@@ -64,6 +64,7 @@ EXPECTED = {
     "PassagesRecalled",
     "Recalled",
     "is_snapshot_message",
+    "line_without_recall",
     "is_standing_rule",
     "status_suffix",
     "load_settings",

@@ -35,18 +35,29 @@ def conversation(tokens: int) -> list[dict[str, str]]:
     return kept
 
 
-async def first_word(session) -> float:
-    from foldchat.engine import TextDelta
+async def first_word(session) -> tuple[float | None, str]:
+    """Seconds to the reply's first word (None: no word came), and why the reply failed ("" when it did not)."""
+    from foldchat.engine import Failed, TextDelta
 
     started = time.perf_counter()
-    first = float("nan")
+    first: float | None = None
+    failure = ""
     async for event in session.reply():  # read to the end: the reply is stored as the app stores it
-        if isinstance(event, TextDelta) and event.text.strip() and first != first:
+        if isinstance(event, TextDelta) and event.text.strip() and first is None:
             first = time.perf_counter() - started
-    return first
+        elif isinstance(event, Failed):
+            failure = event.error
+    return first, failure
 
 
-def run(read_ahead: bool, messages: list[dict[str, str]], typing: float, threads: int | None) -> tuple[float, float]:
+def said(first: float | None, failure: str) -> str:
+    """A first word's time, or what came instead (a deadline passed under load, say)."""
+    if first is not None:
+        return f"{first:6.2f} s"
+    return f"no word: {failure or 'the reply was empty'}"
+
+
+def run(read_ahead: bool, messages: list[dict[str, str]], typing: float, threads: int | None) -> tuple[str, float]:
     from foldchat.engine import OpenOptions, Session
     from foldchat.engine.messages import parse_messages
 
@@ -68,7 +79,7 @@ def run(read_ahead: bool, messages: list[dict[str, str]], typing: float, threads
         warm = session.warmer.seconds or float("nan")
         time.sleep(max(0.0, typing - (time.perf_counter() - typed)))
         session.add_user_message("Thanks! And what time does the fado start?")
-        first = asyncio.run(first_word(session))
+        first = said(*asyncio.run(first_word(session)))
         session.registry.local.stop()
     return first, warm
 
@@ -83,8 +94,9 @@ def main() -> None:
     before, _ = run(False, messages, args.typing, args.threads)
     after, warm = run(True, messages, args.typing, args.threads)
     print(f"context ~{args.tokens} tokens ({len(messages)} messages), user typing {args.typing:.0f} s")
-    print(f"first word without read-ahead: {before:6.2f} s")
-    print(f"first word with read-ahead:    {after:6.2f} s   (the read-ahead took {warm:.1f} s while the user typed)")
+    print(f"first word without read-ahead: {before}")
+    took = f"{warm:.1f} s" if warm == warm else "longer than the typing"  # nan: not done when the user sent
+    print(f"first word with read-ahead:    {after}   (the read-ahead took {took} while the user typed)")
 
 
 if __name__ == "__main__":

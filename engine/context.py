@@ -16,7 +16,7 @@ from .fold.condense import condense_oversized
 from .fold.layout import FoldLayout, NewFold, transcript_numbers
 from .headroom import Usage as Usage, turn_size  # Usage read from here too (fold/chain.py, turn.py)
 from .messages import Message
-from .providers.adapt import TargetRules, adapt, rules_for_target
+from .providers.adapt import TargetRules, adapt, rules_for_target, with_own_prompt
 from .providers.backend import Backend
 from .providers.registry import ModelRegistry
 from .providers.target import ModelTarget
@@ -142,7 +142,8 @@ class Context:
         counter = self.registry.counter(target)
         stored = list(transcript) if transcript is not None else self.transcript()
         messages = sent(stored)
-        tokens = counter.count(self.with_fold(messages, self.active_fold(), target))
+        # as sent: with the system prompt the embedded model gets of Foldchat's (24-46 tokens)
+        tokens = counter.count(with_own_prompt(self.with_fold(messages, self.active_fold(), target), target))
         if extra_text:
             tokens += counter.count_message(Message.user(extra_text))
         policy = self.settings.fold
@@ -182,9 +183,10 @@ class Context:
         return fitted(message, room - self._system_tokens(target), self.registry.counter(target).count_text)
 
     def _system_tokens(self, target: ModelTarget) -> int:
-        """What the conversation's system prompts take of `target`'s window."""
-        systems = [s.message for s in self.transcript() if s.message.role == "system" and sendable(s)]
-        return self.registry.counter(target).count(systems)
+        """What the conversation's system prompts take of `target`'s window (the backend's own too)."""
+        stored = [s.message for s in self.transcript() if sendable(s)]
+        systems = [m for m in stored if m.role == "system"]
+        return self.registry.counter(target).count(with_own_prompt(systems, target, said=stored))
 
     def message_numbers(self) -> dict[int, int]:
         """Message id -> its 1-based number in this conversation's transcript."""

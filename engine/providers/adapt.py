@@ -207,6 +207,15 @@ def _as_plain_text(message: Message) -> dict[str, object]:
     return {"content": (message.text + calls).strip(), "tool_calls": (), "has_content_key": True}
 
 
+def with_own_prompt(messages: Sequence[Message], target: ModelTarget, said: Sequence[Message] = ()) -> list[Message]:
+    """`messages` with the system prompt `target`'s backend adds of its own (the embedded model's, in the
+    language of `said`, else of `messages`: local/system_prompt.py), as `adapt` sends them: what the gauge
+    and the window's arithmetic count. Unchanged for a backend that adds none."""
+    if not target.backend.own_system_prompt:
+        return list(messages)
+    return with_system_prompt(messages, local_system_prompt(said or messages))
+
+
 def takes_images(target: ModelTarget) -> bool:
     """Whether `target` reads image parts (litellm says; the embedded local model reads text only)."""
     return rules_for_target(target).vision

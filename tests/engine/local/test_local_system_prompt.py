@@ -5,12 +5,14 @@ after it, so it wins where they disagree; hosted models get none; nothing of it 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from foldchat.engine import OpenOptions, Session
 from foldchat.engine.config import ModelAlias, Settings
 from foldchat.engine.local.system_prompt import PROMPTS, language_of
 from foldchat.engine.messages import Message
-from foldchat.engine.providers.backend import EMBEDDED
+from foldchat.engine.providers.backend import EMBEDDED, PROVIDER
 from foldchat.engine.providers.target import ModelTarget
 from hypothesis import given, settings, strategies as st
 
@@ -87,6 +89,21 @@ async def test_the_read_ahead_reads_the_same_start_the_reply_sends(fake, tmp_pat
         ahead = [m.to_dict() for m in session.context.adapted_context(target)]
         messages = await sent_to(session, target, fake)
         assert messages[: len(ahead)] == ahead
+
+
+def test_the_gauge_and_the_window_check_count_the_prompt_the_local_model_is_sent(fake, tmp_path, monkeypatch):
+    """What the gauge shows is what is sent: Foldchat's prompt too (24-46 tokens), not only the stored messages."""
+    with open_session(fake, tmp_path, monkeypatch) as session:
+        session.replies.add_user_message("¿Cuál es el código de mi reserva?")
+        # counted with a tokenizer of the test's: the embedded model's own counter is its server's
+        target = replace(local_target(fake), backend=replace(EMBEDDED, counts_itself=False))
+        counter = session.registry.counter(target)
+        sent = [Message.system(PROMPTS["es"]), Message.user("¿Cuál es el código de mi reserva?")]
+        assert session.context.usage(target).tokens == counter.count(sent)
+        hosted = replace(target, backend=PROVIDER)
+        assert session.context.usage(hosted).tokens == counter.count(sent[1:])
+        too_big = session.context.too_big_to_send(target, "¿Cuál es? " * 8000)
+        assert too_big is not None and f"system prompt ({counter.count(sent[:1]):,})" in too_big
 
 
 def test_each_prompt_is_short_and_english_says_both_things():

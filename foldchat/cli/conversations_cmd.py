@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import time
 
 from foldchat.cli.ids import record_id
+from foldchat.cli.listing import Row, lines
 from foldchat.cli.runtime import add_config_option, open_archive
 from foldchat.engine import visible
 
@@ -56,12 +58,13 @@ def run_list(args: argparse.Namespace) -> int:
         if not rows:
             print('no conversations yet: foldchat ask "hello" starts one', file=sys.stderr)
             return 0
-        for c in rows:
-            print(
-                f"{c.id:>5}  {_when(c.updated_at)}  {c.message_count:>5} msgs  {visible(c.model or '-'):<24}  {visible(c.title)}"
-            )
-            if excerpts.get(c.id):
-                print(f"       › {visible(excerpts[c.id])}")
+        shown = [
+            Row(c.id, _when(c.updated_at), c.message_count, visible(c.model or "-"), visible(c.title),
+                visible(excerpts.get(c.id) or ""))
+            for c in rows
+        ]  # fmt: skip
+        width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+        print("\n".join(lines(shown, width)))
         if not args.search and (spent := usage_totals(archive.store)).cost > 0:  # every conversation's replies
             print(f"total cost: {total_line(spent)}")
     return 0

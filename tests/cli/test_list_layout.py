@@ -9,9 +9,8 @@ import pty
 import subprocess
 import sys
 
-from foldchat.cli.listing import Row, lines
-
 from cli.test_import_cli import environment, run
+from foldchat.cli.listing import Row, lines
 
 TITLE = "Plan the Lisbon trip: hotels, trams, the fado night and every invoice that is due in June"
 ROWS = [Row(1, "2026-11-29 07:25", 6, "local", TITLE), Row(12, "2026-11-28 18:02", 140, "gpt-4o", "short", "› x")]

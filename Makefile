@@ -25,7 +25,10 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/python scripts/typecheck.py
-	$(BIN)/pytest -q
+	@# two workers, a test file each at a time (its module fixtures, a wheel or a local server, are built once): on
+	@# 2 cores one worker's waits (child processes, sockets, the local model) overlap the other's CPU. A plain
+	@# `pytest` (one file, --snapshot-update) stays one process
+	$(BIN)/pytest -q -n 2 --dist loadfile
 
 bench: $(STAMP)
 	$(BIN)/python bench/fold_bench.py

@@ -210,8 +210,9 @@ def _as_plain_text(message: Message) -> dict[str, object]:
 def with_own_prompt(messages: Sequence[Message], target: ModelTarget, said: Sequence[Message] = ()) -> list[Message]:
     """`messages` with the system prompt `target`'s backend adds of its own (the embedded model's, in the
     language of `said`, else of `messages`: local/system_prompt.py), as `adapt` sends them: what the gauge
-    and the window's arithmetic count. Unchanged for a backend that adds none."""
-    if not target.backend.own_system_prompt:
+    and the window's arithmetic count. Unchanged for a backend that adds none, and with nothing said yet (no
+    request, nothing counted: an empty conversation's gauge never asks the local server)."""
+    if not target.backend.own_system_prompt or not (said or messages):
         return list(messages)
     return with_system_prompt(messages, local_system_prompt(said or messages))
 

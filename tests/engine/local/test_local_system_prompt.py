@@ -94,9 +94,10 @@ async def test_the_read_ahead_reads_the_same_start_the_reply_sends(fake, tmp_pat
 def test_the_gauge_and_the_window_check_count_the_prompt_the_local_model_is_sent(fake, tmp_path, monkeypatch):
     """What the gauge shows is what is sent: Foldchat's prompt too (24-46 tokens), not only the stored messages."""
     with open_session(fake, tmp_path, monkeypatch) as session:
-        session.replies.add_user_message("¿Cuál es el código de mi reserva?")
         # counted with a tokenizer of the test's: the embedded model's own counter is its server's
         target = replace(local_target(fake), backend=replace(EMBEDDED, counts_itself=False))
+        assert session.context.usage(target).tokens == 0  # nothing said, nothing sent: nothing counted
+        session.replies.add_user_message("¿Cuál es el código de mi reserva?")
         counter = session.registry.counter(target)
         sent = [Message.system(PROMPTS["es"]), Message.user("¿Cuál es el código de mi reserva?")]
         assert session.context.usage(target).tokens == counter.count(sent)

@@ -10,7 +10,7 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from foldchat.engine import off_loop
+from foldchat.engine import off_loop, visible
 from textual import events, work
 from textual.binding import Binding
 from textual.message import Message as TextualMessage
@@ -19,6 +19,7 @@ from textual.widgets import TextArea
 from .latest import Latest
 
 if TYPE_CHECKING:
+    from textual.document._document import EditResult, Location
     from textual.document._edit import Edit
 
 NEWLINE_KEYS = ("ctrl+j", "shift+enter", "alt+enter")
@@ -207,6 +208,16 @@ class Composer(TextArea):
         for binding in self._bindings.key_to_bindings.get(key.key, ()):
             if await self.app.run_action(binding.action, self):
                 return
+
+    # -- what goes in: never a raw control byte -----------------------------------------------------------
+    # The text area writes its lines to the terminal as they are: an ESC or BEL in a prompt opened for
+    # editing, a draft or a paste would be obeyed (the title set, colours changed, OSC 52 the clipboard).
+    # Every way text comes in goes through these two, so it holds the visible stand-ins instead (␛, ␇).
+    def load_text(self, text: str) -> None:
+        super().load_text(visible(text))
+
+    def _replace_via_keyboard(self, insert: str, start: Location, end: Location) -> EditResult | None:
+        return super()._replace_via_keyboard(visible(insert), start, end)
 
     async def take_paste(self, text: str) -> None:
         """A paste made while a dialog is over the chat, as if the composer had focus."""

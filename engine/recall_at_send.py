@@ -14,7 +14,7 @@ and what was recalled is stored beside the user message (store/recall_rows.py) f
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
 from .attachments import said
@@ -78,13 +78,15 @@ class SendRecall:
         plain: Sequence[Message],
         room: int,
         count_text: CountText,
+        replaced: Collection[int] = (),
     ) -> Recalled | None:
         """The passages for the request whose context is `plain` (built from `transcript`): within `[fold]
-        recall_budget` and the `room` the window has left after the context and the reply's reserve."""
+        recall_budget` and the `room` the window has left after the context and the reply's reserve. The
+        `replaced` messages (the replies a regenerate replaces) are never recalled into it."""
         budget = min(self.context.settings.fold.recall_at(target.window, target.backend.small_recall_budget), room)
         if not self.on or budget <= 0:
             return None
-        texts, originals = numbered(transcript, plain)
+        texts, originals = numbered(transcript, plain, replaced)
         self.index.sync(texts)
         return find_passages(self.index, originals, plain, budget, count_text)
 
@@ -115,11 +117,11 @@ class SendRecall:
 
 
 def numbered(
-    transcript: Sequence[StoredMessage], context: Sequence[Message]
+    transcript: Sequence[StoredMessage], context: Sequence[Message], replaced: Collection[int] = ()
 ) -> tuple[list[tuple[int, str]], list[Original]]:
     """In one pass over `transcript` (at 10,000 messages every pass is milliseconds of a send): each sendable
     message's number and text (what the index holds), and those of them `context` does not send word for
-    word, with when they were said (what may be recalled; `recall.recallable`)."""
+    word and the user did not replace, with when they were said (what may be recalled; `recall.recallable`)."""
     sent = {m.key: m.text for m in context if m.key is not None}
     texts: list[tuple[int, str]] = []
     originals: list[Original] = []
@@ -127,7 +129,9 @@ def numbered(
         if sendable(stored):
             message = stored.message
             texts.append((number, message.text))
-            if message.key is None or sent.get(message.key) != message.text:
+            # a reply being regenerated, a replaced one, an edited prompt: left out on purpose, never recalled
+            unsent = message.key is None or sent.get(message.key) != message.text
+            if unsent and stored.superseded_by is None and stored.id not in replaced:
                 originals.append(Original(number, message, stored.created_at))
     return texts, originals
 

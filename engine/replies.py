@@ -189,7 +189,7 @@ class Replies:
         prompt_id = next((m.key for m in reversed(plain) if m.role == "user" and not m.is_snapshot), None)
         if find_recall:
             room = self._room(target, tokens)
-            recalled = self.at_send.for_request(target, transcript, plain, room, counter.count_text)
+            recalled = self.at_send.for_request(target, transcript, plain, room, counter.count_text, stale)
             if recalled is not None and prompt_id is not None:
                 self.at_send.remember(prompt_id, recalled)
         pair = 0 if recalled is None else sum(map(counter.count_message, recall_pair(recalled)))

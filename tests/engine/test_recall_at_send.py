@@ -180,3 +180,20 @@ def test_a_request_with_no_fold_has_no_recall(fake, tmp_path, monkeypatch):
         session.store_fake = fake  # type: ignore[attr-defined]
         messages, _ = ask(session, "what did we sow in row 23?")
         assert recall_block(messages) is None
+
+
+def test_a_reply_being_regenerated_is_never_recalled_into_its_own_retry(asking: Session, fake):
+    """Ctrl+R replaces the last reply: recalling it into the new request fed the old attempt back (a user
+    stopped a reply with Esc, regenerated, and the new one carried the stopped one on)."""
+    fake.reply = "Ada keeps the Skerry lighthouse lamp burning; her keeper's log is in drawer 7 of the tower."
+    ask(asking, "Tell me a story about Ada, the keeper of the Skerry lighthouse, and her lamp")
+    old = [s for s in asking.context.transcript() if s.message.role == "assistant"][-1]
+    assert "Skerry" in old.message.text
+
+    async def regenerate() -> list[object]:
+        return [event async for event in asking.reply(regenerate=True)]
+
+    events = asyncio.run(regenerate())
+    messages = fake.requests[-1]["messages"]
+    assert "drawer 7" not in json.dumps(messages)  # neither in the context nor recalled
+    assert not any(isinstance(e, PassagesRecalled) and "drawer" in str(e) for e in events)

@@ -32,6 +32,10 @@ async def test_a_word_typed_in_the_inspector_goes_to_the_composer_and_its_action
 
         await pilot.press("ctrl+e")  # its actions are on keys that are not typed
         assert inspector.has_class("-editing")
-        await pilot.press("escape", "escape")
+        hint = str(inspector.query_one("#inspector").border_subtitle)
+        assert "typing edits the snapshot" in hint and "composer" not in hint  # it said the composer there
+        await pilot.press("escape")
+        assert "typing goes on in the composer" in str(inspector.query_one("#inspector").border_subtitle)
+        await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is screen)
         assert screen.query_one(Composer).text == "every rule, undo, open, preview"

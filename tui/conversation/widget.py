@@ -179,6 +179,15 @@ class Conversation(Vertical):
         composer.text = f"/{name} "
         composer.move_cursor(composer.document.end)
 
+    def on_composer_tab_out(self, _: Composer.TabOut) -> None:
+        """Tab from the composer selects the latest message (↑ walks back from there); with none, the next
+        thing on the screen."""
+        items = [w for w in self.screen.focus_chain if w.parent is self.transcript]
+        if items:
+            items[-1].focus()
+        else:
+            self.screen.focus_next()
+
     def close_suggestions(self) -> bool:
         """Esc: the suggestions close; True when they were open."""
         shown = bool(self.suggestions.display)
@@ -336,8 +345,11 @@ class Conversation(Vertical):
             self.composer.clear()
             self.notify("Edit cancelled")
         elif self.streaming:
+            views = self.transcript.message_views()
+            began = bool(views) and views[-1].data.role == "assistant" and bool(views[-1].data.text.strip())
             self.workers.cancel_group(self.transcript, "reply")
-            self.notify("Stopped: the partial reply is kept")
+            said = "Stopped: the partial reply is kept" if began else "Stopped before the reply began: Ctrl+R asks again"
+            self.notify(said)
         else:
             return False
         return True

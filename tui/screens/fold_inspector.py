@@ -116,6 +116,7 @@ class FoldInspector(ModalScreen[InspectorAction | None]):
         Binding("ctrl+o", "open_message", "Open #"),
     ]
     TYPING_HINT = "typing goes on in the composer · Esc closes"
+    EDITING_HINT = "typing edits the snapshot · Ctrl+S saves · Esc leaves the editor"
 
     def __init__(self, view: FoldView, forward: Composer | None = None) -> None:
         super().__init__()
@@ -177,6 +178,7 @@ class FoldInspector(ModalScreen[InspectorAction | None]):
         """Esc backs out one level: out of the editor or the focus field first, then closes."""
         if self.has_class("-editing") or self.has_class("-refolding") or self.has_class("-opening"):
             self.remove_class("-editing", "-refolding", "-opening")
+            self._say_where_typing_goes()
             self.query_one("#save", Button).disabled = True
             self.query_one("#body").focus()
             return
@@ -199,8 +201,15 @@ class FoldInspector(ModalScreen[InspectorAction | None]):
 
     def action_edit(self) -> None:
         self.add_class("-editing")
+        self._say_where_typing_goes()
         self.query_one("#save", Button).disabled = False
         self.query_one("#editor", TextArea).focus()
+
+    def _say_where_typing_goes(self) -> None:
+        """The frame's hint: while the snapshot is edited typing is the editor's, not the composer's."""
+        if self.forward is not None:
+            hint = self.EDITING_HINT if self.has_class("-editing") else self.TYPING_HINT
+            self.query_one("#inspector", Vertical).border_subtitle = hint
 
     def save(self) -> None:
         """Saved only if every line is in a section: any other is refused by name and the editor stays open."""

@@ -75,6 +75,8 @@ MODEL = "openrouter/anthropic/claude-3.5-sonnet-20241022-with-a-long-alias-name"
 
 
 class PinnedReply(App[None]):
+    AUTO_FOCUS = ""  # the header as drawn unselected (the transcript is no focus stop: the message would be)
+
     def compose(self) -> ComposeResult:
         yield Transcript()
 

@@ -1,6 +1,7 @@
 """Moving through the transcript with the keys a chat app has: PageUp/PageDown page it from the composer (unless
 the composer holds more than it shows: then they are the composer's), and ↑/↓ on a selected message select
-the one before or after it (↓ on the last goes back to the composer)."""
+the one before or after it (↓ on the last goes back to the composer); Tab from the composer selects the
+latest message (it stopped on the transcript's scroll view, which showed nothing, then went to #1)."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ async def test_page_keys_page_the_transcript_from_the_composer(app_factory, fake
         assert transcript.scroll_y == at and composer.cursor_location[0] < 39  # the composer's own page up
 
 
-async def test_up_and_down_on_a_selected_message_select_its_neighbours(app_factory, fake):
+async def test_tab_selects_the_latest_message_and_up_and_down_its_neighbours(app_factory, fake):
     async with ready_chat(app_factory(), (100, 30)) as (pilot, screen):
         fake.reply = "one"
         await send(pilot, "first question")
@@ -44,7 +45,9 @@ async def test_up_and_down_on_a_selected_message_select_its_neighbours(app_facto
         await send(pilot, "second question")
         views = list(screen.query(MessageView))
         assert [v.data.text for v in views] == ["first question", "one", "second question", "two"]
-        views[-1].focus()
+        screen.query_one(Composer).focus()
+        await pilot.press("tab")  # from the composer: the latest message, not the first nor the scroll view
+        assert views[-1].has_focus
         await pilot.press("up")
         assert views[2].has_focus
         await pilot.press("up", "up", "up")  # stays on the first

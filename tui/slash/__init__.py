@@ -82,7 +82,7 @@ def help_markdown() -> str:
 | Enter | composer | send |
 | Ctrl+J | composer | new line (Shift+Enter too, where the terminal reports it) |
 | Ctrl+L | composer | clear it (Ctrl+Z brings the text back; F7 selects all; Ctrl+L elsewhere focuses it) |
-| Tab | composer | complete a /command |
+| Tab | composer | complete a /command or an @path; else select the latest message |
 | Esc | chat | stop the reply (the partial reply is kept, marked) |
 | Ctrl+R | chat | regenerate the last reply |
 | Ctrl+O | chat | switch model (recent models and every provider whose key is set) |

@@ -41,7 +41,10 @@ class Composer(TextArea):
             self.text = text
 
     class TabPressed(TextualMessage):
-        pass
+        """Tab on a /command being typed: the suggestions complete it."""
+
+    class TabOut(TextualMessage):
+        """Tab anywhere else: focus leaves for the transcript's latest message."""
 
     class EditLastRequested(TextualMessage):
         """↑ in an empty composer: the conversation loads the last prompt for editing."""
@@ -192,6 +195,11 @@ class Composer(TextArea):
             event.prevent_default()
             event.stop()
             self.post_message(self.PathTab(word[1:]))
+            return
+        if event.key == "tab" and self.tab_behavior == "focus":
+            event.prevent_default()
+            event.stop()
+            self.post_message(self.TabOut())
             return
         if event.key == "backspace" and self.empty:
             self.post_message(self.EmptyBackspace())

@@ -44,7 +44,9 @@ class FoldItem:
 Item = MessageData | FoldItem
 
 
-class Transcript(VerticalScroll):
+class Transcript(VerticalScroll, can_focus=False):
+    # not a stop of its own for Tab: focused, it showed nothing and took ↑/↓; its messages and fold markers
+    # are what Tab, ↑/↓ (stepping.py) and PageUp/PageDown (the conversation's) move through
     WINDOW = 40
     MOUNTED_AT_MOST = 2 * WINDOW
     virtual_size = quiet_virtual_size()  # one layout pass per message added, not two (placed.py)

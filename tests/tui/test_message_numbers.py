@@ -179,7 +179,7 @@ async def test_opened_at_a_match_far_back_the_rest_comes_as_the_user_scrolls_dow
         assert transcript.later == 0 and not transcript.query("#later")
         assert [v.data for v in transcript.message_views()] == transcript.said()  # every message once, in order
         assert [d.number for d in transcript.said()] == list(range(1, 91))
-        assert screen.session.conversation_id == seeded and not screen.conversation.unanswered()
+        assert screen.session.conversation_id == seeded and not screen.transcript.unanswered()
 
 
 async def test_opened_far_back_a_conversation_ending_unanswered_is_answered_by_ctrl_r(app_factory, fake, tmp_path):
@@ -192,7 +192,7 @@ async def test_opened_far_back_a_conversation_ending_unanswered_is_answered_by_c
         await wait_for(pilot, lambda: isinstance(app.focused, MessageView))
         transcript = screen.query_one(Transcript)
         assert transcript.later > 0 and transcript.message_views()[-1].data.role == "assistant"
-        assert screen.conversation.unanswered()
+        assert screen.transcript.unanswered()
         await pilot.press("ctrl+r")
         await wait_for(pilot, lambda: fake.requests and transcript.message_views()[-1].data.status == "complete")
         assert fake.requests[-1]["messages"][-1]["content"] == "and the ferry back?"

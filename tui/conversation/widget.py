@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from foldchat.engine import FoldEvent, off_loop, shown_attachments, user_message, visible
 from textual import events, getters, on
@@ -26,10 +26,8 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import var
 from textual.widgets import OptionList, TextArea
-from textual.widgets.option_list import Option
 from textual.worker import Worker
 
-from ..literal import literal
 from ..widgets import reply_turn
 from ..widgets.attachment_tray import AttachmentTray
 from ..widgets.composer import Composer
@@ -41,20 +39,10 @@ from ..widgets.transcript import Transcript
 from . import editing
 from .attaching import attachments_for, complete_path, offer_pasted, take_out_last
 from .refusals import refuse_while_replying
+from .suggestions import Command, CommandSuggestions
 
 if TYPE_CHECKING:
     from foldchat.engine import FoldReport, Session
-
-
-class Command(Protocol):
-    """A slash command as the suggestions show it (tui/slash: `SlashCommand`)."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def usage(self) -> str: ...
-    @property
-    def help(self) -> str: ...
 
 
 def parse(text: str) -> tuple[str, str] | None:
@@ -68,7 +56,7 @@ def parse(text: str) -> tuple[str, str] | None:
 
 
 class Conversation(Vertical):
-    DEFAULT_CSS = "Conversation { height: 1fr; } Conversation > #suggestions { display: none; }"
+    DEFAULT_CSS = "Conversation { height: 1fr; }"
     # the transcript pages from wherever focus is in the conversation (the composer most of the time), unless
     # the composer holds more than it shows: then the keys are its own (`check_action`)
     BINDINGS = [
@@ -85,7 +73,7 @@ class Conversation(Vertical):
     composer = getters.query_one(Composer)
     transcript = getters.query_one(Transcript)
     tray = getters.query_one(AttachmentTray)
-    suggestions = getters.query_one("#suggestions", OptionList)
+    suggestions = getters.query_one(CommandSuggestions)
 
     # what it posts up, besides the turn's own messages (widgets/reply_turn.py, posted by the reply worker)
     @dataclass
@@ -130,7 +118,7 @@ class Conversation(Vertical):
     def compose(self) -> ComposeResult:
         yield Transcript()
         yield FoldProgressLine(id="fold-progress").data_bind(active=Conversation.folding)
-        yield OptionList(id="suggestions")
+        yield CommandSuggestions(self.commands)
         yield AttachmentTray()
         yield Composer()
 
@@ -144,15 +132,8 @@ class Conversation(Vertical):
 
     # -- typing -----------------------------------------------------------------------------------------
     def on_text_area_changed(self, event: Composer.Changed) -> None:
-        composer = self.typed_in = event.text_area  # its text is read when kept: joining it at every key is O(n)
-        matches = self.commands(composer.document.get_line(0)) if composer.document.line_count == 1 else []
-        suggestions = self.suggestions
-        if matches or suggestions.option_count:  # most keystrokes: nothing to suggest, nothing to redo
-            suggestions.clear_options()
-            suggestions.add_options([Option(literal(f"{c.usage:<24} {c.help}"), id=c.name) for c in matches])
-        suggestions.display = bool(matches)
-        if matches:
-            suggestions.highlighted = 0
+        self.typed_in = event.text_area  # its text is read when kept: joining it at every key is O(n)
+        self.suggestions.offer(event.text_area)
 
     def on_composer_counted(self, event: Composer.Counted) -> None:
         """The composer counted what is typed (`Composer.count_typed`): up with what the tray adds."""
@@ -164,10 +145,8 @@ class Conversation(Vertical):
         self.post_message(self.Typed(self.composer.typed_tokens + event.tokens))
 
     def on_composer_tab_pressed(self, _: Composer.TabPressed) -> None:
-        suggestions = self.suggestions
-        if suggestions.display and suggestions.option_count:
-            option = suggestions.get_option_at_index(suggestions.highlighted or 0)
-            self._complete_command(option.id)
+        if (name := self.suggestions.highlighted_name()) is not None:
+            self._complete_command(name)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option_list.id == "suggestions":
@@ -190,9 +169,7 @@ class Conversation(Vertical):
 
     def close_suggestions(self) -> bool:
         """Esc: the suggestions close; True when they were open."""
-        shown = bool(self.suggestions.display)
-        self.suggestions.display = False
-        return shown
+        return self.suggestions.close()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action != "page":
@@ -306,19 +283,10 @@ class Conversation(Vertical):
         self.composer.cursor_blink = True
         self.transcript.streaming = False
 
-    def unanswered(self) -> bool:
-        """The last prompt has no reply yet (a reply still streaming, or not yet asked for, is none)."""
-        said = [
-            data
-            for data in self.transcript.said()  # all of them: the last may not be mounted
-            if data.role != "system" and data.status not in ("unsent", "streaming")
-        ]
-        return bool(said) and said[-1].role == "user"
-
     def answer_unanswered(self) -> None:
         """The model is ready: a prompt typed while it started is answered; one the conversation was opened
         with (an import, a crash before the reply) is shown and sent only on a keypress (`retry`)."""
-        if not self.unanswered():
+        if not self.transcript.unanswered():
             return
         if self.prompted:
             self.stream_reply()
@@ -331,7 +299,7 @@ class Conversation(Vertical):
         if self.backend is None or not self.model_ready or self.streaming:
             self.notify("Nothing to regenerate right now")
             return
-        if self.unanswered():  # a prompt opened unanswered: this is the keypress that sends it
+        if self.transcript.unanswered():  # a prompt opened unanswered: this is the keypress that sends it
             self.transcript.set_last_note("")
             self.stream_reply()
             return

@@ -269,7 +269,7 @@ class ChatScreen(Screen[None]):
             prefold_due = await off_loop(session.auto.prefold_due)
         fold_outcome.prepare_next(self, bool(prefold_due))
         idle_fold.arm(self)  # folded unasked if it stays idle past the provider's prompt-cache lifetime
-        if conversation.unanswered():
+        if conversation.transcript.unanswered():
             conversation.stream_reply()
 
     def cancel_workers(self, group: str) -> None:

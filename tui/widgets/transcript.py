@@ -310,6 +310,15 @@ class Transcript(VerticalScroll, can_focus=False):
         """Every message of the transcript, mounted or not, in order."""
         return [item for item in self.items if isinstance(item, MessageData)]
 
+    def unanswered(self) -> bool:
+        """The last prompt has no reply yet (a reply still streaming, or not yet asked for, is none)."""
+        said = [
+            data
+            for data in self.said()  # all of them: the last may not be mounted
+            if data.role != "system" and data.status not in ("unsent", "streaming")
+        ]
+        return bool(said) and said[-1].role == "user"
+
     def set_last_note(self, note: str) -> None:
         """The last message's passing note (an unanswered prompt's), shown if it is mounted, kept if not."""
         said = self.said()

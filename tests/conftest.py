@@ -47,6 +47,12 @@ for _folder in sorted({path.parent for path in (ROOT / "tests").rglob("test_*.py
         sys.path.insert(0, str(_folder))
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The tests marked `slow` (minutes on the real local model) run first, the rest in their order: make test
+    gives each of two workers a file at a time, and the 3-minute one, collected midway, ended the run alone."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # a stable sort: False (slow) first
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     """The scratch home goes with the run that made it: its caches alone (the local model's GGUF, the
     parsed encodings) are 250 MB, left in the temp folder by every run before."""

@@ -12,6 +12,8 @@ from foldchat.engine.providers.events import TextDelta, Waiting
 from foldchat.engine.providers.stream import stream_reply
 from test_local_model import local_server, local_target  # noqa: F401  (a fixture)
 
+pytestmark = pytest.mark.slow  # a minute on the real local model: started first (tests/conftest.py)
+
 
 def progress(total: int, processed: int, ms: float, cache: int = 0) -> SimpleNamespace:
     return SimpleNamespace(total=total, processed=processed, time_ms=ms, cache=cache)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from foldchat.engine import snapshot as snap
 from foldchat.engine.config import Settings
 from foldchat.engine.fold.pipeline import FoldRequest, fold_context
@@ -11,6 +12,8 @@ from foldchat.engine.summarizers.llm import LLMSummarizer, WithFallback
 from foldchat.engine.tokens import LiteLLMCounter
 
 from synth import coding_conversation
+
+pytestmark = pytest.mark.slow  # minutes on the real local model: started first (tests/conftest.py)
 
 
 def test_a_fold_written_by_the_local_model_or_visibly_by_the_fallback():

@@ -37,7 +37,7 @@ async def open_session(screen: ChatHost) -> None:
         screen.status = f"could not start: {error}"
         screen.notify(str(error), title="Foldchat could not start", severity="error", timeout=30)
         return
-    screen.backend = screen.conversation.backend = session
+    screen.backend = session  # the conversation's (ChatScreen.backend)
     await screen.refresh_title()
     for title, problem in state.opening_notices(session):
         screen.notify(problem, title=title, severity="warning", markup=False)

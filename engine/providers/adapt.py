@@ -196,7 +196,7 @@ def adapt(
         if rules.plain_text:
             changes.update(_as_plain_text(message))
         out.append(message.evolve(**changes) if changes else message)
-    return (with_system_prompt(out, local_system_prompt(out)) if rules.own_prompt else out), ids
+    return (_own_prompted(out, out) if rules.own_prompt else out), ids
 
 
 def _as_plain_text(message: Message) -> dict[str, object]:
@@ -214,7 +214,12 @@ def with_own_prompt(messages: Sequence[Message], target: ModelTarget, said: Sequ
     request, nothing counted: an empty conversation's gauge never asks the local server)."""
     if not target.backend.own_system_prompt or not (said or messages):
         return list(messages)
-    return with_system_prompt(messages, local_system_prompt(said or messages))
+    return _own_prompted(messages, said or messages)
+
+
+def _own_prompted(messages: Sequence[Message], said: Sequence[Message]) -> list[Message]:
+    """`messages` after Foldchat's own system prompt, in the language of `said` (the one place it is added)."""
+    return with_system_prompt(messages, local_system_prompt(said))
 
 
 def takes_images(target: ModelTarget) -> bool:

@@ -80,15 +80,22 @@ class ChatScreen(Screen[None]):
     def __init__(self, options: OpenOptions) -> None:
         super().__init__()
         self.options = options
-        self.backend: Session | None = None
         self.fold_requested: str | None = None  # a /resummarize typed while a reply streams
         # made here, not found: at unmount (the draft kept) its widgets are gone
         self.conversation = Conversation(completions, self.consent_to_fold, self.refresh_transcript)
 
     @property
+    def backend(self) -> Session | None:
+        """The open session (None while it opens): the conversation's, which sends through it."""
+        return self.conversation.backend
+
+    @backend.setter
+    def backend(self, session: Session | None) -> None:
+        self.conversation.backend = session
+
+    @property
     def session(self) -> Session:
-        assert self.backend is not None, "what needs the session runs once it is open"
-        return self.backend
+        return self.conversation.session
 
     # -- layout -------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:

@@ -7,15 +7,12 @@ its fields, their defaults, limits and docstrings are written down here once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any, Literal, Self
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from typing import Any, ClassVar, Literal
 
 from .errors import UsageError
 from .limits import MAX_COUNT, MAX_TOKENS
-from .validation import describe_validation_error
 
 MIN_AHEAD_TARGET_RATIO = 0.05  # below this a prepared fold would keep almost nothing verbatim: not worth it
 
@@ -29,34 +26,49 @@ class Trigger(StrEnum):
     SWITCH = "switch"
 
 
-class FoldPolicy(BaseModel):
+def limited(default: Any, **limits: float) -> Any:
+    """A field's default and the limits (pydantic's `gt`, `ge`, `le`) pydantic checks where a policy is
+    validated: the config's `[fold]` section and `FoldPolicy.checked`."""
+    return field(default=default, metadata=limits)
+
+
+@dataclass(frozen=True)
+class FoldPolicy:
     """The fold policy, and the config's `[fold]` section itself: every ratio is a share of the model's
-    context window. Validated once, when built (from the config, `foldchat compress` or a test); the one
-    place that reads the ratios, turning them into token counts for a window."""
+    context window; the one place that reads the ratios, turning them into token counts for a window.
 
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False, use_attribute_docstrings=True)
+    A plain dataclass, so folding (`foldchat compress`, the app's pipeline) never loads pydantic: pydantic
+    validates a policy that comes from outside (the config file, the environment, options a person typed,
+    `checked`) against the types, limits and docstrings written here. Code that builds one is type-checked;
+    the rule between two fields holds for every policy (`__post_init__`)."""
 
-    trigger_ratio: float = Field(0.80, gt=0, le=1)
+    __pydantic_config__: ClassVar[dict[str, Any]] = {
+        "extra": "forbid",
+        "allow_inf_nan": False,
+        "use_attribute_docstrings": True,
+    }
+
+    trigger_ratio: float = limited(0.80, gt=0, le=1)
     """Fold when context + reserve reaches this share."""
-    trigger_tokens: int | None = Field(None, gt=0, le=MAX_TOKENS)
+    trigger_tokens: int | None = limited(None, gt=0, le=MAX_TOKENS)
     """Also fold at this many tokens, if set (whichever comes first)."""
-    target_ratio: float = Field(0.50, gt=0, le=1)
+    target_ratio: float = limited(0.50, gt=0, le=1)
     """After a fold, usage is at or below this share."""
-    reset_ratio: float = Field(0.70, gt=0, le=1)
+    reset_ratio: float = limited(0.70, gt=0, le=1)
     """Re-arm auto folds once usage drops below this."""
-    cooldown_messages: int = Field(4, ge=0, le=MAX_COUNT)
+    cooldown_messages: int = limited(4, ge=0, le=MAX_COUNT)
     """...and this many messages arrived since the last fold."""
-    min_messages: int = Field(6, ge=0, le=MAX_COUNT)
+    min_messages: int = limited(6, ge=0, le=MAX_COUNT)
     """Never fold automatically below this many messages."""
-    keep_ratio: float = Field(0.30, gt=0, le=1)
+    keep_ratio: float = limited(0.30, gt=0, le=1)
     """Budget of the verbatim recent turns."""
-    snapshot_ratio: float = Field(0.30, gt=0, le=1)
+    snapshot_ratio: float = limited(0.30, gt=0, le=1)
     """Most the snapshot may take (less when the room under the target is smaller)."""
-    prune_keep_ratio: float = Field(0.10, gt=0, le=1)
+    prune_keep_ratio: float = limited(0.10, gt=0, le=1)
     """Older tool outputs beyond the newest this share become stubs."""
-    message_ratio: float = Field(0.50, gt=0, le=1)
+    message_ratio: float = limited(0.50, gt=0, le=1)
     """Condense single messages above this share of the target."""
-    reserved_output: int = Field(1024, ge=0, le=MAX_TOKENS)
+    reserved_output: int = limited(1024, ge=0, le=MAX_TOKENS)
     """Tokens reserved for the reply, counted in usage."""
     auto: Literal["on", "ask", "off"] = "on"
     """Automatic folds: on; ask (at the trigger, fold now or not now); off (never, except that a send that
@@ -67,24 +79,28 @@ class FoldPolicy(BaseModel):
     auto_recall: bool = True
     """Recall at every send: the passages of folded messages a new message is about go into its request,
     word for word (docs/design.md §13). /recall on|off changes it for the session."""
-    recall_budget: float = Field(0.08, ge=0, le=0.5)
+    recall_budget: float = limited(0.08, ge=0, le=0.5)
     """Most the recalled passages of one send may take, as a share of the window."""
-    local_recall_budget: float = Field(0.012, ge=0, le=0.5)
+    local_recall_budget: float = limited(0.012, ge=0, le=0.5)
     """The same for the embedded local model, which reads every token on two cores before its first word
     (~80 tokens a second: 173 recalled tokens cost 2.1 s; bench/recall_local_bench.py)."""
 
-    @model_validator(mode="after")
-    def _target_below_trigger(self) -> Self:
+    def __post_init__(self) -> None:
         if self.target_ratio >= self.trigger_ratio:
             raise ValueError(f"target_ratio ({self.target_ratio}) must be below trigger_ratio ({self.trigger_ratio})")
-        return self
 
     @classmethod
     def checked(cls, **values: Any) -> FoldPolicy:
-        """The policy from options a person typed (`foldchat compress`): a problem is one line, not
-        pydantic's report."""
+        """The policy from values a person gave (`foldchat compress`'s options), validated: a problem is
+        one line, not pydantic's report. Nothing given is the defaults, which need no check (nor pydantic)."""
+        if not values:
+            return cls()
+        from pydantic import TypeAdapter, ValidationError
+
+        from .validation import describe_validation_error
+
         try:
-            return cls(**values)
+            return TypeAdapter(cls).validate_python(values)
         except ValidationError as error:
             raise UsageError(describe_validation_error(error)) from None
 
@@ -137,9 +153,7 @@ class FoldPolicy(BaseModel):
         ahead = self.target_at(window) - max(0, self.trigger_at(window) - used) - margin
         target = max(int(MIN_AHEAD_TARGET_RATIO * window), ahead)
         # triggers just above its own target, so the policy folds now (whatever rounding the count had)
-        return self.model_copy(
-            update={"trigger_tokens": target + 1, "target_ratio": min(target / window, self.target_ratio)}
-        )
+        return replace(self, trigger_tokens=target + 1, target_ratio=min(target / window, self.target_ratio))
 
 
 @dataclass(frozen=True)

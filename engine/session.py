@@ -24,6 +24,7 @@ import asyncio
 import logging
 import threading
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Unpack
 
@@ -302,7 +303,7 @@ class Session(ClosedOnExit):
         snapshot = self.chain.snapshot_of(fold)
         rule = rules[number - 1]
         kept = [c for c in snapshot.constraints_and_preferences if c != rule]
-        edited = snapshot.model_copy(update={"constraints_and_preferences": kept})
+        edited = replace(snapshot, constraints_and_preferences=kept)
         self.edit_fold(fold_id, snap.render_message_text(edited))
         said = body(rule)  # the user's words; the message reference is where, not what
         self.store.drop_rule(fold.conversation_id, said)

@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field, fields, replace
+from functools import cache
 from types import MappingProxyType
-from typing import Annotated, Any, Protocol
-
-from pydantic import BaseModel, Field
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .messages import Message
 from .references import merge_referenced
 from .salience import is_overall_goal
 from .snapshot_sections import Section
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 SNAPSHOT_OPEN = "<state_snapshot"
 SNAPSHOT_CLOSE = "</state_snapshot>"
@@ -35,91 +38,138 @@ SNAPSHOT_INTRO = (
 )
 
 
-class Snapshot(BaseModel):
+def _section(holds: str, role: Section) -> dict[str, object]:
+    """A section field's metadata: what it holds (pydantic's `description`, too) and its roles."""
+    return {"description": holds, "section": role}
+
+
+@dataclass
+class Snapshot:
     """The structured summary of folded turns. Every list keeps the order events happened in.
 
-    Each section is written once, here: its field names it, its description says what it holds, its
-    `Section` who fills, checks and cuts it (snapshot_sections.py). The fields after the sections are the
-    snapshot's attributes."""
+    Each section is written once, here: its field names it and says what it holds, its `Section` who fills,
+    checks and cuts it (snapshot_sections.py). The fields after the sections are the snapshot's attributes.
 
-    overall_goal: Annotated[
-        str, Section("the first statement of a goal, else the first message more than a greeting", required=True)
-    ] = Field("", description="What the user is trying to achieve overall.")
-    constraints_and_preferences: Annotated[
-        list[str],
-        Section(
-            "the user's standing rules word for word, and the user's sentences stating a constraint",
-            checked=True,
-            near_duplicates=True,
-            halving_rank=5,
-            keep_oldest=True,
+    A plain dataclass: folding builds, cuts and merges snapshots without loading pydantic. What comes from
+    outside is checked where it comes in: a model's reply is cleaned to these types (summarizers/llm.py), a
+    stored one is validated (`stored_snapshot`)."""
+
+    overall_goal: str = field(
+        default="",
+        metadata=_section(
+            "What the user is trying to achieve overall.",
+            Section("the first statement of a goal, else the first message more than a greeting", required=True),
         ),
-    ] = Field(default_factory=list, description="What the user asked the assistant to always or never do.")
-    user_requests: Annotated[
-        list[str],
-        Section(
-            "every user message, its informative statements with every identifier kept",
-            required=True,
-            checked=True,
-            statements=True,
-            pleasantries=True,
-        ),
-    ] = Field(default_factory=list, description="Every user message, in order, identifiers verbatim.")
-    key_knowledge: Annotated[
-        list[str],
-        Section(
-            "what the assistant stated, its code lines, identifiers only mentioned, the fold's focus",
-            required=True,
-            checked=True,
-            statements=True,
-            pleasantries=True,
-            near_duplicates=True,
-        ),
-    ] = Field(default_factory=list, description="Facts, names, numbers, ids.")
-    decisions: Annotated[
-        list[str],
-        Section("choices either side stated", required=True, checked=True, statements=True, near_duplicates=True),
-    ] = Field(default_factory=list, description="Choices made and why.")
-    artifacts: Annotated[
-        list[str],
-        Section("the artifact trail: files, commands, searches, attachments, URLs shared", required=True, checked=True),
-    ] = Field(default_factory=list, description="Files, paths, commands, URLs and what happened to them.")
-    errors_and_fixes: Annotated[
-        list[str],
-        Section("tool errors and the edit or reply that fixed them", checked=True, statements=True, halving_rank=4),
-    ] = Field(default_factory=list, description="Errors seen and their fixes.")
-    task_state: Annotated[
-        list[str],
-        Section("steps tools finished, and the last request", required=True, statements=True, halving_rank=3),
-    ] = Field(default_factory=list, description="Done / in progress / pending.")
-    open_questions: Annotated[
-        list[str], Section("the questions of the last message that asked any", halving_rank=2)
-    ] = Field(default_factory=list, description="Questions still unanswered.")
-    recent_actions: Annotated[
-        list[str], Section("the last tool calls and assistant actions", pleasantries=True, halving_rank=1)
-    ] = Field(default_factory=list, description="The last things done.")
-    pinned: Annotated[list[str], Section("the pinned texts, with the messages holding them", kept_whole=True)] = Field(
-        default_factory=list, description="Pinned messages, quoted verbatim."
     )
-    depth: int = Field(1, description="How many folds this snapshot has absorbed.")
-    covers: str = Field("", description="The message range it stands for, e.g. '1..84'.")
-    tokens_before: int = Field(0, description="Context tokens before the fold that wrote it.")
+    constraints_and_preferences: list[str] = field(
+        default_factory=list,
+        metadata=_section(
+            "What the user asked the assistant to always or never do.",
+            Section(
+                "the user's standing rules word for word, and the user's sentences stating a constraint",
+                checked=True,
+                near_duplicates=True,
+                halving_rank=5,
+                keep_oldest=True,
+            ),
+        ),
+    )
+    user_requests: list[str] = field(
+        default_factory=list,
+        metadata=_section(
+            "Every user message, in order, identifiers verbatim.",
+            Section(
+                "every user message, its informative statements with every identifier kept",
+                required=True,
+                checked=True,
+                statements=True,
+                pleasantries=True,
+            ),
+        ),
+    )
+    key_knowledge: list[str] = field(
+        default_factory=list,
+        metadata=_section(
+            "Facts, names, numbers, ids.",
+            Section(
+                "what the assistant stated, its code lines, identifiers only mentioned, the fold's focus",
+                required=True,
+                checked=True,
+                statements=True,
+                pleasantries=True,
+                near_duplicates=True,
+            ),
+        ),
+    )
+    decisions: list[str] = field(
+        default_factory=list,
+        metadata=_section(
+            "Choices made and why.",
+            Section("choices either side stated", required=True, checked=True, statements=True, near_duplicates=True),
+        ),
+    )
+    artifacts: list[str] = field(
+        default_factory=list,
+        metadata=_section(
+            "Files, paths, commands, URLs and what happened to them.",
+            Section(
+                "the artifact trail: files, commands, searches, attachments, URLs shared", required=True, checked=True
+            ),
+        ),
+    )
+    errors_and_fixes: list[str] = field(
+        default_factory=list,
+        metadata=_section(
+            "Errors seen and their fixes.",
+            Section("tool errors and the edit or reply that fixed them", checked=True, statements=True, halving_rank=4),
+        ),
+    )
+    task_state: list[str] = field(
+        default_factory=list,
+        metadata=_section(
+            "Done / in progress / pending.",
+            Section("steps tools finished, and the last request", required=True, statements=True, halving_rank=3),
+        ),
+    )
+    open_questions: list[str] = field(
+        default_factory=list,
+        metadata=_section(
+            "Questions still unanswered.",
+            Section("the questions of the last message that asked any", halving_rank=2),
+        ),
+    )
+    recent_actions: list[str] = field(
+        default_factory=list,
+        metadata=_section(
+            "The last things done.",
+            Section("the last tool calls and assistant actions", pleasantries=True, halving_rank=1),
+        ),
+    )
+    pinned: list[str] = field(
+        default_factory=list,
+        metadata=_section(
+            "Pinned messages, quoted verbatim.",
+            Section("the pinned texts, with the messages holding them", kept_whole=True),
+        ),
+    )
+    depth: int = 1
+    """How many folds this snapshot has absorbed."""
+    covers: str = ""
+    """The message range it stands for, e.g. '1..84'."""
+    tokens_before: int = 0
+    """Context tokens before the fold that wrote it."""
 
     def items(self) -> int:
         return sum(len(getattr(self, name)) for name in LIST_SECTIONS) + bool(self.overall_goal)
 
 
 SECTION_ROLES: Mapping[str, Section] = MappingProxyType(
-    {
-        name: role
-        for name, field in Snapshot.model_fields.items()
-        for role in field.metadata
-        if isinstance(role, Section)
-    }
+    {each.name: each.metadata["section"] for each in fields(Snapshot) if "section" in each.metadata}
 )
 """Every section, in the rendering's order, with its roles: the one table the other parts read."""
+FIELD_NAMES: frozenset[str] = frozenset(each.name for each in fields(Snapshot))
 SECTIONS: tuple[str, ...] = tuple(SECTION_ROLES)
-LIST_SECTIONS: tuple[str, ...] = tuple(name for name in SECTIONS if Snapshot.model_fields[name].annotation is not str)
+LIST_SECTIONS: tuple[str, ...] = tuple(each.name for each in fields(Snapshot) if each.default_factory is list)
 """The sections that hold a list of items (all but the overall goal, one text)."""
 
 
@@ -188,7 +238,7 @@ def parse(text: str) -> Snapshot | None:
     except ValueError:
         pass
     data["covers"] = attrs.get("covers", "")
-    return Snapshot.model_validate(data)
+    return Snapshot(**data)  # type: ignore[arg-type]  # each value read above as its field's type
 
 
 def sections_read(body: str) -> dict[str, re.Match[str]]:
@@ -231,76 +281,6 @@ def join_covers(first: str, second: str) -> str:
     return f"{starts_ends[0][0]}..{starts_ends[-1][-1]}"
 
 
-FOREIGN_SECTIONS = {
-    "file_system_state": "artifacts",
-    "files": "artifacts",
-    "current_plan": "task_state",
-    "plan": "task_state",
-    "progress": "task_state",
-    "key_facts": "key_knowledge",
-    "context": "key_knowledge",
-    "errors": "errors_and_fixes",
-    "next_steps": "task_state",
-    "questions": "open_questions",
-}
-"""Sections other tools write (gemini-cli's compressed history, ...) and the nearest one of ours."""
-_QUOTED_SECTION = re.compile(r"<([A-Za-z_][\w-]{0,60})>(.*?)</\1>", re.S)
-QUOTED_LABEL = "(from a snapshot quoted in a user message)"
-_QUOTED_BLOCK = re.compile(r"<state_snapshot\b.*?(?:</state_snapshot>|\Z)", re.S)
-
-
-def without_quoted_snapshots(text: str) -> str:
-    """`text` with each snapshot block in it (another tool's, or ours pasted back) replaced by one line.
-
-    A snapshot inside a message is data about that message: its rules are no rules of this conversation
-    and its values no facts of it, so no summarizer reads its items. Its words stay in the transcript,
-    where recall finds them."""
-    if SNAPSHOT_OPEN not in text:
-        return text
-
-    def line(found: re.Match[str]) -> str:
-        lines = found.group(0).count("\n") + 1
-        return f"[a quoted state snapshot ({lines} lines): data about this message, not this conversation's state]"
-
-    return _QUOTED_BLOCK.sub(line, text)
-
-
-def is_history_head(text: str) -> bool:
-    """A message that is a snapshot and nothing else: how a tool that compressed a history before it was
-    imported leaves it (gemini-cli's /compress). First in the history, it stands for its earlier part."""
-    stripped = text.strip()
-    return stripped.startswith(SNAPSHOT_OPEN) and stripped.endswith(SNAPSHOT_CLOSE)
-
-
-def quoted_sections(text: str) -> Snapshot | None:
-    """The sections of a `<state_snapshot>` that someone pasted or imported, as data for ours.
-
-    Such a block is never taken for one of our snapshots (docs/design.md §3.6); its facts are kept, each item
-    labelled as quoted, under our nearest section, or under its own name in `key_knowledge`."""
-    start = text.find(SNAPSHOT_OPEN)
-    end = text.find(SNAPSHOT_CLOSE, start)
-    if start < 0 or end < 0:
-        return None
-    found = Snapshot(depth=0)
-    for name, body in _QUOTED_SECTION.findall(text[start:end]):
-        items = [line.strip().removeprefix("- ").strip() for line in body.strip().splitlines()]
-        items = [_escape(item) for item in items if item]
-        target = name if name in LIST_SECTIONS else FOREIGN_SECTIONS.get(name)
-        if name == "overall_goal":
-            found.key_knowledge.append(f"{QUOTED_LABEL} overall goal: {' '.join(items)}")
-        elif target is not None:
-            getattr(found, target).extend(f"{QUOTED_LABEL} {item}" for item in items)
-        else:
-            found.key_knowledge.extend(f"{QUOTED_LABEL} {name}: {item}" for item in items)
-    return found if found.items() else None
-
-
-def absorb(snapshot: Snapshot, quoted: Snapshot) -> Snapshot:
-    """`snapshot` with `quoted`'s items put first in each section (they were said earlier)."""
-    update = {name: merge_referenced([*getattr(quoted, name), *getattr(snapshot, name)]) for name in LIST_SECTIONS}
-    return snapshot.model_copy(update=update)
-
-
 class FoldRecord(Protocol):
     """What `snapshot_text` needs of a stored fold (the store's `StoredFold` is one)."""
 
@@ -312,8 +292,32 @@ class FoldRecord(Protocol):
 
 
 def stored_snapshot(data: dict[str, Any]) -> Snapshot:
-    """The snapshot in a fold record's JSON, ignoring what else the record keeps there (its layout)."""
-    return Snapshot.model_validate({k: v for k, v in data.items() if k in Snapshot.model_fields})
+    """The snapshot in a fold record's JSON, validated (the file may have been edited by hand), ignoring what
+    else the record keeps there (its layout). Raises pydantic's ValidationError."""
+    return _stored_snapshots().validate_python({k: v for k, v in data.items() if k in FIELD_NAMES})
+
+
+@cache
+def _stored_snapshots() -> TypeAdapter[Snapshot]:
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(Snapshot)
+
+
+def with_sections(snapshot: Snapshot, sections: Mapping[str, list[str]]) -> Snapshot:
+    """`snapshot` with the list sections named holding the items given: a copy like `replace`'s, for names
+    known only when folding (`replace` checks a name written out; a name here that is no section is refused)."""
+    unknown = set(sections).difference(LIST_SECTIONS)
+    if unknown:
+        raise ValueError(f"no such list section: {', '.join(sorted(unknown))}")
+    changes: dict[str, Any] = dict(sections)
+    return replace(snapshot, **changes)
+
+
+def as_data(snapshot: Snapshot, leaving_out: Iterable[str] = ()) -> dict[str, Any]:
+    """The snapshot as JSON-ready data, as a fold record stores it, without the fields named."""
+    left_out = set(leaving_out)
+    return {name: value for name, value in asdict(snapshot).items() if name not in left_out}
 
 
 def snapshot_text(fold: FoldRecord) -> str:

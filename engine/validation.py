@@ -10,7 +10,7 @@ def describe_validation_error(error: ValidationError) -> str:
     first = error.errors()[0]
     where = ".".join(str(part) for part in first["loc"]) or "config"
     message = first["msg"].removeprefix("Value error, ")
-    if first["type"] == "extra_forbidden":
+    if first["type"] in ("extra_forbidden", "unexpected_keyword_argument"):  # a model's, a dataclass's (FoldPolicy)
         message = "unknown key (see config.example.toml for every key)"
     more = f" (and {error.error_count() - 1} more problems)" if error.error_count() > 1 else ""
     return f"{where}: {message}{more}"

@@ -301,7 +301,7 @@ class FoldChain:
 
 def _record(result: FoldResult, previous: StoredFold | None) -> NewFold | None:
     """What storing `result` on `previous` writes: the fold's range and snapshot (None: nothing to store)."""
-    snapshot = result.snapshot.model_dump() if result.snapshot is not None else None
+    snapshot = snap.as_data(result.snapshot) if result.snapshot is not None else None
     return new_fold(result.messages, result.folded, snapshot, previous)
 
 
@@ -329,6 +329,6 @@ def _same_fold(result: FoldResult, previous: StoredFold, context: Sequence[Messa
     if result.snapshot is None:
         return False
     volatile = {"tokens_before", "depth"}
-    old = snap.stored_snapshot(previous.snapshot).model_dump(exclude=volatile)
+    old = snap.as_data(snap.stored_snapshot(previous.snapshot), leaving_out=volatile)
     same_tail = [m for m in result.messages if not m.is_snapshot] == [m for m in context if not m.is_snapshot]
-    return same_tail and previous.edited_text is None and result.snapshot.model_dump(exclude=volatile) == old
+    return same_tail and previous.edited_text is None and snap.as_data(result.snapshot, leaving_out=volatile) == old

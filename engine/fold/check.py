@@ -16,13 +16,13 @@ and references are never taken for identifiers: `(#123)` in a snapshot does not 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..facts import is_standing_rule, mentions
 from ..messages import Message
 from ..references import body, strip_references
 from ..salience import values
-from ..snapshot import SECTION_ROLES, Snapshot, render
+from ..snapshot import SECTION_ROLES, Snapshot, render, with_sections
 from ..summarizers.base import SummaryRequest
 
 CHECKED_SECTIONS: tuple[str, ...] = tuple(name for name, roles in SECTION_ROLES.items() if roles.checked)
@@ -58,7 +58,7 @@ def check_snapshot(
     have = {body(c) for c in kept}
     missing_rules = [r for r in rules if body(r) not in have]
     if missing_rules or len(kept) != len(snapshot.constraints_and_preferences):
-        snapshot = snapshot.model_copy(update={"constraints_and_preferences": [*kept, *missing_rules]})
+        snapshot = replace(snapshot, constraints_and_preferences=[*kept, *missing_rules])
     rendered = strip_references(render(snapshot))
     restored: dict[str, None] = {}
     update: dict[str, list[str]] = {}
@@ -73,7 +73,7 @@ def check_snapshot(
             update[section] = [*getattr(snapshot, section), *added]
     if not update:
         return Checked(snapshot, 0)
-    return Checked(snapshot.model_copy(update=update), len(restored))
+    return Checked(with_sections(snapshot, update), len(restored))
 
 
 def _flat(text: str) -> str:

@@ -17,12 +17,14 @@ each field of `snapshot.Snapshot`): `cut_order` reads it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from copy import deepcopy
+from dataclasses import replace
 from functools import partial
 
 from ..facts import CURRENT_MARK, FOCUS_MARK, REPLACED_MARK, clip, is_pinned_rule
 from ..references import body, merge_referenced, numbers_in, rewrite, tag
 from ..salience import salience, values
-from ..snapshot import SECTION_ROLES, Snapshot
+from ..snapshot import SECTION_ROLES, Snapshot, with_sections
 from .item_cuts import MENTIONED, REPLACED_STATEMENT, VALUES, condensed, listed_once, said, values_only
 from .supersede import stale_values_marked
 from .trail_cuts import trim_trail
@@ -54,7 +56,7 @@ def fit_snapshot(snapshot: Snapshot, budget: int, size: Size, carried: frozenset
 
     `carried`: the items (without references) an earlier snapshot already carried. They won a fit before,
     so they are shortened before they are dropped and weigh more than new items of the same salience."""
-    current = snapshot.model_copy(deep=True)
+    current = deepcopy(snapshot)
     focus = [i for i in snapshot.key_knowledge if i.startswith(FOCUS_MARK)]
     for step in cut_order(carried):
         if size(current) <= budget:
@@ -110,7 +112,7 @@ def _halving(snapshot: Snapshot, budget: int, size: Size, name: str, keep_newest
     current = snapshot
     while trimmable and size(current) > budget:
         trimmable = _halve(trimmable, keep_newest)
-        current = current.model_copy(update={name: [*kept, *trimmable]})
+        current = with_sections(current, {name: [*kept, *trimmable]})
     return current
 
 
@@ -123,9 +125,7 @@ def _rules_past_budget(snapshot: Snapshot, budget: int, size: Size) -> Snapshot:
 
     def without(count: int) -> Snapshot:
         gone = set(pinned[:count])
-        return snapshot.model_copy(
-            update={"constraints_and_preferences": [x for n, x in enumerate(rules) if n not in gone]}
-        )
+        return replace(snapshot, constraints_and_preferences=[x for n, x in enumerate(rules) if n not in gone])
 
     return without(_fewest(len(pinned), lambda count: size(without(count)) <= budget))
 
@@ -160,9 +160,7 @@ def _rules_within_share(snapshot: Snapshot, budget: int, size: Size, carried: fr
 
     def without(count: int) -> Snapshot:
         gone = {i for *_, i in ranked[:count]}
-        return snapshot.model_copy(
-            update={"constraints_and_preferences": [x for i, x in enumerate(items) if i not in gone]}
-        )
+        return replace(snapshot, constraints_and_preferences=[x for i, x in enumerate(items) if i not in gone])
 
     return without(_fewest(len(ranked), lambda n: rules_size(without(n)) <= share))
 
@@ -170,7 +168,7 @@ def _rules_within_share(snapshot: Snapshot, budget: int, size: Size, carried: fr
 def _without_pleasantries(snapshot: Snapshot) -> Snapshot:
     """Greetings, thanks and acknowledgements tell the next model nothing it can use."""
     update = {name: [i for i in getattr(snapshot, name) if salience(said(i)) > 0] for name in PLEASANTRY_SECTIONS}
-    return snapshot.model_copy(update=update)
+    return with_sections(snapshot, update)
 
 
 MENTIONS_SHARE = 0.15
@@ -185,7 +183,7 @@ def _without_mentions(snapshot: Snapshot, budget: int, size: Size) -> Snapshot:
 
     def without(count: int) -> Snapshot:
         gone = set(mentions[len(mentions) - count :]) if count else set()
-        return snapshot.model_copy(update={"key_knowledge": [x for i, x in enumerate(items) if i not in gone]})
+        return replace(snapshot, key_knowledge=[x for i, x in enumerate(items) if i not in gone])
 
     def within_share(count: int) -> bool:
         kept = [items[i] for i in mentions[: len(mentions) - count]]
@@ -216,7 +214,7 @@ def _shortened(
             lists = {name: list(getattr(base, name)) for name in STATEMENT_SECTIONS}
             for name, i in candidates[:count]:
                 lists[name][i] = rewrite(lists[name][i], partial(condensed, limit=limit))
-            return base.model_copy(update=lists)
+            return with_sections(base, lists)
 
         current = cut(_fewest(len(candidates), partial(_fits, cut=cut, size=size, budget=budget)))
         if size(current) <= budget:
@@ -264,7 +262,7 @@ def _by_salience(
         gone = {(name, i) for *_, name, i in ranked[:count]}
         lists = {n: [x for i, x in enumerate(getattr(snapshot, n)) if (n, i) not in gone] for n in STATEMENT_SECTIONS}
         dropped = [n for name, i in gone if name == "user_requests" for n in numbers_in(snapshot.user_requests[i])]
-        return snapshot.model_copy(update=lists | {"user_requests": left_out_merged(lists["user_requests"], dropped)})
+        return with_sections(snapshot, lists | {"user_requests": left_out_merged(lists["user_requests"], dropped)})
 
     return without(_fewest(len(ranked), lambda n: size(without(n)) <= budget))
 
@@ -297,7 +295,7 @@ def _to_values(snapshot: Snapshot, budget: int, size: Size, carried: frozenset[s
         lists = {n: list(getattr(snapshot, n)) for n in STATEMENT_SECTIONS}
         for _, _, name, i in ranked[:count]:
             lists[name][i] = rewrite(lists[name][i], values_only)
-        return stale_values_marked(snapshot.model_copy(update=listed_once(lists)))
+        return stale_values_marked(with_sections(snapshot, listed_once(lists)))
 
     return cut(_fewest(len(ranked), lambda n: size(cut(n)) <= budget))
 
@@ -333,10 +331,10 @@ def _without_repeats(snapshot: Snapshot) -> Snapshot:
         counts[body(request)] = counts.get(body(request), 0) + 1
     merged = merge_referenced(snapshot.user_requests)
     requests = [rewrite(r, lambda text: f"{text} (×{counts[text]})") if counts[body(r)] > 1 else r for r in merged]
-    update = {"overall_goal": goal, "user_requests": requests}
+    update = {"user_requests": requests}
     for name in NEAR_DUPLICATE_SECTIONS:  # a rule said thrice is one rule
         update[name] = _near_duplicates_merged(getattr(snapshot, name))
-    return snapshot.model_copy(update=update)
+    return with_sections(replace(snapshot, overall_goal=goal), update)
 
 
 def _near_duplicates_merged(items: list[str]) -> list[str]:

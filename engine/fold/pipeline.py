@@ -12,7 +12,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from .. import references as refs, snapshot as snap
+from .. import quoted_snapshots, references as refs, snapshot as snap
 from ..alternation import current_turn_start, repair
 from ..errors import CurrentTurnTooLarge, FoldFailed
 from ..events import EventSink, FoldCompleted, FoldFailed as FoldFailedEvent, FoldProgress, FoldStarted, ignore_events
@@ -377,7 +377,7 @@ def _extended(context: _Context, request: FoldRequest, summary: _Summary, extra:
     if extra.messages == 0:
         return summary
     merged = supersede(snap.merge(summary.snapshot, extra.snapshot))
-    merged = merged.model_copy(update={"depth": summary.snapshot.depth, "tokens_before": context.tokens_before})
+    merged = replace(merged, depth=summary.snapshot.depth, tokens_before=context.tokens_before)
     covers = summary.covers or extra.covers
     if summary.covers and extra.covers:
         covers = (min(summary.covers[0], extra.covers[0]), max(summary.covers[1], extra.covers[1]))
@@ -450,16 +450,18 @@ def _summarize_step(
     summary = supersede(summary)  # a value the new span changed is no longer carried as current
     summary = _without_dropped_rules(summary, request.dropped_rules)
     covers = _covers(context, request, [positions[k] for k in kept])
-    update: dict[str, object] = {
-        "tokens_before": context.tokens_before,
-        "pinned": refs.merge_referenced([*summary.pinned, *request.pinned]),
-    }
-    if covers is not None:
-        update["covers"] = snap.join_covers(summary.covers if previous else "", f"{covers[0]}..{covers[1]}")
+    summary = replace(
+        summary,
+        tokens_before=context.tokens_before,
+        pinned=refs.merge_referenced([*summary.pinned, *request.pinned]),
+        covers=summary.covers
+        if covers is None
+        else snap.join_covers(summary.covers if previous else "", f"{covers[0]}..{covers[1]}"),
+    )
     carried = frozenset(
         refs.body(item) for earlier in previous for name in snap.LIST_SECTIONS for item in getattr(earlier, name)
     )
-    return _Summary(summary.model_copy(update=update), chunks, depth, covers, len(data), restored, carried)
+    return _Summary(summary, chunks, depth, covers, len(data), restored, carried)
 
 
 def _without_dropped_rules(summary: Snapshot, dropped: Sequence[str]) -> Snapshot:
@@ -467,7 +469,7 @@ def _without_dropped_rules(summary: Snapshot, dropped: Sequence[str]) -> Snapsho
         return summary
     gone = {refs.body(rule) for rule in dropped}  # a rule is the same rule whichever messages it names
     kept = [c for c in summary.constraints_and_preferences if refs.body(c) not in gone]
-    return summary.model_copy(update={"constraints_and_preferences": kept})
+    return replace(summary, constraints_and_preferences=kept)
 
 
 def _checked(request: FoldRequest, summary: Snapshot, span: SummaryRequest) -> tuple[Snapshot, int]:
@@ -498,11 +500,11 @@ def _data_positions(head: list[Message]) -> list[int]:
 def _as_data(message: Message) -> Message:
     """docs/design.md §12: snapshot-like tags in text we did not write are made inert before any summarizer reads it."""
     if isinstance(message.content, str):
-        text = snap.neutralise(snap.without_quoted_snapshots(message.content))
+        text = snap.neutralise(quoted_snapshots.without_quoted_snapshots(message.content))
         return message if text == message.content else message.evolve(content=text)
     if isinstance(message.content, tuple):
         parts = tuple(
-            FrozenDict({**p, "text": snap.neutralise(snap.without_quoted_snapshots(str(p["text"])))})
+            FrozenDict({**p, "text": snap.neutralise(quoted_snapshots.without_quoted_snapshots(str(p["text"])))})
             if p.get("type") == "text"
             else p
             for p in message.content
@@ -516,10 +518,10 @@ def _with_history_head(summary: Snapshot, head: Sequence[Message], numbers: Sequ
     message is that snapshot alone), kept labelled. Any other snapshot in a message is a quote: data about
     that message, which the summarizers saw as one line (`_as_data`)."""
     for message, number in zip(head, numbers, strict=False):
-        if number <= 2 and message.role == "user" and snap.is_history_head(message.text):
-            quoted = snap.quoted_sections(message.text)
+        if number <= 2 and message.role == "user" and quoted_snapshots.is_history_head(message.text):
+            quoted = quoted_snapshots.quoted_sections(message.text)
             if quoted is not None:
-                summary = snap.absorb(summary, quoted)
+                summary = quoted_snapshots.absorb(summary, quoted)
     return summary
 
 

@@ -18,7 +18,7 @@ from ..facts import CURRENT_MARK, REPLACED_MARK, is_standing_rule
 from ..references import body, numbers_in, rewrite, tag
 from ..rule_pointers import NOTE, note, pointed, pointer_note, pointer_word, without_notes
 from ..salience import SCAN_CHARS, joined, statements, values
-from ..snapshot import Snapshot
+from ..snapshot import Snapshot, with_sections
 from ..updates import compared_values, core, has_update_cue, key_of, kind_of, replaces, said_as_old, topic
 from .item_cuts import CURRENT_END, REPLACED_STATEMENT, VALUES
 
@@ -98,7 +98,7 @@ def supersede(snapshot: Snapshot) -> Snapshot:
             lists[name][i] = rewrite(lists[name][i], partial(_marked_current, shown=shown))
     lists["constraints_and_preferences"] = _rules_left_standing(lists["constraints_and_preferences"])
     lists["constraints_and_preferences"] = _rules_repointed(lists, said_by)
-    return stale_values_marked(snapshot.model_copy(update=lists))
+    return stale_values_marked(with_sections(snapshot, lists))
 
 
 def _rules_left_standing(items: list[str]) -> list[str]:
@@ -189,7 +189,7 @@ def stale_values_marked(snapshot: Snapshot) -> Snapshot:
                 )
                 if marked != item:
                     lists[name][j], changed = marked, True
-    return snapshot.model_copy(update=lists) if changed else snapshot
+    return with_sections(snapshot, lists) if changed else snapshot
 
 
 def _echoes(statement: str, stale: frozenset[str], about: frozenset[str]) -> bool:

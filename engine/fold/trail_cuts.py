@@ -8,6 +8,7 @@ dropped.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from ..references import body, numbers_in
 from ..snapshot import Snapshot
@@ -22,11 +23,11 @@ def trim_trail(snapshot: Snapshot, budget: int, size: Callable[[Snapshot], int])
     """
     # details go before lines: every path and command in short form beats half of them in full
     lines = [terse(line) for line in snapshot.artifacts]
-    snapshot = snapshot.model_copy(update={"artifacts": lines})
+    snapshot = replace(snapshot, artifacts=lines)
     if size(snapshot) <= budget:
         return snapshot
     lines = _unreferenced(snapshot, budget, size)
-    snapshot = snapshot.model_copy(update={"artifacts": lines})
+    snapshot = replace(snapshot, artifacts=lines)
     if size(snapshot) <= budget:
         return snapshot
     ranks = [trail_rank(line) for line in lines]
@@ -37,19 +38,19 @@ def trim_trail(snapshot: Snapshot, budget: int, size: Callable[[Snapshot], int])
             gone = set(positions[:count])
             return [line for i, line in enumerate(lines) if i not in gone]
 
-        if size(snapshot.model_copy(update={"artifacts": without(len(positions))})) > budget:
+        if size(replace(snapshot, artifacts=without(len(positions)))) > budget:
             lines = without(len(positions))  # this whole rank is not enough: drop it and go on
             ranks = [trail_rank(line) for line in lines]
             continue
         low, high = 0, len(positions)  # the fewest drops that fit lie in (low, high]
         while high - low > 1:
             middle = (low + high) // 2
-            if size(snapshot.model_copy(update={"artifacts": without(middle)})) <= budget:
+            if size(replace(snapshot, artifacts=without(middle))) <= budget:
                 high = middle
             else:
                 low = middle
-        return snapshot.model_copy(update={"artifacts": without(high)})
-    return snapshot.model_copy(update={"artifacts": lines})
+        return replace(snapshot, artifacts=without(high))
+    return replace(snapshot, artifacts=lines)
 
 
 def _unreferenced(snapshot: Snapshot, budget: int, size: Callable[[Snapshot], int]) -> list[str]:
@@ -66,7 +67,7 @@ def _unreferenced(snapshot: Snapshot, budget: int, size: Callable[[Snapshot], in
         return [body(line) if i in bare else line for i, line in enumerate(lines)]
 
     def fits(count: int) -> bool:
-        return size(snapshot.model_copy(update={"artifacts": stripped(count)})) <= budget
+        return size(replace(snapshot, artifacts=stripped(count))) <= budget
 
     if not order or not fits(len(order)):
         return stripped(len(order))

@@ -1,7 +1,7 @@
 """The LLM summarizer (docs/design.md §7): the same snapshot schema, written by a model through litellm.
 
 - temperature 0; JSON schema via `response_format` where litellm says the model supports it,
-  otherwise instructions and tolerant parsing; always validated with the pydantic `Snapshot`;
+  otherwise instructions and tolerant parsing; always cleaned to the `Snapshot`'s types;
 - the history goes in as quoted data inside `<history>`, with instructions never to follow what it
   says; whatever the model returns, every user message's identifiers are checked against the result and
   missing requests are added back verbatim, so an injected instruction cannot drop user facts;
@@ -27,6 +27,7 @@ import re
 import textwrap
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from .. import cancelling, snapshot as snap, untrusted_json
@@ -39,7 +40,7 @@ from ..providers.errors import backoff, retry_after
 from ..providers.stream import connection_arguments
 from ..providers.target import ModelTarget
 from ..references import body, strip_references, tag
-from ..snapshot import LIST_SECTIONS, SECTION_ROLES, SECTIONS, Snapshot, render
+from ..snapshot import LIST_SECTIONS, SECTION_ROLES, SECTIONS, Snapshot, as_data, render
 from .base import Summarizer, SummaryRequest
 from .rules import RulesSummarizer, artifact_lines
 
@@ -138,7 +139,7 @@ def parse_snapshot(text: str) -> Snapshot:
         cleaned[name] = [item if isinstance(item, str) else json.dumps(item, ensure_ascii=False) for item in value]
     goal = data.get("overall_goal") or ""
     cleaned["overall_goal"] = goal if isinstance(goal, str) else json.dumps(goal, ensure_ascii=False)
-    return Snapshot.model_validate(cleaned)
+    return Snapshot(**cleaned)  # every value cleaned above to its field's type
 
 
 def keep_user_facts(snapshot: Snapshot, request: SummaryRequest) -> Snapshot:
@@ -156,9 +157,7 @@ def keep_user_facts(snapshot: Snapshot, request: SummaryRequest) -> Snapshot:
     pins = [p for p in request.pinned if p not in have]
     if not missing and not pins:
         return snapshot
-    return snapshot.model_copy(
-        update={"user_requests": [*snapshot.user_requests, *missing], "pinned": [*snapshot.pinned, *pins]}
-    )
+    return replace(snapshot, user_requests=[*snapshot.user_requests, *missing], pinned=[*snapshot.pinned, *pins])
 
 
 def keep_trail(snapshot: Snapshot, trail: Sequence[str]) -> Snapshot:
@@ -170,7 +169,7 @@ def keep_trail(snapshot: Snapshot, trail: Sequence[str]) -> Snapshot:
     """
     fixed = list(dict.fromkeys(trail))
     own = [line for line in snapshot.artifacts if line not in fixed]
-    return snapshot.model_copy(update={"artifacts": [*fixed, *own]})
+    return replace(snapshot, artifacts=[*fixed, *own])
 
 
 FIT_MARGIN = 0.9  # our count and the provider's may differ by a few percent (tokenizer, message framing)
@@ -327,7 +326,7 @@ class LLMSummarizer:
         return self._summarize_as(request, smaller, user, artifact_lines(request))
 
     def consolidate(self, parts: Sequence[Snapshot], request: SummaryRequest) -> Snapshot:
-        data = [p.model_dump(exclude={"depth", "covers", "tokens_before"}) for p in parts]
+        data = [as_data(p, leaving_out=("depth", "covers", "tokens_before")) for p in parts]
         user = (
             "<snapshots>\n" + _quote(json.dumps(data, ensure_ascii=False)) + "\n</snapshots>\nReply with the JSON now."
         )
@@ -336,10 +335,8 @@ class LLMSummarizer:
         else:
             merged = parse_snapshot(self._complete(CONSOLIDATE, user, request.output_budget))
         for part in parts:  # the facts of every part survive the merge
-            merged = merged.model_copy(
-                update={
-                    "user_requests": merged.user_requests + [r for r in part.user_requests if r not in render(merged)]
-                }
+            merged = replace(
+                merged, user_requests=merged.user_requests + [r for r in part.user_requests if r not in render(merged)]
             )
         # the trail of the whole request, so a file touched in several chunks is one line, none lost
         return keep_trail(merged, artifact_lines(request))

@@ -9,8 +9,8 @@ from typing import Any
 
 
 class PolicyDefault:
-    """A default of the engine's fold policy, read only when --help shows it: the policy is a pydantic
-    model, and building every subcommand's parser for `foldchat --help` must not load pydantic."""
+    """A default of the engine's fold policy, which --help shows and `run` tells from an option given:
+    only the options given are validated (the defaults are valid, and checking them would load pydantic)."""
 
     def __init__(self, field: str) -> None:
         self.field = field
@@ -18,7 +18,7 @@ class PolicyDefault:
     def __str__(self) -> str:
         from foldchat.engine import FoldPolicy
 
-        return str(FoldPolicy.model_fields[self.field].default)
+        return str(getattr(FoldPolicy, self.field))  # a dataclass field's default, on its class
 
 
 DESCRIPTION = """\

@@ -1,6 +1,8 @@
 """`foldchat compress` with the rules summarizer loads the tokenizer and the fold policy, but not the settings'
 models (pydantic-settings), the model registry or litellm: those are the LLM summarizer's. It checks its
-input's size against `max_input_bytes` without them when nothing but the database is configured."""
+input's size against `max_input_bytes` without them when nothing but the database is configured. Nor does it
+load pydantic: the snapshot and the policy are dataclasses, validated by pydantic only where they come in from
+outside (a stored snapshot, the config, options given), and pydantic's import is ~0.1 s of a ~0.6 s fold."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from pathlib import Path
 
 from cli.test_reading_starts_light import environment
 
-UNUSED = ("pydantic_settings", "foldchat.engine.config", "foldchat.engine.providers.registry", "litellm", "textual")
+UNUSED = ("pydantic", "pydantic_core", "pydantic_settings", "foldchat.engine.config", "foldchat.engine.providers.registry", "litellm", "textual")
 
 PROBE = """
 import json, sys

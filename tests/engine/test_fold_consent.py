@@ -73,8 +73,8 @@ def test_fold_modes_are_validated(session: Session):
     assert session.auto.mode == "on"
     with pytest.raises(UsageError):
         session.auto.set_mode("sometimes")
-    with pytest.raises(ValueError):
-        FoldPolicy(auto="sometimes")  # type: ignore[arg-type]
+    with pytest.raises(UsageError):
+        FoldPolicy.checked(auto="sometimes")
     assert settings_for  # the shared helper stays the one place settings are built
 
 

@@ -1,4 +1,7 @@
+from dataclasses import fields
+
 import pytest
+from foldchat.engine.errors import UsageError
 from foldchat.engine.policy import FoldHistory, FoldPolicy, Trigger, decide
 
 P = FoldPolicy()
@@ -33,9 +36,16 @@ def test_hysteresis_and_cooldown():
 
 def test_invalid_ratios_are_refused():
     with pytest.raises(ValueError, match="target_ratio"):
-        FoldPolicy(target_ratio=0.9)
-    with pytest.raises(ValueError, match="keep_ratio"):
-        FoldPolicy(keep_ratio=1.5)
+        FoldPolicy(target_ratio=0.9)  # the rule between two fields holds for every policy, checked or not
+    with pytest.raises(UsageError, match="target_ratio"):
+        FoldPolicy.checked(target_ratio=0.9)
+    with pytest.raises(UsageError, match="keep_ratio"):
+        FoldPolicy.checked(keep_ratio=1.5)
+    with pytest.raises(UsageError, match="auto"):
+        FoldPolicy.checked(auto="sometimes")
+    with pytest.raises(UsageError, match="unknown key"):
+        FoldPolicy.checked(trigger_ratios=0.7)
+    assert FoldPolicy.checked(trigger_ratio="0.7") == FoldPolicy(trigger_ratio=0.7)  # as a config's text gives it
 
 
 def test_the_reply_reserve_is_capped_by_the_model_output_and_a_quarter_of_the_window():
@@ -52,6 +62,10 @@ def test_the_configs_fold_section_is_the_policy_and_compress_shows_its_defaults(
     from foldchat.cli.compress_cmd import PolicyDefault
 
     assert type(Settings().fold) is FoldPolicy  # one model: the [fold] section is the policy
-    assert all(field.description for field in FoldPolicy.model_fields.values())  # a docstring per field
+    from pydantic import TypeAdapter
+
+    described = TypeAdapter(FoldPolicy).json_schema()["properties"]
+    assert set(described) == {field.name for field in fields(FoldPolicy)}
+    assert all(field["description"] for field in described.values())  # a docstring per field, as pydantic reads it
     for name in ("trigger_ratio", "target_ratio", "keep_ratio", "reserved_output"):
         assert str(PolicyDefault(name)) == str(getattr(FoldPolicy(), name))

@@ -7,15 +7,15 @@ from __future__ import annotations
 import ast
 import json
 import re
+from dataclasses import fields
 from functools import partial
 from pathlib import Path
 
 import pytest
-from foldchat.engine import snapshot as snap
+from foldchat.engine import quoted_snapshots, snapshot as snap
 from foldchat.engine.fold import fit, supersede
 from foldchat.engine.fold.check import CHECKED_SECTIONS, check_snapshot
 from foldchat.engine.messages import Message, parse_messages
-from foldchat.engine.policy import FoldPolicy
 from foldchat.engine.snapshot import LIST_SECTIONS, SECTION_ROLES, SECTIONS, Snapshot
 from foldchat.engine.summarizers import RulesSummarizer, llm
 from foldchat.engine.summarizers.base import SummaryRequest
@@ -25,13 +25,13 @@ ATTRIBUTES = ("depth", "covers", "tokens_before")  # rendered on the <state_snap
 
 
 def test_every_field_of_the_schema_is_a_section_or_an_attribute():
-    assert tuple(name for name in Snapshot.model_fields if name not in ATTRIBUTES) == SECTIONS
-    assert all(Snapshot.model_fields[name].description for name in SECTIONS)  # what it holds, said once
+    assert tuple(each.name for each in fields(Snapshot) if each.name not in ATTRIBUTES) == SECTIONS
+    assert all(each.metadata["description"] for each in fields(Snapshot) if each.name in SECTIONS)  # said once
     assert set(LIST_SECTIONS) | {"overall_goal"} == set(SECTIONS)
 
 
 def test_every_section_is_rendered_and_read_back():
-    full = Snapshot.model_validate(
+    full = snap.stored_snapshot(
         {name: [f"{name} item (#1)"] if name in LIST_SECTIONS else name for name in SECTIONS}
     )
     text = snap.render(full)
@@ -97,7 +97,7 @@ def test_the_rules_summarizer_fills_every_section():
 @pytest.mark.parametrize("name", LIST_SECTIONS)
 def test_the_check_restores_a_lost_value_only_into_a_checked_section(name):
     said = [Message(role="user", content="The locker code is 7315-QX.")]
-    reference = Snapshot.model_validate({name: ["The locker code is 7315-QX. (#1)"]})
+    reference = snap.with_sections(Snapshot(), {name: ["The locker code is 7315-QX. (#1)"]})
     checked = check_snapshot(Snapshot(), said, reference=reference)
     assert bool(getattr(checked.snapshot, name)) == SECTION_ROLES[name].checked
     assert (checked.restored > 0) == SECTION_ROLES[name].checked
@@ -120,7 +120,7 @@ def _crowded(name: str) -> Snapshot:
     items = [
         f"The blue crate {n} holds {n * 3} kg of flour for the Porto bakery on pier {n}. (#{n})" for n in range(1, 41)
     ]
-    return Snapshot.model_validate({name: items if name in LIST_SECTIONS else " ".join(items)})
+    return snap.stored_snapshot({name: items if name in LIST_SECTIONS else " ".join(items)})
 
 
 @pytest.mark.parametrize("name", SECTIONS)
@@ -155,20 +155,21 @@ def test_the_fit_sections_are_the_schema_s():
 
 
 def _update_keys(path: Path) -> list[tuple[int, str]]:
-    """The literal keys of every `model_copy(update=...)` in `path`: a dict given there, or built in the
-    same function under the name given. pydantic takes an unknown key silently."""
+    """The literal keys of every `with_sections(snapshot, sections)` in `path`: a dict given there, or built
+    in the same function under the name given. (`with_sections` refuses an unknown one, but only when that
+    line runs: a rare branch could carry a misspelt section for long. `replace` is checked by the type checker.)"""
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     found: list[tuple[int, str]] = []
     for function in ast.walk(tree):
         if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
             continue
         for call in ast.walk(function):
-            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+            if not (isinstance(call, ast.Call) and len(call.args) == 2):
                 continue
-            for keyword in call.keywords if call.func.attr == "model_copy" else []:
-                if keyword.arg == "update":
-                    keys = _dict_keys(function, keyword.value)
-                    found += [(call.lineno, k.value) for k in keys if isinstance(k, ast.Constant)]
+            name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", None)
+            if name == "with_sections":
+                keys = _dict_keys(function, call.args[1])
+                found += [(call.lineno, k.value) for k in keys if isinstance(k, ast.Constant)]
     return found
 
 
@@ -190,30 +191,30 @@ def _dict_keys(function: ast.AST, value: ast.expr) -> list[ast.expr]:
     return keys
 
 
-OTHER_COPIED_MODELS = {"policy.py": FoldPolicy}  # model_copy(update=...) of a model that is not a snapshot
-
-
 def test_no_update_of_a_snapshot_names_a_field_it_lacks():
     unknown = []
     for path in sorted(ENGINE.rglob("*.py")):
-        model = OTHER_COPIED_MODELS.get(path.name, Snapshot)
-        unknown += [
-            f"{path.relative_to(ENGINE)}:{line} {key}"
-            for line, key in _update_keys(path)
-            if key not in model.model_fields
-        ]
+        unknown += [f"{path.relative_to(ENGINE)}:{line} {key}" for line, key in _update_keys(path) if key not in LIST_SECTIONS]
     assert not unknown, f"updates naming no field of the schema: {unknown}"
 
 
 def test_the_scan_sees_a_section_named_in_an_update(tmp_path):
     sample = tmp_path / "sample.py"
     sample.write_text(
-        "def f(s):\n    lists = {'people': []}\n    lists['places'] = []\n    return s.model_copy(update=lists)\n\n"
-        "def g(s):\n    return s.model_copy(update={'pinned': []})\n"
+        "def f(s):\n    lists = {'people': []}\n    lists['places'] = []\n    return with_sections(s, lists)\n\n"
+        "def g(s):\n    return snap.with_sections(s, {'pinned': []})\n"
     )
     assert sorted(key for _, key in _update_keys(sample)) == ["people", "pinned", "places"]
 
 
 def test_the_other_lists_of_sections_name_sections_of_the_schema():
     assert set(supersede.SECTIONS) | set(supersede.NEWER_SECTIONS) <= set(LIST_SECTIONS)
-    assert set(snap.FOREIGN_SECTIONS.values()) <= set(LIST_SECTIONS)
+    assert set(quoted_snapshots.FOREIGN_SECTIONS.values()) <= set(LIST_SECTIONS)
+
+
+def test_a_section_update_names_list_sections_only():
+    with pytest.raises(ValueError, match="no such list section: people"):
+        snap.with_sections(Snapshot(), {"people": ["Ana"]})
+    with pytest.raises(ValueError, match="overall_goal"):
+        snap.with_sections(Snapshot(), {"overall_goal": ["a goal is one text"]})
+    assert snap.with_sections(Snapshot(), {"pinned": ["x"]}).pinned == ["x"]

@@ -1,3 +1,4 @@
+import dataclasses
 import re
 from pathlib import Path
 
@@ -22,7 +23,7 @@ def documented_keys() -> set[str]:
 
 def test_every_setting_is_documented_in_the_example():
     fields = {name for name in Settings.model_fields if name not in ("fold", "local", "models")}
-    fields |= {f"fold.{n}" for n in FoldPolicy.model_fields}
+    fields |= {f"fold.{f.name}" for f in dataclasses.fields(FoldPolicy)}
     fields |= {f"local.{n}" for n in LocalModelSettings.model_fields}
     fields |= {f"models.{n}" for n in ModelAlias.model_fields}
     assert fields == documented_keys()

@@ -4,6 +4,7 @@ read into words that only sound like one (long chats between friends, a family's
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from foldchat.engine import snapshot as snap
@@ -326,13 +327,12 @@ def test_what_a_reply_set_up_in_passing_keeps_a_share_of_the_room_one_line_per_m
     lines = [k for k in summary.key_knowledge if k.startswith("mentioned: ")]
     assert len(lines) == len({numbers_in(line)[0] for line in lines}), lines
     assert any("postgres:16.4" in line and "inv_app" in line for line in lines), lines
-    crowded = summary.model_copy(
-        update={
-            "user_requests": [
-                f"we talked for ages about the weekend and how tired everyone was after the drive, day {n} (#{n + 10})"
-                for n in range(60)
-            ]
-        }
+    crowded = replace(
+        summary,
+        user_requests=[
+            f"we talked for ages about the weekend and how tired everyone was after the drive, day {n} (#{n + 10})"
+            for n in range(60)
+        ],
     )
     fitted = snap.render(fit_snapshot(crowded, 1200, size))
     assert "postgres:16.4" in fitted and "inv_app" in fitted, fitted

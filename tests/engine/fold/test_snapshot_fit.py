@@ -1,5 +1,7 @@
 """fold/fit.py: a snapshot cut to its budget, least precious first, pins never cut."""
 
+from copy import deepcopy
+
 from foldchat.engine import Snapshot
 from foldchat.engine.fold.fit import fit_snapshot
 from foldchat.engine.snapshot import render
@@ -27,7 +29,7 @@ def test_a_snapshot_within_budget_comes_back_equal_but_as_a_copy():
 
 def test_cuts_start_with_recent_actions_and_keep_pins_and_the_input_untouched():
     snapshot = full_snapshot()
-    before = snapshot.model_copy(deep=True)
+    before = deepcopy(snapshot)
     budget = words(snapshot) - 100
     fitted = fit_snapshot(snapshot, budget, words)
     assert words(fitted) <= budget

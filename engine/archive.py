@@ -9,6 +9,7 @@ same one-line errors as for every command.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -95,11 +96,12 @@ class Archive(ClosedOnExit):
         to say once when it opens the conversation; None when there are none."""
         return None if conversation_id is None else damaged_folds_notice(self.store.folds(conversation_id, True))
 
-    def message_numbers(self, conversation_id: int) -> dict[int, int]:
-        """Message id -> its 1-based number in the conversation (ids are shared by all conversations)."""
+    def message_numbers(self, transcript: Sequence[StoredMessage]) -> dict[int, int]:
+        """Message id -> its 1-based number in the conversation whose `transcript` this is (ids are shared by
+        all conversations). Given the transcript, not read again: `show` reads it once."""
         from .fold.layout import transcript_numbers  # the fold layout is `show`'s, not `list`'s
 
-        return transcript_numbers([m.id for m in self.transcript(conversation_id)])
+        return transcript_numbers([m.id for m in transcript])
 
     def recalls(self, conversation_id: int) -> dict[int, Recalled]:
         """What automatic recall added to the request of each prompt (message id -> passages)."""
@@ -107,11 +109,12 @@ class Archive(ClosedOnExit):
 
         return stored_recalls(self.store, conversation_id)
 
-    def fold_coverage(self, fold: StoredFold) -> int:
-        """How many messages `fold` stands for: the count the app's toast, marker and inspector show."""
+    def fold_coverage(self, fold: StoredFold, transcript: Sequence[StoredMessage]) -> int:
+        """How many messages `fold` stands for in its conversation's `transcript`: the count the app's toast,
+        marker and inspector show."""
         from .fold.layout import covered_messages
 
-        return covered_messages(fold, [m.id for m in self.transcript(fold.conversation_id)])
+        return covered_messages(fold, [m.id for m in transcript])
 
     def rename(self, conversation_id: int, title: str) -> None:
         self.store.rename_conversation(conversation_id, title)

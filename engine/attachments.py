@@ -24,6 +24,8 @@ BINARY_SNIFF_BYTES = 8192
 
 @dataclass(frozen=True)
 class Attachment:
+    """A file attached to a message: its name, its content and what it is."""
+
     name: str
     text: str
     """The content: the file's text, or for an image its `data:` URL (base64)."""

@@ -6,17 +6,16 @@ SQLite, litellm) is loaded.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from .config import Settings
 
 
-@dataclass(frozen=True)
-class OpenOptions:
-    """Where to open Foldchat and which conversation (CLI flags), plus injection points for tests."""
+class OpenOptions(NamedTuple):
+    """Where to open Foldchat and which conversation (CLI flags), plus injection points for tests. (A named
+    tuple: cheaper to define than a dataclass, and every CLI command builds one.)"""
 
     config: str | Path | None = None
     conversation: int | None = None

@@ -7,7 +7,7 @@ Opening a workspace reads the config and the database, nothing slower: litellm s
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
@@ -41,7 +41,7 @@ class Workspace(Archive):
     def open(cls, options: OpenOptions | None = None) -> Workspace:
         options = options or OpenOptions()
         settings = options.settings or load_settings(options.config)
-        return cls(settings, ModelRegistry(settings), database_of(replace(options, settings=settings)))
+        return cls(settings, ModelRegistry(settings), database_of(options._replace(settings=settings)))
 
     @cached_property
     def remembered(self) -> Remembered:

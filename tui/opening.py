@@ -8,7 +8,6 @@ The session and what the transcript shows are opened in a worker thread with the
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from foldchat.engine import FoldchatError, off_loop
@@ -104,6 +103,6 @@ def open_backend(options: OpenOptions) -> tuple[Session, TranscriptState]:
     if options.conversation is None and not options.new and workspace.remembered.left_in_new_draft:
         # the app was left while typing in a new conversation not saved yet: it opens there again, with the
         # draft (it opened the latest conversation, and the draft came back only with the next /new)
-        options = replace(options, new=True)
+        options = options._replace(new=True)
     session = Session.open(options, workspace)
     return session, transcript_state(session)

@@ -36,6 +36,9 @@ class FoldRange(Protocol):
 
 @dataclass(frozen=True)
 class FoldLayout:
+    """How a fold left its range: whether a snapshot stands for it, the messages kept verbatim and the ones
+    replaced by a stub (their text)."""
+
     has_snapshot: bool = True
     kept: frozenset[int] = frozenset()
     replaced: Mapping[int, str] = field(default_factory=dict)

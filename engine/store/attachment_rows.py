@@ -7,7 +7,6 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import Any
 
 from ..attachments import ATTACHMENT_KEY, attachment_of, clean_name, header, size_of
@@ -84,7 +83,7 @@ def hydrated(query: Query, stored: StoredMessage) -> StoredMessage:
             text = f"{header(str(meta['name']), size_of(meta))}\n{body}"
             parts.append(FrozenDict({**part, "text": text}))
     message = stored.message.evolve(content=tuple(parts))
-    return replace(stored, message=message)
+    return stored._replace(message=message)
 
 
 def _url(part: Any) -> str:

@@ -25,12 +25,9 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..attachments import said
 from ..errors import StorageError
-from ..messages import Message
-from .attachment_rows import forget_unreferenced, hydrated, stored_once
 from .connection import connect, pid_alive, storage_error, tighten
 from .migrations import migrate
 from .records import (
@@ -45,6 +42,9 @@ from .records import (
     title_of,
 )
 from .search import CONVERSATION_ROWS, conversation_hits
+
+if TYPE_CHECKING:  # messages, attachments are loaded where one is read or written: `list` needs neither (~15 ms)
+    from ..messages import Message
 
 SQLITE_MAX_INTEGER = 2**63 - 1
 
@@ -134,15 +134,10 @@ class Store:
     def conversation(self, conversation_id: int) -> Conversation:
         if not 0 < conversation_id <= SQLITE_MAX_INTEGER:
             raise StorageError(f"no conversation {conversation_id} (foldchat list shows them)")
-        rows = self.query(
-            "SELECT c.*, (SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id) AS n "
-            "FROM conversations c WHERE c.id = ?",
-            (conversation_id,),
-        )
-        row = rows[0] if rows else None
-        if row is None:
+        rows = self.query(f"{CONVERSATION_ROWS} WHERE c.id = ?", (conversation_id,))
+        if not rows:
             raise StorageError(f"no conversation {conversation_id} (foldchat list shows them)")
-        return conversation_of(row)
+        return conversation_of(rows[0])
 
     def conversations(self, search: str | None = None, limit: int = 200) -> list[Conversation]:
         if search:
@@ -179,6 +174,7 @@ class Store:
         with self.transaction() as db:
             db.execute("DELETE FROM folds WHERE conversation_id = ?", (conversation_id,))
             db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
+            from .attachment_rows import forget_unreferenced
             forget_unreferenced(db)  # a file attached only here goes with it
 
     # -- messages ---------------------------------------------------------------------------------
@@ -412,6 +408,8 @@ class Store:
 
 
 def _decoded(store: Store, row: sqlite3.Row) -> StoredMessage:
+    from .attachment_rows import hydrated
+
     return hydrated(store.query, stored_message_of(row))  # the query holds the store's lock
 
 
@@ -426,6 +424,9 @@ def _insert_message(
     error: str | None,
     payload: dict[str, Any] | None,
 ) -> int:
+    from ..attachments import said
+    from .attachment_rows import stored_once
+
     now = time.time()
     owner = os.getpid() if status == "streaming" else None
     cursor = db.execute(

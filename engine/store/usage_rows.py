@@ -4,8 +4,7 @@ the faces show, what prompt caching saved, and the breakdown `/context` and `fol
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .store import Store
 
@@ -15,8 +14,7 @@ if TYPE_CHECKING:  # built only by `usages`: a total (`foldchat list`) loads no 
 _COLUMNS = "prompt_tokens, cached_tokens, cache_write_tokens, completion_tokens, reasoning_tokens, cost, uncached_cost"
 
 
-@dataclass(frozen=True)
-class UsageTotals:
+class UsageTotals(NamedTuple):
     """A conversation's replies summed: input tokens, how many were cache reads, and the cost with and
     without the cache (replies whose provider reported no usage count at their stored cost in both)."""
 

@@ -83,10 +83,11 @@ def run_show(args: argparse.Namespace) -> int:
         if notice := archive.damaged_folds_notice(args.id):
             print(f"foldchat: {visible(notice)}", file=sys.stderr)
         folds = {f.last_message_id: f for f in archive.folds(args.id)}
-        numbers = archive.message_numbers(args.id)  # the conversation's own numbers, as the app shows
+        transcript = archive.transcript(args.id)
+        numbers = archive.message_numbers(transcript)  # the conversation's own numbers, as the app shows
         recalls = archive.recalls(args.id)
         usages = reply_usages(archive.store, args.id)
-        for stored in archive.transcript(args.id):
+        for stored in transcript:
             message = stored.message
             calls = "".join(f"\n  → {c.name}({c.arguments})" for c in message.tool_calls)
             print(visible(f"\n[{numbers[stored.id]}] {message.role}{status_suffix(stored)}: {message.text}{calls}"))
@@ -98,7 +99,7 @@ def run_show(args: argparse.Namespace) -> int:
             if fold is not None:
                 first, last = numbers.get(fold.first_message_id, 0), numbers.get(fold.last_message_id, 0)
                 print(
-                    f"\n── folded {archive.fold_coverage(fold)} messages ({first}..{last}) · "
+                    f"\n── folded {archive.fold_coverage(fold, transcript)} messages ({first}..{last}) · "
                     f"{fold.tokens_before:,} → {fold.tokens_after:,} tokens · {fold.summarizer} ──"
                 )
         if usages:

@@ -5,14 +5,13 @@ whole rows and no header, for the scripts that read them."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 MODEL_WIDTH = 24  # at most: a longer model name is cut
 EXCERPT_INDENT = "       › "
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(NamedTuple):
     id: int
     when: str
     messages: int

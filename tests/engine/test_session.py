@@ -40,9 +40,9 @@ def test_opening_continues_the_latest_conversation_unless_told_otherwise(options
     with Session.open(options) as again:
         assert again.conversation_id == first.conversation_id
         assert [m.message.text for m in again.context.transcript()] == ["hello"]
-    with Session.open(OpenOptions(**{**options.__dict__, "new": True})) as fresh:
+    with Session.open(options._replace(new=True)) as fresh:
         assert fresh.conversation_id != first.conversation_id
-    with Session.open(OpenOptions(**{**options.__dict__, "conversation": first.conversation_id})) as chosen:
+    with Session.open(options._replace(conversation=first.conversation_id)) as chosen:
         assert chosen.conversation_id == first.conversation_id
 
 
@@ -52,7 +52,7 @@ def test_remembering_the_model_makes_the_next_fold_check_a_switch(options):
         assert session.conversation() is None  # stored with its first message, with the model
         session.add_user_message("hello")
         assert session.conversation().model == "fake" and not session.auto.switched
-    with Session.open(OpenOptions(**{**options.__dict__, "model": "small"})) as session:
+    with Session.open(options._replace(model="small")) as session:
         session.connect(remember=True)
         assert session.auto.switched and session.conversation().model == "small"
         session.add_user_message("hi")
@@ -170,7 +170,7 @@ def test_typed_text_counts_do_not_grow_the_token_cache(options):
 
 
 def test_a_new_conversation_is_stored_only_with_its_first_message(options):
-    with Session.open(OpenOptions(**{**options.__dict__, "new": True})) as session:
+    with Session.open(options._replace(new=True)) as session:
         session.connect()
         assert session.conversation_id is None and session.context.transcript() == [] and session.chain.folds() == []
         assert (
@@ -191,7 +191,7 @@ def test_a_new_conversation_is_stored_only_with_its_first_message(options):
 
 
 def test_a_system_prompt_stores_a_new_conversation(options):
-    with Session.open(OpenOptions(**{**options.__dict__, "new": True})) as session:
+    with Session.open(options._replace(new=True)) as session:
         session.connect()
         session.set_system_prompt("Be brief.")
         assert session.conversation_id is not None and session.system_prompts() == ["Be brief."]
@@ -200,7 +200,7 @@ def test_a_system_prompt_stores_a_new_conversation(options):
 def test_an_empty_conversation_stored_earlier_is_forgotten_when_left(options):
     with Session.open(options) as setup:
         legacy = setup.store.create_conversation(model="fake")  # as older versions stored /new
-    with Session.open(OpenOptions(**{**options.__dict__, "conversation": legacy})) as session:
+    with Session.open(options._replace(conversation=legacy)) as session:
         session.connect()
         session.switch_conversation(legacy)  # resuming the open one keeps it
         assert session.conversation_id == legacy

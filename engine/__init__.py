@@ -87,8 +87,8 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (`X 
         Waiting as Waiting,
     )
     from .providers.target import ModelTarget as ModelTarget
-    from .recall_passages import Recalled as Recalled
     from .recall_wording import line_without_recall as line_without_recall
+    from .recalled import Recalled as Recalled
     from .recovery import save_unsaved_text as save_unsaved_text
     from .regular_file import read_regular as read_regular
     from .replies import ReplyEvent as ReplyEvent
@@ -182,7 +182,7 @@ _EXPORTS = {
     "ToolCalling": "events",
     "ToolCallsAnswered": "events",
     "PassagesRecalled": "events",
-    "Recalled": "recall_passages",
+    "Recalled": "recalled",
     "status_suffix": "export",
     "load_settings": "config",
     "max_input_bytes": "input_limit",

@@ -18,10 +18,10 @@ from .config_file import SettingsNeeded, settings_free_database
 from .options import OpenOptions
 from .paths import default_database
 from .store import Conversation, SearchHit, Store, StoredFold, StoredMessage
-from .store.records import damaged_folds_notice
+from .store.records import damaged_folds_notice, transcript_numbers
 
 if TYPE_CHECKING:
-    from .recall_passages import Recalled
+    from .recalled import Recalled
 
 
 def database_of(options: OpenOptions) -> Path:
@@ -99,13 +99,11 @@ class Archive(ClosedOnExit):
     def message_numbers(self, transcript: Sequence[StoredMessage]) -> dict[int, int]:
         """Message id -> its 1-based number in the conversation whose `transcript` this is (ids are shared by
         all conversations). Given the transcript, not read again: `show` reads it once."""
-        from .fold.layout import transcript_numbers  # the fold layout is `show`'s, not `list`'s
-
         return transcript_numbers([m.id for m in transcript])
 
     def recalls(self, conversation_id: int) -> dict[int, Recalled]:
         """What automatic recall added to the request of each prompt (message id -> passages)."""
-        from .recall_passages import stored_recalls  # what `show` needs of recall, not the recall at a send
+        from .recalled import stored_recalls  # what `show` needs of recall, not the index nor the choosing
 
         return stored_recalls(self.store, conversation_id)
 

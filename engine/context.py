@@ -13,7 +13,7 @@ from .attachments import with_text
 from .config import Settings
 from .errors import UsageError
 from .fold.condense import condense_oversized
-from .fold.layout import FoldLayout, NewFold, transcript_numbers
+from .fold.layout import FoldLayout, NewFold
 from .headroom import Usage as Usage, turn_size  # Usage read from here too (fold/chain.py, turn.py)
 from .messages import Message
 from .providers.adapt import TargetRules, adapt, rules_for_target, with_own_prompt
@@ -24,6 +24,7 @@ from .recall import supports_recall
 from .recall_wording import without_recall
 from .snapshot import snapshot_text
 from .store import Store, StoredFold, StoredMessage
+from .store.records import transcript_numbers
 
 
 class Context:

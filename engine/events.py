@@ -14,7 +14,7 @@ from .fold.report import FoldReport
 from .messages import Message, ToolCall
 
 if TYPE_CHECKING:
-    from .recall_passages import Recalled  # sqlite3 and the index stay off the first screen's imports
+    from .recalled import Recalled  # sqlite3 and the index stay off the first screen's imports
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,8 @@ from .context import Usage, sendable
 from .messages import Message
 from .recall import Original
 from .recall_index import Query, RecallIndex, query_for
-from .recall_passages import ACKNOWLEDGEMENT, CountText, Recalled, block, choose, stored_recalls
+from .recall_passages import ACKNOWLEDGEMENT, CountText, block, choose
+from .recalled import Recalled, stored_recalls
 from .store import recall_rows
 
 if TYPE_CHECKING:

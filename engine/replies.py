@@ -26,7 +26,7 @@ from .providers.stream import stream_reply
 from .providers.target import ModelTarget
 from .recall import RECALL_TOOL, Original, answer_within, recall, supports_recall
 from .recall_at_send import SendRecall, numbered, recall_pair, with_recalled
-from .recall_passages import Recalled
+from .recalled import Recalled
 from .replies_cut import cut_mark
 from .store.usage_rows import UsageTotals, set_usage, totals
 

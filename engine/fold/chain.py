@@ -25,11 +25,12 @@ from ..providers.stream import missing_key
 from ..providers.target import ModelTarget
 from ..snapshot import Snapshot
 from ..store import StoredFold, StoredMessage
+from ..store.records import transcript_numbers
 from ..store.usage_rows import add_summarizer_usage
 from ..summarizer_model import small_model
 from ..summarizers import RulesSummarizer, Summarizer
 from ..summarizers.llm import llm_with_fallback
-from .layout import FoldLayout, NewFold, covered_ids, covered_messages, new_fold, transcript_numbers
+from .layout import FoldLayout, NewFold, covered_ids, covered_messages, new_fold
 from .pipeline import FoldRequest, FoldResult, fold_context
 from .report import FoldReport
 

@@ -88,11 +88,6 @@ def covered_ids(fold: FoldRange, transcript_ids: Sequence[int]) -> list[int]:
     return [i for i in transcript_ids if fold.first_message_id <= i <= fold.last_message_id and i not in layout.kept]
 
 
-def transcript_numbers(transcript_ids: Sequence[int]) -> dict[int, int]:
-    """Message id -> its 1-based position in the conversation's transcript (the numbers users see)."""
-    return {message_id: number for number, message_id in enumerate(transcript_ids, start=1)}
-
-
 @dataclass(frozen=True)
 class NewFold:
     """What to store for a fold: the covered id range and the snapshot JSON with its layout."""

@@ -68,6 +68,12 @@ class StoredFold(NamedTuple):
 TITLE_CHARS = 60
 
 
+def transcript_numbers(transcript_ids: Sequence[int]) -> dict[int, int]:
+    """Message id -> its 1-based position in the conversation's transcript (the numbers users see; ids are
+    shared by all conversations)."""
+    return {message_id: number for number, message_id in enumerate(transcript_ids, start=1)}
+
+
 def title_of(text: str) -> str:
     """A conversation's title from its first message: one line, cut at a word with "…" (not "rip b")."""
     line = " ".join(text.split())

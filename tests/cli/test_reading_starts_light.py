@@ -34,6 +34,9 @@ for argv in {commands!r}:
 print(json.dumps(loaded))
 """
 COMMANDS = [["list"], ["list", "--search", "ferry"], ["show", "1"]]
+SENDING = ("foldchat.engine.recall_index", "foldchat.engine.recall", "foldchat.engine.recall_passages", "foldchat.engine.fold")
+"""What recall at a send and folding use: reading a conversation with no fold loads none of it (what was
+recalled is read with `recalled`; a fold's layout only where a fold is shown)."""
 MESSAGE_TYPES = ("foldchat.engine.messages", "foldchat.engine.attachments", "dataclasses")
 """What a message is made of: listing and searching read no message (the dataclasses module and defining the
 message's classes were ~15 ms of `foldchat list`'s ~0.11 s), `show` does."""
@@ -52,7 +55,7 @@ def loaded_by_reading(env: dict[str, str]) -> dict[str, list[str]]:
         text=True, env=env, timeout=120,
     )  # fmt: skip
     assert imported.returncode == 0, imported.stderr
-    probe = PROBE.format(watched=HEAVY + OTHER_COMMANDS + MESSAGE_TYPES, commands=COMMANDS)
+    probe = PROBE.format(watched=HEAVY + OTHER_COMMANDS + MESSAGE_TYPES + SENDING, commands=COMMANDS)
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.splitlines()[-1])  # type: ignore[no-any-return]
@@ -88,3 +91,7 @@ def test_listing_and_searching_build_no_message(loaded_with_no_config):
     loaded = of(MESSAGE_TYPES, loaded_with_no_config)
     assert (loaded["list"], loaded["list --search ferry"]) == ([], [])
     assert "foldchat.engine.messages" in loaded["show 1"]  # the probe sees them load where messages are read
+
+
+def test_reading_loads_neither_the_recall_index_nor_the_fold_code(loaded_with_no_config):
+    assert of(SENDING, loaded_with_no_config) == {" ".join(argv): [] for argv in COMMANDS}

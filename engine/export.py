@@ -3,14 +3,16 @@
 Exports hold conversations, so they are private (0600) and written only to new files: an existing
 name, or a symlink planted under that name, is never overwritten or followed; the next free name
 (`foldchat-2-2.md`, ...) is used instead. By default they go to the `exports` folder of Foldchat's
-data dir, never to whatever the working directory happens to be. Replies that a regenerate replaced
-are marked `superseded`; replies with no text and no tool calls (an interrupted start) are left out.
+data dir, never to whatever the working directory happens to be. Each Markdown heading carries the message's
+number in its conversation (what `show`, the app and snapshots cite); replies that a regenerate replaced are
+marked `superseded by #N`; replies with no text and no tool calls (an interrupted start) are left out.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 from .attachments import attachment_of, attachments_in, human_size, said, size_of
@@ -19,19 +21,23 @@ from .messages import Message
 from .paths import create_private_file, export_dir
 from .replies_cut import is_cut_mark
 from .store import Store, StoredMessage
+from .store.records import transcript_numbers
 from .untrusted_text import json_safe, visible
 
 FORMATS = ("md", "json")
 
 
-def status_suffix(stored: StoredMessage) -> str:
+def status_suffix(stored: StoredMessage, numbers: Mapping[int, int]) -> str:
+    """What is worth knowing of a stored message beyond its words: not complete, cut, or replaced, by the
+    message numbered in `numbers` (id -> the conversation's own number: database ids are shared by all)."""
     marks = []
     if stored.status != "complete":
         marks.append(f"{stored.status}{': ' + stored.error if stored.error else ''}")
     elif is_cut_mark(stored.error):  # complete, but the output cap ended it
         marks.append(str(stored.error))
     if stored.superseded_by is not None:
-        marks.append(f"superseded by {stored.superseded_by}")
+        by = numbers.get(stored.superseded_by)
+        marks.append(f"superseded by #{by}" if by is not None else "superseded")
     return f" [{'; '.join(marks)}]" if marks else ""
 
 
@@ -44,7 +50,9 @@ def export_conversation(store: Store, conversation_id: int, fmt: str) -> str:
     from .snapshot import snapshot_text  # pydantic's models: `show` imports this module for `status_suffix` only
 
     conversation = store.conversation(conversation_id)
-    messages = [m for m in store.messages(conversation_id) if _worth_exporting(m)]
+    transcript = store.messages(conversation_id)
+    numbers = transcript_numbers([m.id for m in transcript])
+    messages = [m for m in transcript if _worth_exporting(m)]
     if fmt == "json":
         data = {
             "id": conversation.id,
@@ -66,7 +74,7 @@ def export_conversation(store: Store, conversation_id: int, fmt: str) -> str:
     lines = [f"# {conversation.title or 'untitled'}", ""]
     for stored in messages:
         message = stored.message
-        lines += [f"## {message.role}{status_suffix(stored)}", "", *_markdown_text(message)]
+        lines += [f"## [{numbers[stored.id]}] {message.role}{status_suffix(stored, numbers)}", "", *_markdown_text(message)]
         lines += [f"\n`{call.name}({call.arguments})`" for call in message.tool_calls]
         lines.append("")
     return visible("\n".join(lines))

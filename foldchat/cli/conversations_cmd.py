@@ -90,7 +90,7 @@ def run_show(args: argparse.Namespace) -> int:
         for stored in transcript:
             message = stored.message
             calls = "".join(f"\n  → {c.name}({c.arguments})" for c in message.tool_calls)
-            print(visible(f"\n[{numbers[stored.id]}] {message.role}{status_suffix(stored)}: {message.text}{calls}"))
+            print(visible(f"\n[{numbers[stored.id]}] {message.role}{status_suffix(stored, numbers)}: {message.text}{calls}"))
             if stored.id in recalls:
                 print(visible(f"  ({recalls[stored.id].summary()} into its request)"))
             if stored.id in usages:  # what its provider said the request used, and what it cost

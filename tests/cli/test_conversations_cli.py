@@ -32,3 +32,18 @@ def test_show_numbers_messages_and_folds_by_the_conversation(fake, tmp_path, mon
     assert re.findall(r"^\[(\d+)\] ", shown, re.MULTILINE) == [str(n) for n in range(1, 9)]
     first, last = numbers[fold.first_message_id], numbers[fold.last_message_id]
     assert f"── folded {count} messages ({first}..{last}) · {fold.tokens_before:,} → {fold.tokens_after:,}" in shown
+
+
+def test_show_says_which_message_replaced_a_reply_by_its_number(tmp_path):
+    from foldchat.engine import Archive
+
+    with Archive.open(OpenOptions(database=tmp_path / "db.sqlite")) as archive:
+        store = archive.store
+        store.append(store.create_conversation(), Message.user("an earlier chat"))  # ids no longer start at 1
+        cid = store.create_conversation()
+        store.append(cid, Message.user("question"))
+        old = store.append(cid, Message.assistant("first answer"))
+        new = store.append(cid, Message.assistant("better answer"))
+        store.supersede([old], new)
+    shown = run("show", str(cid), env=environment(tmp_path)).stdout
+    assert "[2] assistant [superseded by #3]: first answer" in shown  # not the database id {new}

@@ -105,6 +105,8 @@ def test_exports_default_to_the_private_exports_folder(usual_umask, xdg, store):
 def test_exports_mark_superseded_replies_and_skip_empty_ones(store):
     from foldchat.engine.export import export_conversation
 
+    earlier = store.create_conversation()  # database ids are shared: this conversation's #2 is not id 2
+    store.append(earlier, Message.user("another conversation"))
     cid = store.create_conversation()
     store.append(cid, Message.user("question"))
     old = store.append(cid, Message.assistant("first answer"))
@@ -112,8 +114,9 @@ def test_exports_mark_superseded_replies_and_skip_empty_ones(store):
     new = store.append(cid, Message.assistant("better answer"))
     store.supersede([old], new)
     md = export_conversation(store, cid, "md")
-    assert f"## assistant [superseded by {new}]\n\nfirst answer" in md
-    assert md.count("## assistant") == 2  # the empty interrupted reply is left out
+    assert "## [2] assistant [superseded by #4]\n\nfirst answer" in md  # numbers, not the ids {old} and {new}
+    assert "## [1] user" in md and "## [4] assistant\n\nbetter answer" in md
+    assert md.count("] assistant") == 2  # the empty interrupted reply (#3) is left out
 
 
 def test_a_linked_exports_folder_is_refused_and_the_folder_it_points_to_keeps_its_permissions(

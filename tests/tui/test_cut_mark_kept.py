@@ -20,4 +20,4 @@ async def test_the_cut_mark_is_kept_across_a_restart_and_in_the_export(app_facto
         assert "[cut at" in cut.data.note and "/continue" in cut.data.note and cut.data.error is None
     with Workspace.open(OpenOptions(settings=settings_for(fake), database=tmp_path / "tui.db")) as workspace:
         exported = workspace.export(1, "md")
-    assert "## assistant [cut at " in exported
+    assert "## [2] assistant [cut at " in exported  # the reply to the first prompt: #2

@@ -1,8 +1,9 @@
 """How long whole `foldchat` commands take, from process start to exit, against the tokenizer's start-up.
 
 Run: .venv/bin/python bench/cli_bench.py [runs]   (default 7 runs per command, after one warm-up)
-Each command runs as a fresh process (`python -m foldchat ...`) against a throw-away config, database and
-cache, so imports are paid every time, as a user pays them: from byte-compiled modules, as an install has
+Each command runs as a fresh process, as a user runs it (the venv's `foldchat` script), the commands in turn
+(a round of each at a time, so a drift of the machine's speed is shared by all), against a throw-away config,
+database and cache, so imports are paid every time, as a user pays them: from byte-compiled modules, as an install has
 them (the warm-up writes them under the throw-away folder even where PYTHONDONTWRITEBYTECODE is set, which
 left every run compiling Foldchat's modules from source: ~35 ms of `list`'s 0.2 s). The database holds the
 conversations of bench/chats five times over (30 conversations, ~4,000 messages); `show 1` prints the first of them whole.
@@ -30,6 +31,8 @@ COPIES = 5  # of each bench/chats conversation in the database
 SEARCH = "budget"  # a word some of the conversations hold
 TARGET_SECONDS = {"list": 0.1, "show 1": 0.1, "list --search": 0.1}
 TARGET_RATIO = {"list": 0.3, "show 1": 0.3, "list --search": 0.3, "compress": 1.5}  # x the tokenizer ready
+FOLDCHAT_COMMAND = "foldchat"
+FOLDCHAT = str(Path(sys.executable).with_name("foldchat"))  # what a user types: the installed command's script
 TOKENIZER_READY = "from foldchat.engine.tokens import counter_for; counter_for('gpt-4o').count_text('ready')"
 
 
@@ -42,8 +45,10 @@ def twenty_messages() -> list[dict[str, str]]:
 
 
 def run(args: list[str], env: dict[str, str]) -> tuple[float, subprocess.CompletedProcess[str]]:
+    """`args` run by this interpreter, or the `foldchat` command itself for `FOLDCHAT`'s."""
+    argv = [FOLDCHAT, *args[1:]] if args[:1] == [FOLDCHAT_COMMAND] else [sys.executable, *args]
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env, timeout=120)
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
     took = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(args)} failed ({done.returncode}): {done.stderr.strip()[-400:]}")
@@ -64,11 +69,11 @@ def commands(history: Path) -> dict[str, list[str]]:
         "python -c pass": ["-c", "pass"],
         "import tiktoken": ["-c", "import tiktoken"],
         "tokenizer ready": ["-c", TOKENIZER_READY],
-        "compress": ["-m", "foldchat", "compress", "--model", "gpt-4o", "--force", str(history)],
-        "list": ["-m", "foldchat", "list"],
-        "show 1": ["-m", "foldchat", "show", "1"],
-        "list --search": ["-m", "foldchat", "list", "--search", SEARCH],
-        "export 1": ["-m", "foldchat", "export", "1"],
+        "compress": [FOLDCHAT_COMMAND, "compress", "--model", "gpt-4o", "--force", str(history)],
+        "list": [FOLDCHAT_COMMAND, "list"],
+        "show 1": [FOLDCHAT_COMMAND, "show", "1"],
+        "list --search": [FOLDCHAT_COMMAND, "list", "--search", SEARCH],
+        "export 1": [FOLDCHAT_COMMAND, "export", "1"],
     }
 
 
@@ -88,9 +93,16 @@ def main() -> None:
         medians: dict[str, float] = {}
         print(f"{'command':<16} {'min s':>7} {'median s':>9} {'max s':>7} {'target s':>9} {'÷ import':>9} "
               f"{'÷ ready':>8} {'target ÷':>9}")  # fmt: skip
-        for name, args in commands(history).items():
+        table = commands(history)
+        for args in table.values():
             run(args, env)  # warm-up: byte-compiled sources, the encoding's cache written
-            times = [run(args, env)[0] for _ in range(runs)]
+        # interleaved, a round of every command at a time: the machine's speed drifts (a shared host), and
+        # a drift must not land on one command's runs and not another's
+        samples: dict[str, list[float]] = {name: [] for name in table}
+        for _ in range(runs):
+            for name, args in table.items():
+                samples[name].append(run(args, env)[0])
+        for name, times in samples.items():
             medians[name] = median = statistics.median(times)
             over_import = median / medians["import tiktoken"] if "import tiktoken" in medians else None
             over_ready = median / medians["tokenizer ready"] if "tokenizer ready" in medians else None

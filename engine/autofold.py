@@ -247,9 +247,14 @@ class AutoFold:
 
     def at_trigger(self, usage: Usage) -> str:
         """What a send past the trigger does now: "folds", "asks", "declined" (the user said not now: no
-        question until the context grows) or "off" (the gauge says which)."""
-        if self.mode in ("on", "off"):
-            return "folds" if self.mode == "on" else "off"
+        question until the context grows), "off", or what holds the policy back (`Usage.held`: "cooldown",
+        "not re-armed", "too few messages"; the gauge says which)."""
+        if self.mode == "off":
+            return "off"
+        if usage.held:
+            return usage.held
+        if self.mode == "on":
+            return "folds"
         return "asks" if self._asks_again(usage) else "declined"
 
     def _asks_again(self, usage: Usage) -> bool:

@@ -53,6 +53,10 @@ class Usage:
     recalled: int = 0
     """What automatic recall added to the request for the latest prompt (recall_at_send.py); not part of
     `tokens` (it is found again at every send, and never triggers a fold), shown beside them."""
+    held: str = ""
+    """Past the trigger, what keeps the next send from folding automatically (`policy.Decision.held`:
+    the cooldown after a fold, a fold that left the context above `reset_ratio`, too few messages); ""
+    when it would fold, or the context is under the trigger."""
 
     @property
     def used(self) -> int:

@@ -167,9 +167,14 @@ class FoldHistory:
 
 @dataclass(frozen=True)
 class Decision:
+    """Whether to fold now, and why (a sentence for logs and reports)."""
+
     fold: bool
     reason: str
     trigger: Trigger | None = None
+    held: str = ""
+    """Past the trigger and still no automatic fold: what holds it, as the gauge says it ("cooldown",
+    "not re-armed", "too few messages"); "" otherwise."""
 
 
 def decide(
@@ -188,13 +193,17 @@ def decide(
     if usage < trigger_at:
         return Decision(False, f"usage {usage:,} is below the trigger {trigger_at:,}")
     if message_count < policy.min_messages:
-        return Decision(False, f"only {message_count} messages (min_messages is {policy.min_messages}); not folding")
+        return Decision(
+            False, f"only {message_count} messages (min_messages is {policy.min_messages}); not folding",
+            held="too few messages",
+        )  # fmt: skip
     if history.folded:
         if not history.dropped_below_reset:
-            return Decision(False, "usage has not dropped below reset_ratio since the last fold")
+            return Decision(False, "usage has not dropped below reset_ratio since the last fold", held="not re-armed")
         if history.messages_since < policy.cooldown_messages:
             return Decision(
                 False,
                 f"cooldown: {history.messages_since} of {policy.cooldown_messages} messages since the last fold",
+                held="cooldown",
             )
     return Decision(True, f"usage {usage:,} reached the trigger {trigger_at:,}", Trigger.AUTO)

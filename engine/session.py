@@ -205,7 +205,9 @@ class Session(ClosedOnExit):
 
     def usage(self, target: ModelTarget | None = None) -> Usage:
         """The context's usage, with what recall added to the latest request (the gauge shows both)."""
-        return self.replies.at_send.counted(self.context.usage(target or self.target))
+        target = target or self.target
+        usage = self.replies.at_send.counted(self.context.usage(target))
+        return usage if usage.fits else replace(usage, held=self.chain.held(target, usage))
 
     def typed_tokens(self, text: str) -> int:
         """What `text`, sent as the next user message, would add to the context (not cached: see

@@ -118,6 +118,19 @@ class FoldChain:
         dropped = fold.tokens_after + reserved < self.settings.fold.reset_at(target.window)
         return FoldHistory(folded=True, messages_since=since, dropped_below_reset=dropped)
 
+    def held(self, target: ModelTarget, usage: Usage) -> str:
+        """Past the trigger, what would keep the next send from folding automatically (`Decision.held`),
+        with that send's prompt counted among the messages, as the check at that send counts it."""
+        if usage.fits:
+            return ""
+        stored = self.context.transcript()
+        history = self.fold_history(target, stored)
+        if history.folded:
+            history = replace(history, messages_since=history.messages_since + 1)
+        count = 1 + sum(1 for m in self.context.messages(stored) if m.role != "system")
+        policy = self.settings.fold
+        return decide(policy, usage=usage.used, window=target.window, message_count=count, history=history).held
+
     def fold_decision(
         self, target: ModelTarget, trigger: Trigger | None = None, transcript: Sequence[StoredMessage] | None = None
     ) -> tuple[Decision, Usage]:

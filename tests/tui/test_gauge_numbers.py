@@ -57,6 +57,22 @@ async def test_past_the_trigger_the_gauge_says_what_the_next_send_does():
         assert all("folds on next send" not in said[m] for m in ("asks", "declined", "off"))
 
 
+async def test_past_the_trigger_a_fold_the_policy_holds_back_is_not_promised():
+    """Right after a fold (its cooldown), or after one that left too much, a send past the trigger does not
+    fold: the gauge said "folds on next send" all the same."""
+    app = GaugeOnly()
+    async with app.run_test(size=(160, 3)):
+        over = GaugeState(tokens=7000, window=8192, reserved=512, trigger=6553, turns_left=3)
+        held = ("cooldown", "not re-armed", "too few messages")
+        said = {reason: line(app, replace(over, at_trigger=reason)) for reason in held}
+        assert "folds after the cooldown" in said["cooldown"] and "/resummarize" in said["not re-armed"]
+        assert "too few messages to fold" in said["too few messages"]
+        assert all("folds on next send" not in text for text in said.values())
+    narrow = GaugeOnly()
+    async with narrow.run_test(size=(80, 3)):  # the short words, in a narrow terminal
+        assert "fold after cooldown" in line(narrow, replace(over, at_trigger="cooldown"))
+
+
 async def test_one_turn_left_is_one_turn():
     app = GaugeOnly()
     async with app.run_test(size=(160, 3)):

@@ -31,7 +31,8 @@ class GaugeState:
     recalled: int = 0
     """What recall added to the latest request (passages of folded messages), counted in what is shown."""
     at_trigger: str = "folds"
-    """What a send past the trigger does (`AutoFold.at_trigger`): folds, asks, declined or off."""
+    """What a send past the trigger does (`AutoFold.at_trigger`): folds, asks, declined, off, or what holds
+    the fold back (cooldown, not re-armed, too few messages)."""
     """Automatic folds failed twice in a row and wait for /resummarize (docs/design.md §5)."""
 
     @property
@@ -130,6 +131,10 @@ _AT_TRIGGER = {  # (long, short) by what a send past the trigger does
     "asks": ("asks to fold on next send", "asks to fold"),
     "declined": ("fold declined until the context grows", "fold declined"),
     "off": ("over the fold trigger, auto-fold off", "auto-fold off"),
+    # the policy holds the fold back (`Usage.held`): a send past the trigger does not fold
+    "cooldown": ("over the trigger, folds after the cooldown", "fold after cooldown"),
+    "not re-armed": ("auto-fold waits: the last fold left too much (/resummarize)", "fold waits: /resummarize"),
+    "too few messages": ("over the trigger, too few messages to fold", "too few to fold"),
 }
 
 

@@ -20,10 +20,19 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parent.parent
 
 
+_RUN_FOLDER = "FOLDCHAT_TESTS_RUN_FOLDER"
+"""The run's folder of scratch homes, made by its first process (pytest, or xdist's controller) and handed
+to the workers it starts: the process that made it removes it whole, so a worker stopped before its own
+clean-up (xdist kills one that is slow to exit, as on a loaded machine) leaves nothing behind either."""
+MAKES_THE_RUN_FOLDER = _RUN_FOLDER not in os.environ
+if MAKES_THE_RUN_FOLDER:
+    os.environ[_RUN_FOLDER] = tempfile.mkdtemp(prefix="foldchat-tests-home-")
+
+
 def _scratch_home() -> Path:
-    """A home of the test run's own: databases, caches, the local model's files, configs and the shells
+    """A home of the test process's own: databases, caches, the local model's files, configs and the shells
     the tmux tests start (their history) land here, never in the user's real home."""
-    home = Path(tempfile.mkdtemp(prefix="foldchat-tests-home-"))
+    home = Path(tempfile.mkdtemp(prefix="home-", dir=os.environ[_RUN_FOLDER]))
     os.environ["HOME"] = str(home)
     for variable, folder in (
         ("XDG_DATA_HOME", ".local/share"), ("XDG_CACHE_HOME", ".cache"),
@@ -56,7 +65,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_unconfigure(config: pytest.Config) -> None:
     """The scratch home goes with the run that made it: its caches alone (the local model's GGUF, the
     parsed encodings) are 250 MB, left in the temp folder by every run before."""
-    shutil.rmtree(SCRATCH_HOME, ignore_errors=True)
+    shutil.rmtree(os.environ[_RUN_FOLDER] if MAKES_THE_RUN_FOLDER else SCRATCH_HOME, ignore_errors=True)
 
 
 @pytest.fixture

@@ -107,7 +107,7 @@ def test_stdin_prompt_conversations_and_export(home, fake):
     shown = foldchat("show", "1").stdout
     assert "first question" in shown and "second" in shown
     md = foldchat("export", "2", "--format", "md").stdout
-    assert "## system" in md and "be terse" in md
+    assert "## [1] system" in md and "be terse" in md
     assert '"role": "assistant"' in foldchat("export", "1", "--format", "json").stdout
     # the second request carried the whole history
     assert [m["role"] for m in fake.requests[1]["messages"]] == ["user", "assistant", "user"]

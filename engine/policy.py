@@ -102,7 +102,7 @@ class FoldPolicy:
         try:
             return TypeAdapter(cls).validate_python(values)
         except ValidationError as error:
-            raise UsageError(describe_validation_error(error)) from None
+            raise UsageError(describe_validation_error(error, whole="fold policy")) from None
 
     def trigger_at(self, window: int) -> int:
         """Usage (context + reserved output) at which an automatic fold starts."""

@@ -6,9 +6,11 @@ from __future__ import annotations
 from pydantic import ValidationError
 
 
-def describe_validation_error(error: ValidationError) -> str:
+def describe_validation_error(error: ValidationError, whole: str = "config") -> str:
+    """The first problem as `key: what is wrong`; `whole` names what was checked when the problem is not
+    one key's (a rule between two)."""
     first = error.errors()[0]
-    where = ".".join(str(part) for part in first["loc"]) or "config"
+    where = ".".join(str(part) for part in first["loc"]) or whole
     message = first["msg"].removeprefix("Value error, ")
     if first["type"] in ("extra_forbidden", "unexpected_keyword_argument"):  # a model's, a dataclass's (FoldPolicy)
         message = "unknown key (see config.example.toml for every key)"

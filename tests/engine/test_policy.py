@@ -37,7 +37,7 @@ def test_hysteresis_and_cooldown():
 def test_invalid_ratios_are_refused():
     with pytest.raises(ValueError, match="target_ratio"):
         FoldPolicy(target_ratio=0.9)  # the rule between two fields holds for every policy, checked or not
-    with pytest.raises(UsageError, match="target_ratio"):
+    with pytest.raises(UsageError, match=r"^fold policy: target_ratio \(0.9\) must be below"):  # not "config:"
         FoldPolicy.checked(target_ratio=0.9)
     with pytest.raises(UsageError, match="keep_ratio"):
         FoldPolicy.checked(keep_ratio=1.5)

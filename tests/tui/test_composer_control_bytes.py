@@ -33,6 +33,20 @@ async def test_text_set_or_pasted_holds_stand_ins_not_control_bytes():
         assert composer.text == "line one\n␛[31mred␛[0m\tend"  # newlines and tabs stay what they are
 
 
+async def test_a_paste_whose_lines_end_in_carriage_returns_keeps_its_lines():
+    """tmux (paste-buffer -p) and many terminals paste each line ending as CR: a 60-line paste showed as one
+    line joined by `␍`."""
+    app = ComposerApp()
+    async with app.run_test() as pilot:
+        composer = app.query_one(Composer)
+        composer.focus()
+        app.post_message(events.Paste("Line 1: Lisbon\rLine 2: tram 28\rLine 3: 180 euros"))
+        await pilot.pause()
+        assert composer.text == "Line 1: Lisbon\nLine 2: tram 28\nLine 3: 180 euros" and "␍" not in composer.text
+        composer.load_text("a draft\r\nof two lines")
+        assert composer.document.line_count == 2
+
+
 async def test_an_earlier_prompt_with_escape_sequences_opens_for_editing_harmless(app_factory, fake):
     async with ready_chat(app_factory(), (100, 30)) as (pilot, screen):
         screen.backend.add_user_message(SEQUENCES)

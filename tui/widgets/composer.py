@@ -221,11 +221,13 @@ class Composer(TextArea):
     # The text area writes its lines to the terminal as they are: an ESC or BEL in a prompt opened for
     # editing, a draft or a paste would be obeyed (the title set, colours changed, OSC 52 the clipboard).
     # Every way text comes in goes through these two, so it holds the visible stand-ins instead (␛, ␇).
+    # A carriage return is a line break there, not a control byte: many terminals (tmux among them) paste
+    # each line ending as CR, and a 60-line paste came in as one line joined by `␍`.
     def load_text(self, text: str) -> None:
-        super().load_text(visible(text))
+        super().load_text(_as_typed(text))
 
     def _replace_via_keyboard(self, insert: str, start: Location, end: Location) -> EditResult | None:
-        return super()._replace_via_keyboard(visible(insert), start, end)
+        return super()._replace_via_keyboard(_as_typed(insert), start, end)
 
     async def take_paste(self, text: str) -> None:
         """A paste made while a dialog is over the chat, as if the composer had focus."""
@@ -276,3 +278,9 @@ class Composer(TextArea):
         self.flush_typed()
         # Textual runs the text area's own `_on_paste` after this one (each class's in turn): it inserts the text
         self.post_message(self.PathPasted(event.text))  # the screen checks it off the UI thread
+
+
+def _as_typed(text: str) -> str:
+    """Text as the composer holds it: line endings as newlines (CRLF and a lone CR alike), every other
+    control byte as its visible stand-in."""
+    return visible(text.replace("\r\n", "\n").replace("\r", "\n"))

@@ -34,7 +34,7 @@ async def _enter_twice(app, fake) -> None:
         await pilot.pause()
         users = [s for s in screen.backend.context.transcript() if s.message.role == "user"]
         assert [u.message.text for u in users] == ["first question"]
-        assert composer.text == "second question"
+        assert composer.text == "second question\n"  # the Enter kept as a line break; sending drops it
         assert any("still coming" in n for n in notes(app))
         fake.answer_gate.set()
         await wait_for(pilot, lambda: not screen.conversation.reply_underway())
@@ -42,3 +42,28 @@ async def _enter_twice(app, fake) -> None:
         await wait_for(pilot, lambda: not screen.conversation.reply_underway() and len(fake.requests) == 2)
         roles = [s.message.role for s in screen.backend.context.transcript()]
         assert roles == ["user", "assistant", "user", "assistant"]
+
+
+async def test_lines_typed_as_keys_during_a_reply_all_stay_in_the_composer(app_factory, fake):
+    """A paste without bracketed paste comes as keys, each line sent by its Enter: during a reply each one
+    is refused, and the next lines were typed before the refusal put it back. Only the last line was left."""
+    fake.script = ["held"]
+    fake.hold_after = 2
+    fake.answer_gate.clear()
+    app = app_factory(request_timeout=60)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await ready(pilot)
+            screen = chat(app)
+            composer = screen.query_one(Composer)
+            composer.text = "first question"
+            composer.focus()
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: screen.conversation.reply_underway() and len(fake.requests) >= 1)
+            await pilot.press(*"line two", "enter", *"line three", "enter", *"line four")  # no pause between
+            await wait_for(pilot, lambda: composer.text.endswith("line four") and not composer.typed_ahead)
+            assert composer.text == "line two\nline three\nline four"
+            users = [s for s in screen.backend.context.transcript() if s.message.role == "user"]
+            assert [u.message.text for u in users] == ["first question"]
+    finally:
+        fake.answer_gate.set()

@@ -24,10 +24,7 @@ def refuse_prompt(conversation: Sender, refused: PromptRefused) -> None:
 
 def refuse_up_front(conversation: Sender, text: str, problem: str) -> None:
     """A message no fold can make room for: nothing is stored or sent; it stays in the composer only."""
-    composer = conversation.composer
-    if not composer.text.strip():
-        composer.text = text
-        composer.move_cursor(composer.document.end)
+    give_back(conversation, text)
     conversation.notify(
         f"Not sent: {problem}. It is back in the composer to shorten (Ctrl+L clears it, F7 selects all).",
         title="Too big to send", severity="warning", timeout=20,
@@ -38,14 +35,23 @@ def refuse_while_replying(conversation: Sender, text: str) -> bool:
     """One send at a time: a message sent while a reply is on its way (or waits for the model) would be a
     second user turn in a row, answered twice. It stays in the composer; Enter sends it once the reply ends.
     True: refused."""
-    composer = conversation.composer
-    if not composer.text.strip():
-        composer.text = text
-        composer.move_cursor(composer.document.end)
+    give_back(conversation, text, enter_kept=True)
     conversation.notify("Not sent yet: the reply to your last message is still coming (Esc stops it). "
                         "Your message stays in the composer; Enter sends it when the reply ends.",
                         title="One message at a time", severity="warning", timeout=8)  # fmt: skip
     return True
+
+
+def give_back(conversation: Sender, text: str, enter_kept: bool = False) -> None:
+    """`text`, refused, back in the composer, before whatever was typed since it was sent: a paste that
+    comes as keys (no bracketed paste) sends each line with its Enter, and the lines after a refused one
+    are typed in the meantime. Giving it back only into an empty composer lost every line but the last.
+    `enter_kept`: the Enter that sent it stays, as a line break, so such a paste keeps its lines (after a
+    lone Enter, an empty last line, which sending drops)."""
+    composer = conversation.composer
+    typed = composer.text
+    composer.text = f"{text}\n{typed}" if typed.strip() else text + ("\n" if enter_kept else "")
+    composer.move_cursor(composer.document.end)
 
 
 def refuse_last_message(conversation: Sender, problem: str, message_id: int | None) -> None:

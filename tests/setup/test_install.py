@@ -53,7 +53,7 @@ def test_make_installs_from_the_lock_and_the_lock_pins_every_dependency() -> Non
 def test_the_test_suite_has_its_own_home() -> None:
     """Tests write their databases, caches, models and shell history under a scratch home, never ~."""
     home = Path(os.environ["HOME"])
-    assert home.name.startswith("foldchat-tests-home")
+    assert home.parent.name.startswith("foldchat-tests-home")  # the run's folder of homes (tests/conftest.py)
     from foldchat.engine.paths import cache_dir, data_dir
 
     for folder in (cache_dir(), data_dir()):

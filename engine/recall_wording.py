@@ -18,7 +18,7 @@ from .messages import FrozenDict, Message
 from .snapshot import is_snapshot_message
 
 LEFT_OUT_UNRECALLED = LEFT_OUT.removesuffix(" (recall them by number)")
-"""The snapshot's line of requests left out, without the tool: "2 requests left out of this snapshot (#1, #3)"."""
+"""How the snapshot's line of requests left out ends without the tool: "2 requests left out of this snapshot (#1, #3)"."""
 STUB_UNRECALLED = "left out of this request"
 
 

@@ -38,7 +38,9 @@ SHORTEN_TO = (400, 240)
 SHORTEN_FURTHER = (200, 120)
 CARRIED_WEIGHT = 2.0
 LOW_SALIENCE = 0.08  # about one value in a dozen words: a request or remark that names nothing
-LEFT_OUT = "requests left out of this snapshot (recall them by number)"
+LEFT_OUT = "left out of this snapshot (recall them by number)"
+"""How the line naming the requests a fit left out ends: "3 requests left out of this snapshot (recall them by
+number) (#1, #4, #9)"; what finds the line again, in this fold and the next."""
 REPLACED_WEIGHT = 0.25  # a value a later message replaced is history: it goes before current facts
 PARTLY_REPLACED_WEIGHT = 0.7
 CURRENT_WEIGHT = 2.0
@@ -278,7 +280,7 @@ def left_out_merged(requests: list[str], dropped: list[int]) -> list[str]:
     # an earlier line's reference shows some of its numbers ("#1, #3, …, #161"): its count says how many
     counted = sum(int(body(r).split(" ", 1)[0]) for r in earlier if body(r).split(" ", 1)[0].isdigit())
     count = max(len(numbers), counted + len(set(dropped) - shown))
-    return [tag(f"{count} {LEFT_OUT}", numbers), *rest]
+    return [tag(f"{count} {'request' if count == 1 else 'requests'} {LEFT_OUT}", numbers), *rest]
 
 
 def _to_values(snapshot: Snapshot, budget: int, size: Size, carried: frozenset[str] = frozenset()) -> Snapshot:

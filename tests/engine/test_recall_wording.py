@@ -21,7 +21,7 @@ from foldchat.engine.store import Store
 HOSTED = ModelTarget(name="gpt-4o", litellm_model="gpt-4o", window=128_000)
 LOCAL = ModelTarget(name="local", litellm_model="openai/smollm2", window=8192, backend=EMBEDDED)
 SNAPSHOT = snap.render_message_text(
-    snap.Snapshot(user_requests=[f"2 {LEFT_OUT} (#1, #3)", "we come back on 23 May (#5)"], key_knowledge=["Porto (#2)"])
+    snap.Snapshot(user_requests=[f"2 requests {LEFT_OUT} (#1, #3)", "we come back on 23 May (#5)"], key_knowledge=["Porto (#2)"])
 )
 
 

@@ -629,6 +629,7 @@ def test_requests_left_out_are_counted_across_folds_though_their_reference_shows
     earlier = "44 requests left out of this snapshot (recall them by number) (#1, #3, …, #161)"
     merged = left_out_merged([earlier, "hello (#170)"], [171, 172])
     assert merged[0].startswith("46 requests left out") and merged[1] == "hello (#170)"
+    assert left_out_merged(["hello (#170)"], [171])[0] == "1 request left out of this snapshot (recall them by number) (#171)"
 
 
 def test_an_aside_in_brackets_does_not_end_a_statement():

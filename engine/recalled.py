@@ -1,14 +1,14 @@
 """What a send recalled, as it is stored and shown: the passages (a message's words, whole or its matching
 lines) and the tokens their block took. Apart from choosing them (recall_passages.py), so `foldchat show`
-reads them without loading the recall index.
+reads them without loading the recall index. Named tuples, not dataclasses: `show` defines them on every start
+(a frozen dataclass costs ~1 ms to define here).
 """
 
 from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .store import recall_rows
 
@@ -16,8 +16,7 @@ if TYPE_CHECKING:
     from .store import Store
 
 
-@dataclass(frozen=True)
-class Passage:
+class Passage(NamedTuple):
     """A message's words as recalled: whole, or its matching lines with gaps marked."""
 
     number: int
@@ -31,8 +30,7 @@ class Passage:
         return time.strftime("%Y-%m-%d", time.localtime(self.at)) if self.at is not None else ""
 
 
-@dataclass(frozen=True)
-class Recalled:
+class Recalled(NamedTuple):
     """What one send recalled: the passages, in conversation order, and the tokens their block adds."""
 
     passages: tuple[Passage, ...]
@@ -54,7 +52,7 @@ class Recalled:
         )
 
     def to_json(self) -> str:
-        return json.dumps({"tokens": self.tokens, "passages": [asdict(p) for p in self.passages]})
+        return json.dumps({"tokens": self.tokens, "passages": [p._asdict() for p in self.passages]})
 
     @classmethod
     def from_json(cls, raw: str) -> Recalled | None:

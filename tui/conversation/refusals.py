@@ -46,12 +46,13 @@ def give_back(conversation: Sender, text: str, enter_kept: bool = False) -> None
     """`text`, refused, back in the composer, before whatever was typed since it was sent: a paste that
     comes as keys (no bracketed paste) sends each line with its Enter, and the lines after a refused one
     are typed in the meantime. Giving it back only into an empty composer lost every line but the last.
-    `enter_kept`: the Enter that sent it stays, as a line break, so such a paste keeps its lines (after a
-    lone Enter, an empty last line, which sending drops)."""
+    `enter_kept`: the Enter that sent it stays, as a line break before what is typed next, so such a paste
+    keeps its lines (a lone Enter adds nothing)."""
     composer = conversation.composer
     typed = composer.text
-    composer.text = f"{text}\n{typed}" if typed.strip() else text + ("\n" if enter_kept else "")
+    composer.text = f"{text}\n{typed}" if typed.strip() else text
     composer.move_cursor(composer.document.end)
+    composer.line_break_owed = enter_kept and not typed.strip()
 
 
 def refuse_last_message(conversation: Sender, problem: str, message_id: int | None) -> None:

@@ -100,6 +100,9 @@ class Composer(TextArea):
         self.taken_away: list[tuple[list[Edit] | None, Callable[[], None]]] = []
         """What Backspace in the empty composer took out (attachments), newest last: how to put each back,
         and the text's newest undo batch when it went (see `action_undo`)."""
+        self.line_break_owed = False
+        """An Enter that sent nothing (refusals.give_back) goes in as a line break before what is typed next:
+        a paste that comes as keys keeps its lines. Any other key, or new text, cancels it."""
 
     # -- the count of what is typed ---------------------------------------------------------------------
     def on_text_area_changed(self) -> None:  # the conversation sees the change too (its suggestions)
@@ -166,6 +169,7 @@ class Composer(TextArea):
             self.type_ahead(event.character)
             return
         self.flush_typed()
+        self.line_break_owed = False  # a key that is not text: the Enter refused is not the start of a line
         if event.key == "enter":
             event.prevent_default()
             event.stop()
@@ -224,9 +228,12 @@ class Composer(TextArea):
     # A carriage return is a line break there, not a control byte: many terminals (tmux among them) paste
     # each line ending as CR, and a 60-line paste came in as one line joined by `␍`.
     def load_text(self, text: str) -> None:
+        self.line_break_owed = False
         super().load_text(_as_typed(text))
 
     def _replace_via_keyboard(self, insert: str, start: Location, end: Location) -> EditResult | None:
+        if self.line_break_owed and insert:
+            self.line_break_owed, insert = False, "\n" + insert
         return super()._replace_via_keyboard(_as_typed(insert), start, end)
 
     async def take_paste(self, text: str) -> None:

@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Sequence
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from foldchat import __version__
 from foldchat.cli.commands import BY_NAME, COMMANDS
@@ -33,9 +33,17 @@ else:
     _SubParsers = argparse._SubParsersAction
 
 
+class _NotBuilt:
+    """A subcommand's parser until its command is given: what argparse would build it with. Building the seven
+    cost ~8 ms of every start (each parser looks its words up in gettext's catalogues, on disk, every time)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        self.kwargs = kwargs
+
+
 class _Commands(_SubParsers):
-    """The subcommands' parsers: listed (name and help) up front, each declared in full, from its module, only
-    once its command is the one given, so a command's start-up pays for no other command's imports."""
+    """The subcommands' parsers: listed (name and help) up front, each built and declared in full, from its
+    module, only once its command is the one given, so a command's start-up pays for no other command."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -51,7 +59,10 @@ class _Commands(_SubParsers):
         name = values[0] if isinstance(values, list) and values else None  # argparse checked it is a choice
         if name in BY_NAME and name not in self.declared:
             command = BY_NAME[name]
-            getattr(import_module(f"foldchat.cli.{command.module}"), command.declare)(self.choices[name])
+            not_built: _NotBuilt = cast(Any, self.choices[name])  # argparse made it `parser_class(**kwargs)`
+            parser = _Parser(**not_built.kwargs)
+            self.choices[name] = parser
+            getattr(import_module(f"foldchat.cli.{command.module}"), command.declare)(parser)
             self.declared.add(name)
         super().__call__(parser, namespace, values, option_string)
 
@@ -70,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     app.add_argument("--conversation", "-c", type=record_id, metavar="ID", help="open conversation ID")
     app.add_argument("--new", "-n", action="store_true", help="start a new conversation (default: the latest)")
     app.add_argument("--config", metavar="PATH", help="config file (default: $FOLDCHAT_CONFIG or the user config dir)")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser, action=_Commands)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=cast(Any, _NotBuilt), action=_Commands)
     for command in COMMANDS:
         commands.add_parser(command.name, help=command.help)
     return parser

@@ -206,8 +206,9 @@ class Session(ClosedOnExit):
     def usage(self, target: ModelTarget | None = None) -> Usage:
         """The context's usage, with what recall added to the latest request (the gauge shows both)."""
         target = target or self.target
-        usage = self.replies.at_send.counted(self.context.usage(target))
-        return usage if usage.fits else replace(usage, held=self.chain.held(target, usage))
+        stored = self.context.transcript()  # read once, for the count and for what holds a fold back
+        usage = self.replies.at_send.counted(self.context.usage(target, transcript=stored))
+        return usage if usage.fits else replace(usage, held=self.chain.held(target, usage, stored))
 
     def typed_tokens(self, text: str) -> int:
         """What `text`, sent as the next user message, would add to the context (not cached: see

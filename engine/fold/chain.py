@@ -118,18 +118,16 @@ class FoldChain:
         dropped = fold.tokens_after + reserved < self.settings.fold.reset_at(target.window)
         return FoldHistory(folded=True, messages_since=since, dropped_below_reset=dropped)
 
-    def held(self, target: ModelTarget, usage: Usage) -> str:
+    def held(self, target: ModelTarget, usage: Usage, transcript: Sequence[StoredMessage] | None = None) -> str:
         """Past the trigger, what would keep the next send from folding automatically (`Decision.held`),
         with that send's prompt counted among the messages, as the check at that send counts it."""
         if usage.fits:
             return ""
-        stored = self.context.transcript()
+        stored = self.context.transcript() if transcript is None else transcript
         history = self.fold_history(target, stored)
         if history.folded:
             history = replace(history, messages_since=history.messages_since + 1)
-        count = 1 + sum(1 for m in self.context.messages(stored) if m.role != "system")
-        policy = self.settings.fold
-        return decide(policy, usage=usage.used, window=target.window, message_count=count, history=history).held
+        return self._decided(target, usage.used, stored, history, upcoming=1).held
 
     def fold_decision(
         self, target: ModelTarget, trigger: Trigger | None = None, transcript: Sequence[StoredMessage] | None = None
@@ -138,10 +136,15 @@ class FoldChain:
         trigger for a prepared fold, which passes the `transcript` it read)."""
         stored = self.context.transcript() if transcript is None else transcript
         usage = self.context.usage(target, transcript=stored)
-        policy = self.settings.fold
         history = None if trigger == Trigger.SWITCH else self.fold_history(target, stored)
-        count = sum(1 for m in self.context.messages(stored) if m.role != "system")
-        return decide(policy, usage=usage.used, window=target.window, message_count=count, history=history), usage
+        return self._decided(target, usage.used, stored, history), usage
+
+    def _decided(
+        self, target: ModelTarget, used: int, stored: Sequence[StoredMessage], history: FoldHistory | None, upcoming: int = 0
+    ) -> Decision:
+        """The policy's word at `used` tokens, counting the context's messages and `upcoming` ones about to join."""
+        count = upcoming + sum(1 for m in self.context.messages(stored) if m.role != "system")
+        return decide(self.settings.fold, usage=used, window=target.window, message_count=count, history=history)
 
     def fold(
         self,

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from operator import attrgetter
+from typing import Any, ClassVar, Literal
 
 from .errors import InvalidMessage
 
@@ -70,14 +70,74 @@ def thaw(value: Any) -> Any:
     return value
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCall:
+_NO_EXTRAS = FrozenDict({})
+_set = object.__setattr__  # how a value's own __init__ fills its slots: its __setattr__ refuses
+
+
+class FrozenValueError(AttributeError):
+    """An attempt to change a message or tool call in place: build a new one with `evolve`."""
+
+
+class _Value:
+    """Immutable, slotted, equal by `_compared` (hashed alike), rebuilt by `evolve`.
+
+    Written out rather than a frozen dataclass: `foldchat show` builds messages on every start, and
+    `dataclasses` costs ~10 ms to import here (inspect, ast, dis, tokenize) and ~1.5 ms per class it defines."""
+
+    __slots__ = ()
+    _fields: ClassVar[tuple[str, ...]] = ()  # every field, in the order __init__ takes them
+    _compared: ClassVar[tuple[str, ...]] = ()  # the fields that make the value; the others only say where it is from
+    _value_of: ClassVar[attrgetter[tuple[Any, ...]]]  # not a method: called with the value, read in C
+    _fields_of: ClassVar[attrgetter[tuple[Any, ...]]]
+
+    def __init_subclass__(cls) -> None:
+        cls._value_of = attrgetter(*cls._compared)
+        cls._fields_of = attrgetter(*cls._fields)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._value_of(self) == self._value_of(other)
+
+    def __hash__(self) -> int:
+        return hash(self._value_of(self))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
+        return f"{self.__class__.__name__}({shown})"
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenValueError(f"cannot assign to field {name!r}: {self.__class__.__name__} is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenValueError(f"cannot delete field {name!r}: {self.__class__.__name__} is immutable")
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # copy, deepcopy and pickle rebuild through __init__, since the slots cannot be set from outside
+        return self.__class__, self._fields_of(self)
+
+    def evolve(self, **changes: Any) -> Any:
+        """A copy with `changes` applied (an unknown field is a TypeError, as for the constructor)."""
+        return self.__class__(**{**dict(zip(self._fields, self._fields_of(self), strict=True)), **changes})
+
+
+class ToolCall(_Value):
     """One function call requested by an assistant message."""
+
+    __slots__ = ("arguments", "extras", "id", "name")
+    _fields = _compared = ("id", "name", "arguments", "extras")
+    __match_args__ = ("id", "name", "arguments", "extras")
 
     id: str
     name: str
     arguments: str
-    extras: FrozenDict = field(default_factory=lambda: FrozenDict({}))
+    extras: FrozenDict
+
+    def __init__(self, id: str, name: str, arguments: str, extras: FrozenDict = _NO_EXTRAS) -> None:
+        _set(self, "id", id)
+        _set(self, "name", name)
+        _set(self, "arguments", arguments)
+        _set(self, "extras", extras)
 
     @classmethod
     def from_dict(cls, raw: Any, where: str) -> ToolCall:
@@ -109,21 +169,49 @@ class ToolCall:
         return out
 
 
-@dataclass(frozen=True, slots=True)
-class Message:
+class Message(_Value):
     """One chat message. Immutable: transformations build new messages with `evolve`."""
 
+    _compared = ("role", "content", "tool_calls", "tool_call_id", "name", "extras", "has_content_key")
+    _fields = (*_compared, "key", "is_snapshot")
+    __slots__ = _fields
+    __match_args__ = (
+        "role", "content", "tool_calls", "tool_call_id", "name", "extras", "has_content_key", "key", "is_snapshot"
+    )
+
     role: Role
-    content: Any = None  # str | None | tuple[FrozenDict, ...] (content parts)
-    tool_calls: tuple[ToolCall, ...] = ()
-    tool_call_id: str | None = None
-    name: str | None = None
-    extras: FrozenDict = field(default_factory=lambda: FrozenDict({}))
-    has_content_key: bool = True  # OpenAI lets assistant tool-call messages omit `content`
-    key: int | None = field(default=None, compare=False, hash=False)
+    content: Any  # str | None | tuple[FrozenDict, ...] (content parts)
+    tool_calls: tuple[ToolCall, ...]
+    tool_call_id: str | None
+    name: str | None
+    extras: FrozenDict
+    has_content_key: bool  # OpenAI lets assistant tool-call messages omit `content`
+    key: int | None
     """Where the message comes from (transcript id, or input index); not part of its value."""
-    is_snapshot: bool = field(default=False, compare=False, hash=False)
+    is_snapshot: bool
     """Foldchat made this message from a fold record (docs/design.md §3.6); never inferred from its text."""
+
+    def __init__(
+        self,
+        role: Role,
+        content: Any = None,
+        tool_calls: tuple[ToolCall, ...] = (),
+        tool_call_id: str | None = None,
+        name: str | None = None,
+        extras: FrozenDict = _NO_EXTRAS,
+        has_content_key: bool = True,
+        key: int | None = None,
+        is_snapshot: bool = False,
+    ) -> None:
+        _set(self, "role", role)
+        _set(self, "content", content)
+        _set(self, "tool_calls", tool_calls)
+        _set(self, "tool_call_id", tool_call_id)
+        _set(self, "name", name)
+        _set(self, "extras", extras)
+        _set(self, "has_content_key", has_content_key)
+        _set(self, "key", key)
+        _set(self, "is_snapshot", is_snapshot)
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
@@ -193,7 +281,7 @@ class Message:
         return cls(role="tool", content=text, tool_call_id=call_id, name=name)
 
     def evolve(self, **changes: Any) -> Message:
-        return replace(self, **changes)
+        return super().evolve(**changes)  # type: ignore[no-any-return]
 
     # -- output -------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

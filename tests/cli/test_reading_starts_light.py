@@ -41,7 +41,6 @@ MESSAGE_TYPES = ("foldchat.engine.messages", "foldchat.engine.attachments", "dat
 """What a message is made of: listing and searching read no message (the dataclasses module and defining the
 message's classes were ~15 ms of `foldchat list`'s ~0.11 s), `show` does."""
 
-
 def environment(tmp_path: Path, config: str = os.devnull) -> dict[str, str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("FOLDCHAT_") and not k.endswith("_API_KEY")}
     return {**clean, "FOLDCHAT_DATABASE": str(tmp_path / "db.sqlite"), "FOLDCHAT_CONFIG": config,
@@ -91,6 +90,12 @@ def test_listing_and_searching_build_no_message(loaded_with_no_config):
     loaded = of(MESSAGE_TYPES, loaded_with_no_config)
     assert (loaded["list"], loaded["list --search ferry"]) == ([], [])
     assert "foldchat.engine.messages" in loaded["show 1"]  # the probe sees them load where messages are read
+
+
+def test_reading_loads_no_dataclasses(loaded_with_no_config):
+    """Of `show`'s ~0.1 s, `import dataclasses` was ~10 ms (it loads inspect, ast, dis and tokenize): a message
+    and a tool call are written-out value classes, and nothing else a reading command builds is a dataclass."""
+    assert of(("dataclasses",), loaded_with_no_config) == {" ".join(argv): [] for argv in COMMANDS}
 
 
 def test_reading_loads_neither_the_recall_index_nor_the_fold_code(loaded_with_no_config):

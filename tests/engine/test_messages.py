@@ -1,6 +1,9 @@
+import copy
+import pickle
+
 import pytest
 from foldchat.engine.errors import InvalidMessage
-from foldchat.engine.messages import Message, dump_messages, parse_messages
+from foldchat.engine.messages import Message, ToolCall, dump_messages, parse_messages
 
 ROUND_TRIP = [
     {"role": "system", "content": "be brief"},
@@ -39,7 +42,34 @@ def test_messages_are_hashable_values():
     a, b = parse_messages(ROUND_TRIP), parse_messages(ROUND_TRIP)
     assert a == b and {*a} == {*b}
     with pytest.raises(AttributeError):
-        a[0].role = "user"  # type: ignore[misc]
+        a[0].role = "user"
+    with pytest.raises(AttributeError):
+        del a[2].tool_calls[0].name
+
+
+def test_where_a_message_comes_from_is_not_part_of_its_value():
+    said = Message.user("the ferry leaves at 9")
+    placed = said.evolve(key=7, is_snapshot=True)
+    assert (placed.key, placed.is_snapshot, said.key, said.is_snapshot) == (7, True, None, False)
+    assert placed == said and hash(placed) == hash(said)
+    assert said.evolve(content="the ferry leaves at 10") != said
+    assert said != said.to_dict() and said.evolve(role="assistant") != said
+
+
+def test_evolve_refuses_a_field_a_message_does_not_have():
+    with pytest.raises(TypeError, match="colour"):
+        Message.user("x").evolve(colour="red")
+
+
+@pytest.mark.parametrize("rebuilt", [copy.copy, copy.deepcopy, lambda m: pickle.loads(pickle.dumps(m))])
+def test_a_copied_message_keeps_every_field(rebuilt):
+    for message in parse_messages(ROUND_TRIP):
+        placed = message.evolve(key=3, is_snapshot=True)
+        again = rebuilt(placed)
+        assert again == placed and (again.key, again.is_snapshot) == (3, True)
+        assert again.to_dict() == placed.to_dict()
+    call = ToolCall("c1", "read", "{}")
+    assert rebuilt(call) == call and repr(rebuilt(call)) == repr(call)
 
 
 def test_text_reads_parts_and_labels_images():

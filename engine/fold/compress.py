@@ -11,12 +11,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from ..config_file import SettingsNeeded, settings_free_database
 from ..errors import UsageError
+from ..local import LOCAL_ALIAS
 from ..messages import parse_messages
 from ..policy import FoldPolicy
 from ..snapshot import mark_named_snapshots, name_snapshots
 from ..summarizers import RulesSummarizer
-from ..tokens import counter_for, model_info
+from ..tokens import TokenCounter, counter_for, model_info
 from .pipeline import FoldRequest, FoldResult, fold_context
 
 
@@ -33,7 +35,7 @@ class CompressOptions:
     summarizer_model: str | None = None
     """For `llm`: config alias, litellm model or 'local' (default: `model`)."""
     config: str | Path | None = None
-    """Config file, read only for the LLM summarizer's model aliases."""
+    """Config file, read for its model aliases (`model`'s and the LLM summarizer's) and the local model's settings."""
     focus: str | None = None
     pinned: Sequence[str] = ()
 
@@ -50,20 +52,12 @@ def compress_messages(data: Any, options: CompressOptions) -> FoldResult:
     (positions in the array that fold read), so compressing an already compressed array mixes the two.
     """
     messages = mark_named_snapshots(parse_messages(data))
-    info = model_info(options.model, options.context_window)
-    request = FoldRequest(
-        counter=counter_for(options.model),
-        window=info.window,
-        summarizer=RulesSummarizer(),
-        policy=options.policy,
-        reserved_output=options.policy.reply_reserve(info.window, info.max_output_tokens),
-        force=options.force,
-        pinned=tuple(options.pinned),
-        focus=options.focus,
-    )
-    if options.summarizer == "rules":
+    if options.summarizer == "rules" and options.model != LOCAL_ALIAS and not _settings_needed(options.config):
+        # a litellm name and no config that could alias it: the light path (no pydantic, no registry)
+        info = model_info(options.model, options.context_window)
+        request = _fold_request(counter_for(options.model), info.window, info.max_output_tokens, options)
         return _named(fold_context(messages, request), request)
-    # the settings (pydantic-settings) and the model registry are the LLM summarizer's, not the rules'
+    # the settings (pydantic-settings) and the model registry: a config alias, 'local', or the LLM summarizer
     from ..config import load_settings
     from ..providers.registry import ModelRegistry, check_model_name
     from ..providers.stream import missing_key
@@ -71,17 +65,48 @@ def compress_messages(data: Any, options: CompressOptions) -> FoldResult:
 
     settings = load_settings(options.config)
     registry = ModelRegistry(settings)
-    try:  # the local model's server, if the summarizer is local, stops with the command
+    try:  # the local model's server, if it counts or summarizes, stops with the command
+        if options.model == LOCAL_ALIAS or options.model in settings.models:  # as the app resolves the name
+            target = check_model_name(options.model, registry)
+            window = options.context_window or target.window
+            request = _fold_request(registry.counter(target), window, target.max_output_tokens, options)
+        else:
+            info = model_info(options.model, options.context_window)
+            request = _fold_request(counter_for(options.model), info.window, info.max_output_tokens, options)
+        if options.summarizer == "rules":
+            return _named(fold_context(messages, request), request)
         name = options.summarizer_model or options.model
         summarizer_target = check_model_name(name, registry)
         key = missing_key(summarizer_target)
         if key is not None:  # falling back to rules in silence would hide why the snapshot is not an LLM's
             raise UsageError(f"--summarizer llm with {name!r} needs {key} set (or use --summarizer rules)")
-        target = registry.prepare(summarizer_target)
-        summarizer = llm_with_fallback(target, settings.request_timeout)
+        summarizer = llm_with_fallback(registry.prepare(summarizer_target), settings.request_timeout)
         return _named(fold_context(messages, replace(request, summarizer=summarizer)), request)
     finally:
         registry.close()
+
+
+def _settings_needed(config: str | Path | None) -> bool:
+    """Whether the configuration sets more than the database (model aliases, say): then it is read whole."""
+    try:
+        settings_free_database(config)
+    except SettingsNeeded:
+        return True
+    return False
+
+
+def _fold_request(counter: TokenCounter, window: int, max_output: int | None, options: CompressOptions) -> FoldRequest:
+    """The fold `options` ask for, by the rules summarizer, counted by `counter` against `window`."""
+    return FoldRequest(
+        counter=counter,
+        window=window,
+        summarizer=RulesSummarizer(),
+        policy=options.policy,
+        reserved_output=options.policy.reply_reserve(window, max_output),
+        force=options.force,
+        pinned=tuple(options.pinned),
+        focus=options.focus,
+    )
 
 
 def _named(result: FoldResult, request: FoldRequest) -> FoldResult:

@@ -9,3 +9,6 @@ stream, one local turn at a time, and how long it will read before it answers.
 - `turns`: one local turn at a time, across processes;
 - `prefix_warm`: what it has already read, and how long the rest takes.
 """
+
+LOCAL_ALIAS = "local"
+"""The embedded model's name wherever a model name goes; here, so that naming it loads nothing of the model."""

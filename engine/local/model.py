@@ -47,7 +47,6 @@ from .server_flags import (  # re-exported: where the rest of the engine, the te
     request_extras as request_extras,
 )  # ensure_gguf: where tests and benches look
 
-LOCAL_ALIAS = "local"
 COUNT_CACHE = 4096
 """Texts whose counts are remembered (a count is an HTTP request; recall and the gauge ask again)."""
 # what the child may inherit: enough to run Python and its libraries, nothing that configures a server

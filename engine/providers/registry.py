@@ -12,8 +12,9 @@ from dataclasses import replace
 
 from ..config import Settings
 from ..errors import LocalModelError, UsageError
+from ..local import LOCAL_ALIAS
 from ..local.gguf import Progress, gguf_ready
-from ..local.model import LOCAL_ALIAS, SERVED_NAME, LocalModelServer, request_extras
+from ..local.model import SERVED_NAME, LocalModelServer, request_extras
 from ..tokens import TextCounter, TokenCounter, counter_for, model_info
 from .backend import EMBEDDED
 from .target import ModelTarget

@@ -44,7 +44,8 @@ def add_parser(p: argparse.ArgumentParser) -> None:
         help="JSON file with the messages; '-' or nothing reads stdin",
     )
     p.add_argument(
-        "--model", required=True, help="litellm model name whose tokenizer and window are used (e.g. gpt-4o)"
+        "--model", required=True,
+        help="model whose tokenizer and window are used: a litellm name (e.g. gpt-4o), a config alias or 'local'",
     )
     p.add_argument(
         "--context-window",
@@ -64,7 +65,7 @@ def add_parser(p: argparse.ArgumentParser) -> None:
         metavar="M",
         help="model for --summarizer llm: config alias, litellm model or 'local' (default: --model)",
     )
-    p.add_argument("--config", metavar="PATH", help="config file, for model aliases (default: the usual lookup)")
+    p.add_argument("--config", metavar="PATH", help="config file, for model aliases and [local] (default: the usual lookup)")
     p.add_argument(
         "--force",
         action="store_true",

@@ -149,3 +149,22 @@ def test_standing_rules_past_the_snapshots_room_are_named_not_sent_over_the_wind
     newest_folded = 399 - (report["kept_messages"] - 1) // 2  # the tail keeps the last rules verbatim
     assert "- Rule 0: always" not in snapshot and f"- Rule {newest_folded}: always" in snapshot  # the newest are carried
     assert f"{len(lost)} standing rules no longer fit the snapshot" in done.stderr
+
+
+def test_a_config_alias_names_the_model_and_its_window(conversation, tmp_path):
+    """The unknown-model error says to set context_window in config.toml: an alias that does is folded to,
+    counted with its model's tokenizer (tiktoken's fallback for an OpenAI-compatible server), without a call."""
+    path, raw, _ = conversation
+    config = tmp_path / "config.toml"
+    config.write_text(
+        '[models.tiny]\nmodel = "openai/my-own-server-model"\napi_base = "http://127.0.0.1:9/v1"\n'
+        "context_window = 32000\nmax_output_tokens = 1000\n"
+    )
+    done = run("compress", str(path), "--model", "tiny", "--config", str(config), "--force")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)["report"]
+    assert report["compressed"] and report["window"] == 32000 and report["tokens_after"] <= 32000
+    narrower = run("compress", str(path), "--model", "tiny", "--config", str(config), "--context-window", "9000")
+    assert json.loads(narrower.stdout)["report"]["window"] == 9000  # the option still wins, as for any model
+    unknown = run("compress", str(path), "--model", "other", "--config", str(config))
+    assert unknown.returncode == 2 and "unknown model 'other'" in unknown.stderr

@@ -51,7 +51,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors (`X 
         ToolCalling as ToolCalling,
         ToolCallsAnswered as ToolCallsAnswered,
     )
-    from .export import status_suffix as status_suffix
+    from .export import fold_line as fold_line, status_suffix as status_suffix
     from .facts import is_standing_rule as is_standing_rule
     from .fold.chain import FoldPlan as FoldPlan
     from .fold.compress import CompressOptions as CompressOptions, compress_messages as compress_messages
@@ -184,6 +184,7 @@ _EXPORTS = {
     "PassagesRecalled": "events",
     "Recalled": "recalled",
     "status_suffix": "export",
+    "fold_line": "export",
     "load_settings": "config",
     "max_input_bytes": "input_limit",
     "save_unsaved_text": "recovery",

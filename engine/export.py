@@ -20,7 +20,7 @@ from .errors import ExportError, StorageError
 from .messages import Message
 from .paths import create_private_file, export_dir
 from .replies_cut import is_cut_mark
-from .store import Store, StoredMessage
+from .store import Store, StoredFold, StoredMessage
 from .store.records import transcript_numbers
 from .untrusted_text import json_safe, visible
 
@@ -39,6 +39,16 @@ def status_suffix(stored: StoredMessage, numbers: Mapping[int, int]) -> str:
         by = numbers.get(stored.superseded_by)
         marks.append(f"superseded by #{by}" if by is not None else "superseded")
     return f" [{'; '.join(marks)}]" if marks else ""
+
+
+def fold_line(fold: StoredFold, covered: int, numbers: Mapping[int, int]) -> str:
+    """What `show` and the Markdown export say where a fold's span ends: how many messages it stands for (the
+    count the app shows), their numbers, the tokens before and after, and who wrote the snapshot."""
+    first, last = numbers.get(fold.first_message_id, 0), numbers.get(fold.last_message_id, 0)
+    return (
+        f"── folded {covered} messages ({first}..{last}) · {fold.tokens_before:,} → {fold.tokens_after:,} tokens · "
+        f"{fold.summarizer} ──"
+    )
 
 
 def _worth_exporting(stored: StoredMessage) -> bool:
@@ -71,13 +81,28 @@ def export_conversation(store: Store, conversation_id: int, fmt: str) -> str:
             ],
         }  # fmt: skip
         return json_safe(json.dumps(data, ensure_ascii=False, indent=2)) + "\n"
+    from .fold.layout import covered_messages
+
+    folds = {f.last_message_id: f for f in store.folds(conversation_id)}  # the chain in force, as `show` marks it
+    ids = [m.id for m in transcript]
     lines = [f"# {conversation.title or 'untitled'}", ""]
-    for stored in messages:
+    for stored in transcript:  # a fold can end on a message left out here (an empty, interrupted reply)
         message = stored.message
-        lines += [f"## [{numbers[stored.id]}] {message.role}{status_suffix(stored, numbers)}", "", *_markdown_text(message)]
-        lines += [f"\n`{call.name}({call.arguments})`" for call in message.tool_calls]
-        lines.append("")
+        if _worth_exporting(stored):
+            number = numbers[stored.id]
+            lines += [f"## [{number}] {message.role}{status_suffix(stored, numbers)}", "", *_markdown_text(message)]
+            lines += [f"\n`{call.name}({call.arguments})`" for call in message.tool_calls]
+            lines.append("")
+        if (fold := folds.get(stored.id)) is not None:
+            lines += [f"> {fold_line(fold, covered_messages(fold, ids), numbers)}", "", "<details><summary>the state "
+                      "snapshot sent instead</summary>", "", _fenced(snapshot_text(fold)), "", "</details>", ""]  # fmt: skip
     return visible("\n".join(lines))
+
+
+def _fenced(body: str) -> str:
+    """`body` in a code fence longer than any run of backticks it holds, so none of it can close the fence."""
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", body)), default=0))
+    return f"{fence}\n{body}\n{fence}"
 
 
 def _markdown_text(message: Message) -> list[str]:
@@ -92,9 +117,7 @@ def _markdown_text(message: Message) -> list[str]:
         if part.get("type") == "image_url":  # an image is a note here; the JSON export keeps it whole
             out += [f"**attached {meta['name']}** (an image, {human_size(size_of(meta))})", ""]
             continue
-        body = str(part.get("text", "")).partition("\n")[2]
-        fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", body)), default=0))
-        out += [f"**attached {meta['name']}**", "", f"{fence}\n{body}\n{fence}", ""]
+        out += [f"**attached {meta['name']}**", "", _fenced(str(part.get("text", "")).partition("\n")[2]), ""]
     return [*out, said(message)]
 
 

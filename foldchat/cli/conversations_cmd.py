@@ -71,7 +71,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from foldchat.engine import reply_line, reply_usages, status_suffix, total_line, usage_totals
+    from foldchat.engine import fold_line, reply_line, reply_usages, status_suffix, total_line, usage_totals
 
     with open_archive(args) as archive:
         conversation = archive.conversation(args.id)
@@ -96,12 +96,8 @@ def run_show(args: argparse.Namespace) -> int:
             if stored.id in usages:  # what its provider said the request used, and what it cost
                 print(f"  ({reply_line(usages[stored.id])})")
             fold = folds.get(stored.id)
-            if fold is not None:
-                first, last = numbers.get(fold.first_message_id, 0), numbers.get(fold.last_message_id, 0)
-                print(
-                    f"\n── folded {archive.fold_coverage(fold, transcript)} messages ({first}..{last}) · "
-                    f"{fold.tokens_before:,} → {fold.tokens_after:,} tokens · {fold.summarizer} ──"
-                )
+            if fold is not None:  # its summarizer can quote a provider's error: shown, never run by the terminal
+                print(visible(f"\n{fold_line(fold, archive.fold_coverage(fold, transcript), numbers)}"))
         if usages:
             print(f"\ncost: {total_line(usage_totals(archive.store, args.id))}")
     return 0

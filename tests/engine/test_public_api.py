@@ -67,6 +67,7 @@ EXPECTED = {
     "line_without_recall",
     "is_standing_rule",
     "status_suffix",
+    "fold_line",
     "load_settings",
     "max_input_bytes",
     "save_unsaved_text",

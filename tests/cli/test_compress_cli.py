@@ -154,7 +154,7 @@ def test_standing_rules_past_the_snapshots_room_are_named_not_sent_over_the_wind
 def test_a_config_alias_names_the_model_and_its_window(conversation, tmp_path):
     """The unknown-model error says to set context_window in config.toml: an alias that does is folded to,
     counted with its model's tokenizer (tiktoken's fallback for an OpenAI-compatible server), without a call."""
-    path, raw, _ = conversation
+    path, _, _ = conversation
     config = tmp_path / "config.toml"
     config.write_text(
         '[models.tiny]\nmodel = "openai/my-own-server-model"\napi_base = "http://127.0.0.1:9/v1"\n'

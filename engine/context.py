@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from . import snapshot as snap
 from .alternation import current_turn_start, repair
 from .attachment_fit import as_sent, fitted
-from .attachments import with_text
+from .attachments import said, with_text
 from .config import Settings
 from .errors import UsageError
 from .fold.condense import condense_oversized
@@ -24,7 +24,7 @@ from .recall import supports_recall
 from .recall_wording import without_recall
 from .snapshot import snapshot_text
 from .store import Store, StoredFold, StoredMessage
-from .store.records import transcript_numbers
+from .store.records import title_of, transcript_numbers
 
 
 class Context:
@@ -210,7 +210,8 @@ class Context:
         transcript is append-only); the next reply answers the new prompt. A fold that covers the edited
         message (or anything after it) would summarise what no longer holds, so it is undone, with every
         fold built on it; folds wholly before the edited message stay. The caller says which were undone.
-        What the prompt attached goes with the edited words."""
+        What the prompt attached goes with the edited words, and a title the old words gave the conversation
+        follows them (a title the user chose stays)."""
         stored = self.store.message(message_id)
         if stored.conversation_id != self.conversation_id or stored.message.role != "user":
             raise UsageError(f"message {message_id} is not a prompt of this conversation")
@@ -221,7 +222,11 @@ class Context:
         undone = [f.id for f in self.store.folds(stored.conversation_id) if f.last_message_id >= message_id]
         if undone:
             self.store.undo_fold(undone[0])  # and every fold built on top of it
-        return self.store.resend(stored.conversation_id, message_id, with_text(stored.message, text)), undone
+        edited = with_text(stored.message, text)
+        new_id = self.store.resend(stored.conversation_id, message_id, edited)
+        if self.store.conversation(stored.conversation_id).title == title_of(said(stored.message)):
+            self.store.rename_conversation(stored.conversation_id, title_of(said(edited)))
+        return new_id, undone
 
     def last_prompt(self, before: int | None = None) -> StoredMessage | None:
         """The newest prompt that still counts (not replaced): what ↑ in an empty composer edits; with

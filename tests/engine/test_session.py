@@ -157,6 +157,21 @@ def test_edit_and_resend_supersedes_from_the_prompt_and_undoes_only_covering_fol
             session.context.edit_and_resend(transcript[1].id, "a reply is not a prompt")
 
 
+def test_editing_the_prompt_a_title_came_from_retitles_unless_the_user_named_it(options):
+    with Session.open(options._replace(new=True)) as session:
+        session.connect()
+        first = session.add_user_message("Plan a trip to Porto in May")
+        session.store.append(session.conversation_id, Message.assistant("Sure."))
+        second = session.add_user_message("Plan a trip to Porto in May")  # the same words again, later
+        session.context.edit_and_resend(first, "Plan a trip to Lisbon in June, for two")
+        assert session.conversation().title == "Plan a trip to Lisbon in June, for two"
+        session.workspace.rename(session.conversation_id, "Summer")
+        newest = session.context.last_prompt()
+        assert newest is not None and newest.id != second  # the edit replaced it too
+        session.context.edit_and_resend(newest.id, "Plan a trip to Faro instead")
+        assert session.conversation().title == "Summer"
+
+
 def test_typed_text_counts_do_not_grow_the_token_cache(options):
     with Session.open(options) as session:
         session.connect()

@@ -192,6 +192,25 @@ async def test_e_on_a_folded_prompt_undoes_the_folds_covering_it(app_factory, fa
         assert [m.message.text for m in live] == ["just one short question", fake.reply]
 
 
+async def test_e_on_a_prompt_edits_it_and_pins_nothing(app_factory, fake):
+    """An edit request was a kind of pin request to Textual: `e` also pinned the prompt, and the pin outlived
+    the edit (the next snapshot carried the replaced words as pinned)."""
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        await send(pilot, "Plan a trip to Porto in May")
+        prompt = next(v for v in screen.query(MessageView) if v.data.role == "user")
+        prompt.focus()
+        await pilot.press("enter", "e")
+        await pilot.pause()
+        assert screen.query_one(Composer).text == "Plan a trip to Porto in May"
+        assert screen.conversation.editing == prompt.data.id
+        await pilot.press("escape")
+        await pilot.pause()
+        assert screen.backend.context.pinned_ids() == [] and not any("Pinned" in n for n in notes(app))
+
+
 async def test_the_gauge_is_readable_at_80_columns():
     from tui.snapshot_apps import GaugeApp
 

@@ -141,12 +141,18 @@ class MessageView(PlacedWidget, can_focus=True):
     """
     BINDINGS = [Binding("enter", "actions", "Pin · copy · edit"), *STEP_BINDINGS]
 
-    class PinRequested(TextualMessage):
+    class Requested(TextualMessage):
+        """An action on this message, asked from its menu; each kind its own class, since Textual hands a
+        message to the handlers of its base classes too (an edit was also taken for a pin)."""
+
         def __init__(self, view: MessageView) -> None:
             super().__init__()
             self.view = view
 
-    class EditRequested(PinRequested):
+    class PinRequested(Requested):
+        """`p`: pin it, or unpin it."""
+
+    class EditRequested(Requested):
         """`e` on a prompt: edit it and resend (the later messages are superseded)."""
 
     def __init__(self, data: MessageData, *, pinned: bool = False, folded: bool = False) -> None:

@@ -204,7 +204,7 @@ class FoldChain:
                     add_summarizer_usage(self.store, self.context.conversation_id, spent)
         report = result.report
         if report.compressed and refold and previous is not None and _same_fold(result, previous, context):
-            reason = "nothing to change: no message arrived since the last fold and the snapshot would be the same"
+            reason = "no message arrived since the last fold: the snapshot would be the same"
             report = replace(report, compressed=False, reason=reason, tokens_after=report.tokens_before)
         return FoldPlan(report, result, previous, tuple(transcript))
 

@@ -107,7 +107,7 @@ def fold_context(messages: Sequence[Message], request: FoldRequest) -> FoldResul
     if not decision.fold:
         return _unchanged(context, request, decision.reason)
     if _split(context, [0] * len(context.rest), 0) is None:
-        reason = "nothing to fold: the context holds only the current user message and its newest exchange"
+        reason = "the context holds only the current user message and its newest exchange, which are never folded"
         return FoldResult(list(context.messages), replace(_unchanged_report(context, request, reason), failed=True))
     trigger = request.trigger or decision.trigger or Trigger.AUTO
     request.on_event(FoldStarted(str(trigger), len(context.messages), context.tokens_before))

@@ -89,7 +89,7 @@ def test_resummarize_with_a_focus_after_a_fold_refolds_from_the_originals(fake, 
         assert "focus requested for this fold: hotel booking codes" in snapshot.key_knowledge
         assert "focus requested" not in session.chain.snapshot_text(folds[0])  # from originals, not the old snapshot
         same = session.fold_now(focus="hotel booking codes")
-        assert same is not None and not same.compressed and same.reason.startswith("nothing to change")
+        assert same is not None and not same.compressed and same.reason.startswith("no message arrived since the last fold")
 
 
 def test_two_failed_automatic_folds_pause_them_until_resummarize(fake, tmp_path, monkeypatch):

@@ -74,6 +74,21 @@ async def test_toast_marker_and_inspector_agree_after_an_auto_fold(app_factory, 
         assert len(view.covered) == view.covered_count and view.covered[0].startswith(f"{first} · user: 0 Ticket")
 
 
+async def test_resummarize_with_nothing_old_enough_says_why_once(app_factory, fake):
+    """The status read "Nothing folded: nothing to fold: the context holds only ..."."""
+    app = app_factory(window=6000)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = chat(app)
+        await send(pilot, "a first question")
+        await send(pilot, "/resummarize")
+        await wait_for(pilot, lambda: "Nothing folded" in screen.status)
+        assert screen.status == (
+            "Nothing folded: the context holds only the current user message and its newest exchange, which are "
+            "never folded"
+        )
+
+
 async def test_resummarize_with_a_focus_after_a_fold_then_why_nothing_changes(app_factory, fake):
     app = app_factory(window=6000)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -93,10 +108,10 @@ async def test_resummarize_with_a_focus_after_a_fold_then_why_nothing_changes(ap
         assert session.usage().tokens <= before + REFOLD_SLACK
 
         await send(pilot, "/resummarize keep the billing details")  # same focus, no new message
-        await wait_for(pilot, lambda: "Nothing folded: nothing to change" in screen.status)
+        await wait_for(pilot, lambda: "Nothing folded: no message arrived since the last fold" in screen.status)
         await pilot.pause()
         assert len(session.chain.folds()) == 2
-        assert "Nothing folded: nothing to change" in str(screen.query_one("#status", Label).render())
+        assert "Nothing folded: no message arrived since the last fold" in str(screen.query_one("#status", Label).render())
 
 
 async def test_two_failed_automatic_folds_pause_them_in_the_gauge_until_resummarize(app_factory, fake, monkeypatch):

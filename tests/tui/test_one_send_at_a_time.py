@@ -46,7 +46,7 @@ async def test_enter_while_a_reply_is_coming_keeps_the_message_in_the_composer(a
         await pilot.pause()
         assert prompts(screen) == ["first question"]
         assert composer.text == "second question"
-        assert any("still coming" in n for n in notes(pilot.app))
+        assert any("still coming" in n and "press Enter again" in n for n in notes(pilot.app))  # it never goes alone
         fake.answer_gate.set()
         await wait_for(pilot, lambda: not screen.conversation.reply_underway())
         await pilot.press("enter")  # now it goes, once

@@ -37,7 +37,7 @@ def refuse_while_replying(conversation: Sender, text: str) -> bool:
     True: refused."""
     give_back(conversation, text, enter_kept=True)
     conversation.notify("Not sent yet: the reply to your last message is still coming (Esc stops it). "
-                        "Your message stays in the composer; Enter sends it when the reply ends.",
+                        "Your message stays in the composer: press Enter again once the reply has ended.",
                         title="One message at a time", severity="warning", timeout=8)  # fmt: skip
     return True
 

@@ -499,6 +499,13 @@ def test_a_value_cut_from_its_statement_keeps_its_key_and_still_goes_stale():
     assert "code: 7315 [replaced by #105]" in supersede(later).key_knowledge[0]
 
 
+def test_a_value_the_statement_denies_keeps_the_words_that_deny_it():
+    """"values: 23 May, 22 May" of "We come back on 23 May, not 22 May" read as two dates (a new user's fold)."""
+    assert values_only("We come back on 23 May, not 22 May.") == "values: 23 May, not 22 May"
+    assert values_only("Use the code QX-7315 instead of QX-7314.") == "values: code: QX-7315, instead of QX-7314"
+    assert values_only("The museum pass costs 42 euros.") == "values: 42 euros"  # nothing denied: as before
+
+
 def test_bare_small_numbers_leave_a_values_cut_unless_nothing_else_is_left():
     assert values_only("Bring 2 adapters and 1 spare, Type F plugs at 230 V") == "values: Type F, 230 V"
     assert values_only("we need 2") == "values: 2"

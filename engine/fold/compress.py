@@ -66,17 +66,13 @@ def compress_messages(data: Any, options: CompressOptions) -> FoldResult:
     settings = load_settings(options.config)
     registry = ModelRegistry(settings)
     try:  # the local model's server, if it counts or summarizes, stops with the command
-        if options.model == LOCAL_ALIAS or options.model in settings.models:  # as the app resolves the name
-            target = check_model_name(options.model, registry)
-            window = options.context_window or target.window
-            request = _fold_request(registry.counter(target), window, target.max_output_tokens, options)
-        else:
-            info = model_info(options.model, options.context_window)
-            request = _fold_request(counter_for(options.model), info.window, info.max_output_tokens, options)
+        # the name as the app resolves it (an alias first), the window given winning over the model's own
+        target = check_model_name(options.model, registry, options.context_window)
+        request = _fold_request(registry.counter(target), target.window, target.max_output_tokens, options)
         if options.summarizer == "rules":
             return _named(fold_context(messages, request), request)
         name = options.summarizer_model or options.model
-        summarizer_target = check_model_name(name, registry)
+        summarizer_target = check_model_name(name, registry, options.context_window if name == options.model else None)
         key = missing_key(summarizer_target)
         if key is not None:  # falling back to rules in silence would hide why the snapshot is not an LLM's
             raise UsageError(f"--summarizer llm with {name!r} needs {key} set (or use --summarizer rules)")

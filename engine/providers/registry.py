@@ -72,8 +72,9 @@ class ModelRegistry:
     def names(self) -> list[str]:
         return [LOCAL_ALIAS, *self.settings.models]
 
-    def resolve(self, name: str | None = None) -> ModelTarget:
-        """The target for `name` (alias, litellm string or 'local'); does not start anything."""
+    def resolve(self, name: str | None = None, window: int | None = None) -> ModelTarget:
+        """The target for `name` (alias, litellm string or 'local'); does not start anything. `window`
+        overrides the model's own (`foldchat compress --context-window`): a model litellm does not know needs one."""
         name = name or self.default_name()
         if name == LOCAL_ALIAS:
             local = self.settings.local
@@ -82,7 +83,7 @@ class ModelRegistry:
             return ModelTarget(
                 name=LOCAL_ALIAS,
                 litellm_model=f"openai/{SERVED_NAME}",
-                window=local.context_size,
+                window=window or local.context_size,
                 api_base=base,
                 max_output_tokens=local.max_reply_tokens,
                 backend=EMBEDDED,
@@ -92,7 +93,7 @@ class ModelRegistry:
             )
         alias = self.settings.models.get(name)
         litellm_model = alias.model if alias else name
-        info = model_info(litellm_model, alias.context_window if alias else None)
+        info = model_info(litellm_model, window or (alias.context_window if alias else None))
         max_output = (alias.max_output_tokens if alias else None) or info.max_output_tokens
         return ModelTarget(
             name=name,
@@ -142,9 +143,9 @@ class ModelRegistry:
         self.local.close()
 
 
-def check_model_name(name: str, registry: ModelRegistry) -> ModelTarget:
+def check_model_name(name: str, registry: ModelRegistry, window: int | None = None) -> ModelTarget:
     try:
-        return registry.resolve(name)
+        return registry.resolve(name, window)
     except UsageError:
         raise
     except Exception as error:  # litellm raising on an odd string

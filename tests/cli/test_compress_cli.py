@@ -168,3 +168,15 @@ def test_a_config_alias_names_the_model_and_its_window(conversation, tmp_path):
     assert json.loads(narrower.stdout)["report"]["window"] == 9000  # the option still wins, as for any model
     unknown = run("compress", str(path), "--model", "other", "--config", str(config))
     assert unknown.returncode == 2 and "unknown model 'other'" in unknown.stderr
+
+
+def test_the_window_given_serves_an_alias_whose_model_litellm_does_not_know(conversation, tmp_path):
+    """The alias sets no context_window: the refusal said to pass --context-window, and refused it when passed."""
+    path, _, _ = conversation
+    config = tmp_path / "config.toml"
+    config.write_text('[models.tiny]\nmodel = "openai/my-own-server-model"\napi_base = "http://127.0.0.1:9/v1"\n')
+    refused = run("compress", str(path), "--model", "tiny", "--config", str(config))
+    assert refused.returncode == 2 and "pass --context-window N" in refused.stderr
+    given = run("compress", str(path), "--model", "tiny", "--config", str(config), "--context-window", "9000")
+    assert given.returncode == 0, given.stderr
+    assert json.loads(given.stdout)["report"]["window"] == 9000

@@ -219,12 +219,14 @@ class Context:
             raise UsageError(f"message {message_id} was already replaced: edit the newer one")
         if not text.strip():
             raise UsageError("the edited prompt is empty")
+        live_prompts = [m.id for m in self.transcript() if m.message.role == "user" and m.superseded_by is None]
         undone = [f.id for f in self.store.folds(stored.conversation_id) if f.last_message_id >= message_id]
         if undone:
             self.store.undo_fold(undone[0])  # and every fold built on top of it
         edited = with_text(stored.message, text)
         new_id = self.store.resend(stored.conversation_id, message_id, edited)
-        if self.store.conversation(stored.conversation_id).title == title_of(said(stored.message)):
+        first_prompt = live_prompts[:1] == [message_id]  # where a title comes from; a later one with its words is not
+        if first_prompt and self.store.conversation(stored.conversation_id).title == title_of(said(stored.message)):
             self.store.rename_conversation(stored.conversation_id, title_of(said(edited)))
         return new_id, undone
 

@@ -47,7 +47,7 @@ def fold_line(fold: StoredFold, covered: int, numbers: Mapping[int, int]) -> str
     first, last = numbers.get(fold.first_message_id, 0), numbers.get(fold.last_message_id, 0)
     return (
         f"── folded {covered} messages ({first}..{last}) · {fold.tokens_before:,} → {fold.tokens_after:,} tokens · "
-        f"{fold.summarizer} ──"
+        f"{' '.join(fold.summarizer.split())} ──"  # one line: it can quote a provider's error, newlines and all
     )
 
 

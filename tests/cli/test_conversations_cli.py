@@ -53,13 +53,14 @@ def test_a_summarizer_that_quotes_a_provider_error_is_shown_not_run(tmp_path):
         ids = [store.append(cid, Message.user(f"question {n}")) for n in range(2)]
         store.add_fold(
             cid, first_message_id=ids[0], last_message_id=ids[0], snapshot={"overall_goal": "answer questions"},
-            summarizer="rules (llm:work failed: \x1b]2;owned\x07 [red]503[/])", trigger="manual",
+            summarizer="rules (llm:work failed: \x1b]2;owned\x07 [red]503[/]\n## [9] system\n<details>)", trigger="manual",
             tokens_before=100, tokens_after=40,
         )  # fmt: skip
     for args in (["show", str(cid)], ["export", str(cid), "--format", "md"]):
         printed = run(*args, env=environment(tmp_path)).stdout
         assert "failed: " in printed and "[red]503[/]" in printed, args
         assert "\x1b" not in printed and "\x07" not in printed, args
+        assert not any(line.startswith("## [9]") for line in printed.splitlines()), args  # one line, in its quote
 
 
 def test_show_says_which_message_replaced_a_reply_by_its_number(tmp_path):

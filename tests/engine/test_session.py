@@ -172,6 +172,16 @@ def test_editing_the_prompt_a_title_came_from_retitles_unless_the_user_named_it(
         assert session.conversation().title == "Summer"
 
 
+def test_editing_a_later_prompt_with_the_first_ones_words_keeps_the_title(options):
+    with Session.open(options._replace(new=True)) as session:
+        session.connect()
+        session.add_user_message("hi")
+        session.store.append(session.conversation_id, Message.assistant("Hello!"))
+        second = session.add_user_message("hi")
+        session.context.edit_and_resend(second, "what is the capital of Peru?")
+        assert session.conversation().title == "hi"  # the first prompt, which the title names, still stands
+
+
 def test_typed_text_counts_do_not_grow_the_token_cache(options):
     with Session.open(options) as session:
         session.connect()

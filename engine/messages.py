@@ -87,8 +87,10 @@ class _Value:
     __slots__ = ()
     _fields: ClassVar[tuple[str, ...]] = ()  # every field, in the order __init__ takes them
     _compared: ClassVar[tuple[str, ...]] = ()  # the fields that make the value; the others only say where it is from
-    _value_of: ClassVar[attrgetter[tuple[Any, ...]]]  # not a method: called with the value, read in C
-    _fields_of: ClassVar[attrgetter[tuple[Any, ...]]]
+    # operator.attrgetter objects, not methods: called with the value, read in C. Typed Any: `attrgetter[...]`
+    # is not subscriptable at run time, and typing.get_type_hints(Message) evaluates these annotations
+    _value_of: ClassVar[Any]
+    _fields_of: ClassVar[Any]
 
     def __init_subclass__(cls) -> None:
         cls._value_of = attrgetter(*cls._compared)
@@ -97,7 +99,7 @@ class _Value:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self._value_of(self) == self._value_of(other)
+        return bool(self._value_of(self) == self._value_of(other))
 
     def __hash__(self) -> int:
         return hash(self._value_of(self))

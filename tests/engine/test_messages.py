@@ -56,6 +56,14 @@ def test_where_a_message_comes_from_is_not_part_of_its_value():
     assert said != said.to_dict() and said.evolve(role="assistant") != said
 
 
+def test_a_message_s_type_hints_can_be_read():
+    """What libraries that read a class's hints do (pydantic, hypothesis): its annotations must evaluate."""
+    import typing
+
+    assert typing.get_type_hints(Message)["tool_calls"] == tuple[ToolCall, ...]
+    assert typing.get_type_hints(ToolCall)["arguments"] is str
+
+
 def test_evolve_refuses_a_field_a_message_does_not_have():
     with pytest.raises(TypeError, match="colour"):
         Message.user("x").evolve(colour="red")

@@ -77,8 +77,11 @@ _KEY_BEFORE = re.compile(
 KEY_MARK = ": "  # "Ceremony: 7pm" in a values list: the key, then the value
 
 
-_DENIED_BEFORE = re.compile(r"\b(?:not|never|no longer|instead of|rather than)(?: (?:on|at|in|the|by|from))?$", re.I)
+_DENIAL = r"(?:not|never|no longer|instead of|rather than)(?: (?:on|at|in|the|by|from))?"
+_DENIED_BEFORE = re.compile(rf"\b{_DENIAL}$", re.I)
 """Words that make the value after them the wrong one ("23 May, not 22 May", "instead of $40")."""
+DENIED = re.compile(rf"^{_DENIAL} ", re.I)
+"""A value `keyed` marked as the wrong one ("not 22 May")."""
 
 
 def keyed(value: str, statement: str) -> str:
@@ -86,13 +89,20 @@ def keyed(value: str, statement: str) -> str:
     7315", "Ceremony: 7pm" of "Ceremony is at 7pm"): what a value is, kept when a cut leaves only values.
     A value the statement denies keeps the words that deny it ("not 22 May" of "23 May, not 22 May"): listed
     bare beside the right one, it would read as a second date."""
-    at = statement.find(value)
+    at = _place_of(value, statement)
     before = statement[max(0, at - 24) : at].rstrip() if at > 0 else ""
     if (denied := _DENIED_BEFORE.search(before)) is not None:
         return f"{denied.group(0)} {value}"
     found = _KEY_BEFORE.search(before) if before else None
     key = (found.group(1) or found.group(2)) if found else ""
     return f"{key}{KEY_MARK}{value}" if key and not value.lower().startswith(key.lower()) else value
+
+
+def _place_of(value: str, statement: str) -> int:
+    """Where `value` stands in `statement` as a whole token ("3 May" of "23 May, not 3 May" is the second
+    one, not the tail of the first); -1 when it does not."""
+    whole = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", statement)
+    return whole.start() if whole is not None else statement.find(value)
 
 
 _DECISION = re.compile(

@@ -11,7 +11,7 @@ from functools import partial
 
 from ..facts import CURRENT_MARK, REPLACED_MARK
 from ..references import body, numbers_in, rewrite
-from ..salience import KEY_MARK, clauses, condense, keyed, statements, values
+from ..salience import DENIED, KEY_MARK, clauses, condense, keyed, statements, values
 from ..updates import has_update_cue
 
 MENTIONED = "mentioned: "
@@ -91,7 +91,7 @@ def values_only(text: str) -> str:
             named = keyed(value, statement)  # "code: 7315", "Seat: 4": what the value is
             found.setdefault(f"{named} {mark.group(0).strip()}" if mark else named, None)
     # "2, 1, 20, 22" away from their words say nothing (unless nothing else is left)
-    kept = [v for v in found if not _BARE_SMALL_NUMBER.match(v)] or list(found)
+    kept = [v for v in found if not _BARE_SMALL_NUMBER.match(DENIED.sub("", v))] or list(found)  # "not 15" too
     return f"{VALUES}{', '.join(kept)}" if kept else text
 
 

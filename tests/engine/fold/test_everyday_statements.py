@@ -504,6 +504,10 @@ def test_a_value_the_statement_denies_keeps_the_words_that_deny_it():
     assert values_only("We come back on 23 May, not 22 May.") == "values: 23 May, not 22 May"
     assert values_only("Use the code QX-7315 instead of QX-7314.") == "values: code: QX-7315, instead of QX-7314"
     assert values_only("The museum pass costs 42 euros.") == "values: 42 euros"  # nothing denied: as before
+    # the denied value read where it stands, not inside the right one ("3 May" is also the tail of "23 May")
+    assert values_only("We come back on 23 May, not 3 May.") == "values: 23 May, not 3 May"
+    assert values_only("Flight lands at 11pm, not 1pm.") == "values: 11pm, not 1pm"
+    assert values_only("Tuesday 14, not 15") == "values: Tuesday"  # a bare small number goes, denied or not
 
 
 def test_bare_small_numbers_leave_a_values_cut_unless_nothing_else_is_left():

@@ -41,6 +41,7 @@ MESSAGE_TYPES = ("foldchat.engine.messages", "foldchat.engine.attachments", "dat
 """What a message is made of: listing and searching read no message (the dataclasses module and defining the
 message's classes were ~15 ms of `foldchat list`'s ~0.11 s), `show` does."""
 
+
 def environment(tmp_path: Path, config: str = os.devnull) -> dict[str, str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("FOLDCHAT_") and not k.endswith("_API_KEY")}
     return {**clean, "FOLDCHAT_DATABASE": str(tmp_path / "db.sqlite"), "FOLDCHAT_CONFIG": config,

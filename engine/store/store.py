@@ -37,8 +37,8 @@ from .records import (
     StoredFold,
     StoredMessage,
     conversation_of,
+    decoder,
     stored_fold_of,
-    stored_message_of,
     title_of,
 )
 from .search import CONVERSATION_ROWS, conversation_hits
@@ -308,9 +308,10 @@ class Store:
                 rows = self.query("SELECT * FROM messages WHERE conversation_id = ? ORDER BY id", (conversation_id,))
                 known = last[1] if last is not None and last[0][0] == conversation_id else {}
                 decoded: _Decoded = {}
+                decode = decoder(self.query)
                 for row in rows:
                     hit, values = known.get(row["id"]), tuple(row)
-                    decoded[row["id"]] = hit if hit is not None and hit[0] == values else (values, _decoded(self, row))
+                    decoded[row["id"]] = hit if hit is not None and hit[0] == values else (values, decode(row))
                 last = self._last_read = (read, decoded)
             return [stored for _, stored in last[1].values()]
 
@@ -323,7 +324,7 @@ class Store:
         rows = self.query("SELECT * FROM messages WHERE id = ?", (message_id,))
         if not rows:
             raise StorageError(f"no message {message_id}")
-        return _decoded(self, rows[0])
+        return decoder(self.query)(rows[0])
 
     # -- folds ------------------------------------------------------------------------------------
     def add_fold(
@@ -405,12 +406,6 @@ class Store:
             (conversation_id,),
         )
         return [int(row[0]) for row in rows]
-
-
-def _decoded(store: Store, row: sqlite3.Row) -> StoredMessage:
-    from .attachment_rows import hydrated
-
-    return hydrated(store.query, stored_message_of(row))  # the query holds the store's lock
 
 
 def _insert_message(

@@ -306,8 +306,13 @@ def test_after_a_change_only_the_rows_that_changed_are_decoded_again(store, tmp_
     cid = store.create_conversation()
     ids = [store.append(cid, Message.user(f"question {n}")) for n in range(3)]
     decoded: list[int] = []
-    decode = store_module.stored_message_of
-    monkeypatch.setattr(store_module, "stored_message_of", lambda row: decoded.append(row["id"]) or decode(row))
+    decoder = store_module.decoder
+
+    def counting(query):  # each row the store decodes, counted
+        decode = decoder(query)
+        return lambda row: decoded.append(row["id"]) or decode(row)
+
+    monkeypatch.setattr(store_module, "decoder", counting)
     before = store.messages(cid)
     assert decoded == ids  # the first read decodes all
 

@@ -219,21 +219,26 @@ class Context:
             raise UsageError(f"message {message_id} was already replaced: edit the newer one")
         if not text.strip():
             raise UsageError("the edited prompt is empty")
-        live_prompts = [m.id for m in self.transcript() if m.message.role == "user" and m.superseded_by is None]
         undone = [f.id for f in self.store.folds(stored.conversation_id) if f.last_message_id >= message_id]
         if undone:
             self.store.undo_fold(undone[0])  # and every fold built on top of it
         edited = with_text(stored.message, text)
         new_id = self.store.resend(stored.conversation_id, message_id, edited)
-        first_prompt = live_prompts[:1] == [message_id]  # where a title comes from; a later one with its words is not
-        if first_prompt and self.store.conversation(stored.conversation_id).title == title_of(said(stored.message)):
+        # the title follows when the old words gave it and the edit replaced the first prompt (a later prompt
+        # with the same words did not give it)
+        gave_title = self.store.conversation(stored.conversation_id).title == title_of(said(stored.message))
+        if gave_title and [m.id for m in self._live_prompts()[:1]] == [new_id]:
             self.store.rename_conversation(stored.conversation_id, title_of(said(edited)))
         return new_id, undone
+
+    def _live_prompts(self) -> list[StoredMessage]:
+        """The prompts that still count (not replaced by an edit), in order."""
+        return [m for m in self.transcript() if m.message.role == "user" and m.superseded_by is None]
 
     def last_prompt(self, before: int | None = None) -> StoredMessage | None:
         """The newest prompt that still counts (not replaced): what ↑ in an empty composer edits; with
         `before` (a message id), the newest one older than it: ↑ again walks back through the prompts."""
-        live = [m for m in self.transcript() if m.message.role == "user" and m.superseded_by is None]
+        live = self._live_prompts()
         if before is not None:
             live = [m for m in live if m.id < before]
         return live[-1] if live else None

@@ -57,11 +57,12 @@ def _worth_exporting(stored: StoredMessage) -> bool:
 
 
 def export_conversation(store: Store, conversation_id: int, fmt: str) -> str:
-    from .snapshot import snapshot_text  # pydantic's models: `show` imports this module for `status_suffix` only
+    from .snapshot import snapshot_text  # the schema: `show` imports this module for its two lines only
 
     conversation = store.conversation(conversation_id)
     transcript = store.messages(conversation_id)
-    numbers = transcript_numbers([m.id for m in transcript])
+    ids = [m.id for m in transcript]
+    numbers = transcript_numbers(ids)
     messages = [m for m in transcript if _worth_exporting(m)]
     if fmt == "json":
         data = {
@@ -84,7 +85,6 @@ def export_conversation(store: Store, conversation_id: int, fmt: str) -> str:
     from .fold.layout import covered_messages
 
     folds = {f.last_message_id: f for f in store.folds(conversation_id)}  # the chain in force, as `show` marks it
-    ids = [m.id for m in transcript]
     lines = [f"# {conversation.title or 'untitled'}", ""]
     for stored in transcript:  # a fold can end on a message left out here (an empty, interrupted reply)
         message = stored.message

@@ -11,14 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from .recall import Original
 from .recall_index import Query, RecallIndex
 from .recalled import Passage, Recalled
-
-if TYPE_CHECKING:
-    pass
 
 CountText = Callable[[str], int]
 

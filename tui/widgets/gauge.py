@@ -28,12 +28,12 @@ class GaugeState:
     flicker (counted with them, it jumped at every key). None before the first reply."""
     note: str = ""
     fold_paused: bool = False
+    """Automatic folds failed twice in a row and wait for /resummarize (docs/design.md §5)."""
     recalled: int = 0
     """What recall added to the latest request (passages of folded messages), counted in what is shown."""
     at_trigger: str = "folds"
     """What a send past the trigger does (`AutoFold.at_trigger`): folds, asks, declined, off, or what holds
     the fold back (cooldown, not re-armed, too few messages)."""
-    """Automatic folds failed twice in a row and wait for /resummarize (docs/design.md §5)."""
 
     @property
     def used(self) -> int:

@@ -15,6 +15,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
 from textual.notifications import SeverityLevel
 
+from . import paste_guard
 from .literal import literal
 from .screens.chat import ChatScreen
 from .slash import COMMANDS
@@ -149,6 +150,7 @@ def run_app(args: argparse.Namespace, *, headless: bool = False) -> int:
         new=bool(getattr(args, "new", False)),
         model=getattr(args, "model", None),
     )
+    paste_guard.install()  # a pasted ESC must not turn the rest of the paste into key presses
     app = make_app(options)
     app.run(headless=headless)
     return 1 if app.crash is not None else (app.return_code or 0)

@@ -251,12 +251,17 @@ def _shrunk(
     context: _Context, request: FoldRequest, snapshot: Snapshot, tail: list[Message], tokens_after: int
 ) -> tuple[Snapshot, list[Message], int]:
     """The snapshot fitted again to what makes the context smaller than before (a short conversation's
-    snapshot, written with room to spare, can outgrow the turns it replaces); least informative goes first."""
+    snapshot, written with room to spare, can outgrow the turns it replaces); least informative goes first.
+    Never at the cost of a standing rule: a context a few tokens smaller is not worth one (a forced fold of
+    20 short messages dropped "Always reply in bullet points" to save 2), so the fold is refused instead."""
     excess = tokens_after - context.tokens_before + 1
     budget = _snapshot_tokens(request.counter, snapshot) - excess
+    unchanged = snapshot, _rebuild(context.systems, snapshot, tail), tokens_after
     if budget < MIN_SNAPSHOT_BUDGET:
-        return snapshot, _rebuild(context.systems, snapshot, tail), tokens_after
+        return unchanged
     smaller = fit_snapshot(snapshot, budget, lambda s: _snapshot_tokens(request.counter, s))
+    if rules_not_carried(snapshot, smaller):
+        return unchanged
     folded = _rebuild(context.systems, smaller, tail)
     return smaller, folded, request.counter.count(folded)
 

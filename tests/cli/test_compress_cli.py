@@ -180,3 +180,20 @@ def test_the_window_given_serves_an_alias_whose_model_litellm_does_not_know(conv
     given = run("compress", str(path), "--model", "tiny", "--config", str(config), "--context-window", "9000")
     assert given.returncode == 0, given.stderr
     assert json.loads(given.stdout)["report"]["window"] == 9000
+
+
+def test_a_forced_fold_of_a_short_chat_never_drops_a_standing_rule_to_come_out_smaller(tmp_path):
+    """20 short messages: the snapshot had to shrink below the turns it replaced, and the last cut went to
+    "Always reply in bullet points" to save two tokens. A rule is worth more than that: the fold is refused."""
+    said = ["Hi! We're going to a cabin trip next month.", "The cabin code is CR-7781.", "We arrive on 3 October.",
+            "Always reply in bullet points.", "Miguel is allergic to nuts.", "Never suggest driving at night.",
+            "What should we pack?", "How about food for 6 people?", "Any board games?", "What time is check-out?"]  # fmt: skip
+    reply = "Sure, noted. Here are some ideas for that."
+    raw = [m for text in said for m in ({"role": "user", "content": text}, {"role": "assistant", "content": reply})]
+    raw[1]["content"] = "Sure, noted. " * 14
+    done = run("compress", "-", "--model", "gpt-4o", "--context-window", "8192", "--force", stdin=json.dumps(raw))
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["report"]["rules_not_carried"] == [] and "no longer fit" not in done.stderr
+    if out["report"]["compressed"]:  # a fold that does come out smaller carries every rule
+        assert "Always reply in bullet points." in out["messages"][0]["content"]
